@@ -1,0 +1,207 @@
+"""LLVM IR for a plan: one `llvm.amdgcn.*` intrinsic call per step (DESIGN.md plan contract).
+
+Pure text generation (no llvmlite here: compiling is shflx.codegen's job). `function_ir` gives an
+internal always-inline `i32 @name(i32 %x)`; `kernel_ir` wraps it in a test kernel that reads
+in[tid], runs the plan and writes out[tid], for hardware checks and `shflx lower --llvm`."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..combine import FNS
+from ..plan import (Combine, DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var,
+                    Permlane64, Plan, Readfirstlane, Readlane, Select, Step, UpdateDpp, Writelane)
+
+DECLS = {
+    "update.dpp": "declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32 immarg, i32 immarg, i32 immarg, i1 immarg)",
+    "mov.dpp8": "declare i32 @llvm.amdgcn.mov.dpp8.i32(i32, i32 immarg)",
+    "ds.swizzle": "declare i32 @llvm.amdgcn.ds.swizzle(i32, i32 immarg)",
+    "permlane16": "declare i32 @llvm.amdgcn.permlane16.i32(i32, i32, i32, i32, i1 immarg, i1 immarg)",
+    "permlanex16": "declare i32 @llvm.amdgcn.permlanex16.i32(i32, i32, i32, i32, i1 immarg, i1 immarg)",
+    "permlane64": "declare i32 @llvm.amdgcn.permlane64.i32(i32)",
+    "permlane16.var": "declare i32 @llvm.amdgcn.permlane16.var(i32, i32, i32, i1 immarg, i1 immarg)",
+    "permlanex16.var": "declare i32 @llvm.amdgcn.permlanex16.var(i32, i32, i32, i1 immarg, i1 immarg)",
+    "permlane16.swap": "declare { i32, i32 } @llvm.amdgcn.permlane16.swap(i32, i32, i1 immarg, i1 immarg)",
+    "permlane32.swap": "declare { i32, i32 } @llvm.amdgcn.permlane32.swap(i32, i32, i1 immarg, i1 immarg)",
+    "readlane": "declare i32 @llvm.amdgcn.readlane.i32(i32, i32)",
+    "readfirstlane": "declare i32 @llvm.amdgcn.readfirstlane.i32(i32)",
+    "writelane": "declare i32 @llvm.amdgcn.writelane.i32(i32, i32, i32)",
+    "ds.bpermute": "declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)",
+    "ds.bpermute.fi": "declare i32 @llvm.amdgcn.ds.bpermute.fi.b32(i32, i32)",
+    "ds.permute": "declare i32 @llvm.amdgcn.ds.permute(i32, i32)",
+    "mbcnt": "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)\ndeclare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)",
+    "umin": "declare i32 @llvm.umin.i32(i32, i32)", "umax": "declare i32 @llvm.umax.i32(i32, i32)",
+    "smin": "declare i32 @llvm.smin.i32(i32, i32)", "smax": "declare i32 @llvm.smax.i32(i32, i32)",
+    "fmin": "declare float @llvm.minnum.f32(float, float)", "fmax": "declare float @llvm.maxnum.f32(float, float)",
+}
+INT_OPS = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor"}
+FLOAT_OPS = {"fadd": "fadd", "fmul": "fmul"}
+
+
+class EmitError(ValueError):
+    """A plan that has no LLVM IR form (e.g. a modeled partial EXEC, the DPP16 FI bit)."""
+
+
+def _b(bit: int) -> str:
+    return "true" if bit else "false"
+
+
+def function_ir(plan: Plan, name: str = "shflx_plan") -> tuple[str, set[str]]:
+    """(function text, needed declaration keys) computing the plan from `%x`."""
+    fn_name = _combine_fn(plan)
+    lines: list[str] = []
+    needed: set[str] = set()
+    tables: list[str] = []
+
+    def ref(r: str) -> str:
+        if r == "x":
+            return "%x"
+        if r == "zero":
+            return "0"
+        if r == "undef":
+            return "poison"
+        if r == "identity":
+            if fn_name is None:
+                raise EmitError("'identity' needs a combine step")
+            return str(_signed(FNS[fn_name].identity))
+        return f"%{_local(r)}"
+
+    lane_needed = any(isinstance(s, (DsBpermute, Permlane16Var, Select)) for s in plan.steps)
+    if lane_needed:
+        needed.add("mbcnt")
+        lines.append("  %lane.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)")
+        lines.append("  %lane = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lane.lo)" if plan.wave == 64
+                     else "  %lane = add i32 %lane.lo, 0")
+    for s in plan.steps:
+        if getattr(s, "exec", None) is not None:
+            raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
+        d = f"%{_local(s.id)}"
+        if isinstance(s, Combine):
+            lines += _combine_ir(d, s.fn, ref(s.a), ref(s.b), needed)
+            continue
+        needed.add(s.op)
+        if isinstance(s, UpdateDpp):
+            if s.fi:
+                raise EmitError(f"step {s.id!r}: no LLVM intrinsic sets the DPP16 FI bit")
+            lines.append(f"  {d} = call i32 @llvm.amdgcn.update.dpp.i32(i32 {ref(s.old)}, i32 {ref(s.src)}, "
+                         f"i32 {s.dpp_ctrl}, i32 {s.row_mask}, i32 {s.bank_mask}, i1 {_b(s.bound_ctrl)})")
+        elif isinstance(s, MovDpp8):
+            if s.fi:
+                raise EmitError(f"step {s.id!r}: llvm.amdgcn.mov.dpp8 has no FI operand")
+            lines.append(f"  {d} = call i32 @llvm.amdgcn.mov.dpp8.i32(i32 {ref(s.src)}, i32 {s.sel})")
+        elif isinstance(s, DsSwizzle):
+            lines.append(f"  {d} = call i32 @llvm.amdgcn.ds.swizzle(i32 {ref(s.src)}, i32 {s.offset})")
+        elif isinstance(s, Permlane16Var):
+            sel = _lane_table(d, s.sel, plan.wave, name, tables, lines, scale=1)
+            fn = "permlane16.var" if s.op == "permlane16.var" else "permlanex16.var"
+            lines.append(f"  {d} = call i32 @llvm.amdgcn.{fn}(i32 {ref(s.old)}, i32 {ref(s.src)}, i32 {sel}, "
+                         f"i1 {_b(s.fi)}, i1 {_b(s.bound_ctrl)})")
+        elif isinstance(s, Permlane16):
+            lines.append(f"  {d} = call i32 @llvm.amdgcn.{s.op}.i32(i32 {ref(s.old)}, i32 {ref(s.src)}, "
+                         f"i32 {_signed(s.sel_lo)}, i32 {_signed(s.sel_hi)}, i1 {_b(s.fi)}, i1 {_b(s.bound_ctrl)})")
+        elif isinstance(s, Permlane64):
+            lines.append(f"  {d} = call i32 @llvm.amdgcn.permlane64.i32(i32 {ref(s.src)})")
+        elif isinstance(s, Permlane16Swap):
+            lines.append(f"  {d}.pair = call {{ i32, i32 }} @llvm.amdgcn.{s.op}(i32 {ref(s.vdst_old)}, "
+                         f"i32 {ref(s.src0_old)}, i1 {_b(s.fi)}, i1 {_b(s.bound_ctrl)})")
+            lines.append(f"  {d} = extractvalue {{ i32, i32 }} {d}.pair, {s.take}")
+        elif isinstance(s, Readlane):
+            lines.append(f"  {d} = call i32 @llvm.amdgcn.readlane.i32(i32 {ref(s.src)}, i32 {s.lane})")
+        elif isinstance(s, Readfirstlane):
+            lines.append(f"  {d} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {ref(s.src)})")
+        elif isinstance(s, Writelane):
+            lines.append(f"  {d} = call i32 @llvm.amdgcn.writelane.i32(i32 {ref(s.value)}, i32 {s.lane}, "
+                         f"i32 {ref(s.old)})")
+        elif isinstance(s, DsBpermute):
+            if s.old is not None:
+                raise EmitError(f"step {s.id!r}: ds ops have no `old` operand in LLVM")
+            addr = _lane_table(d, s.index, plan.wave, name, tables, lines, scale=4)
+            callee = {"ds.bpermute": "ds.bpermute", "ds.permute": "ds.permute",
+                      "ds.bpermute.fi": "ds.bpermute.fi.b32"}[s.op]
+            lines.append(f"  {d} = call i32 @llvm.amdgcn.{callee}(i32 {addr}, i32 {ref(s.src)})")
+        elif isinstance(s, Select):
+            if s.old is not None:
+                raise EmitError(f"step {s.id!r}: a select has no `old` operand in LLVM")
+            lines.append(f"  {d}.l64 = zext i32 %lane to i64")
+            lines.append(f"  {d}.sh = lshr i64 {_signed64(s.lanes)}, {d}.l64")
+            lines.append(f"  {d}.bit = trunc i64 {d}.sh to i1")
+            lines.append(f"  {d} = select i1 {d}.bit, i32 {ref(s.a)}, i32 {ref(s.b)}")
+        else:
+            raise EmitError(f"no LLVM IR form for {s.op}")
+    body = "\n".join(lines)
+    text = (f"define internal i32 @{name}(i32 %x) #0 {{\nentry:\n{body}\n  ret i32 {ref(plan.result)}\n}}\n")
+    return "\n".join(tables) + ("\n" if tables else "") + text, needed
+
+
+def _lane_table(d: str, values: tuple[int, ...], wave: int, fname: str, tables: list[str],
+                lines: list[str], scale: int) -> str:
+    """A per-lane constant (bpermute byte address, permlane selector) read by lane id."""
+    gname = f"@{fname}.{d[1:]}.tbl"
+    items = ", ".join(f"i32 {_signed((v * scale) & 0xFFFFFFFF)}" for v in values)
+    tables.append(f"{gname} = internal unnamed_addr addrspace(4) constant [{wave} x i32] [{items}]")
+    lines.append(f"  {d}.ptr = getelementptr inbounds [{wave} x i32], ptr addrspace(4) {gname}, i32 0, i32 %lane")
+    lines.append(f"  {d}.idx = load i32, ptr addrspace(4) {d}.ptr")
+    return f"{d}.idx"
+
+
+def _combine_ir(d: str, fn: str, a: str, b: str, needed: set[str]) -> list[str]:
+    if fn in INT_OPS:
+        return [f"  {d} = {INT_OPS[fn]} i32 {a}, {b}"]
+    if fn in ("umin", "umax", "smin", "smax"):
+        needed.add(fn)
+        return [f"  {d} = call i32 @llvm.{fn}.i32(i32 {a}, i32 {b})"]
+    out = [f"  {d}.fa = bitcast i32 {a} to float", f"  {d}.fb = bitcast i32 {b} to float"]
+    if fn in FLOAT_OPS:
+        out.append(f"  {d}.f = {FLOAT_OPS[fn]} float {d}.fa, {d}.fb")
+    else:
+        needed.add(fn)
+        out.append(f"  {d}.f = call float @llvm.{'minnum' if fn == 'fmin' else 'maxnum'}.f32(float {d}.fa, float {d}.fb)")
+    out.append(f"  {d} = bitcast float {d}.f to i32")
+    return out
+
+
+def kernel_ir(plan: Plan, kernel: str = "shflx_test") -> str:
+    """A module whose kernel `kernel(ptr in, ptr out)` runs the plan on in[tid] -> out[tid].
+
+    Launch with one block of `plan.wave` threads (lane = workitem id)."""
+    fn, needed = function_ir(plan, f"{kernel}.plan")
+    features = "+wavefrontsize64" if plan.wave == 64 else "+wavefrontsize32"
+    decls = "\n".join(DECLS[k] for k in sorted(needed))
+    return f"""; shflx plan for '{plan.target}' on {plan.arch} (wave{plan.wave})
+target triple = "amdgcn-amd-amdhsa"
+declare i32 @llvm.amdgcn.workitem.id.x()
+{decls}
+
+{fn}
+define amdgpu_kernel void @{kernel}(ptr addrspace(1) %in, ptr addrspace(1) %out) #1 {{
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %pin = getelementptr inbounds i32, ptr addrspace(1) %in, i32 %tid
+  %x = load i32, ptr addrspace(1) %pin
+  %r = call i32 @{kernel}.plan(i32 %x)
+  %pout = getelementptr inbounds i32, ptr addrspace(1) %out, i32 %tid
+  store i32 %r, ptr addrspace(1) %pout
+  ret void
+}}
+
+attributes #0 = {{ alwaysinline convergent "target-features"="{features}" }}
+attributes #1 = {{ "amdgpu-flat-work-group-size"="{plan.wave},{plan.wave}" "target-features"="{features}" }}
+"""
+
+
+def _local(ref: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "._" else "_" for c in ref)
+    return f"s.{safe}"
+
+
+def _signed(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+def _signed64(v: int) -> int:
+    v &= (1 << 64) - 1
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def _combine_fn(plan: Plan) -> str | None:
+    return next((s.fn for s in plan.steps if isinstance(s, Combine)), None)

@@ -1,0 +1,135 @@
+"""The `shflx` command: argument parsing, output and exit codes; the core does the work.
+
+Exit codes (DESIGN.md): 0 success / proved; 1 the input is wrong or the plan is refuted;
+2 usage or environment errors. `verify` reports invalid plans (malformed, illegal for the target)
+with 2, and a plan it can neither prove nor refute ("unknown") with 3. Tracebacks only with
+--debug."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+from .errors import InputError, Location, ShflxError, UsageError
+
+EXIT_PROVED, EXIT_REFUTED, EXIT_INVALID, EXIT_UNKNOWN = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse would exit 2 with its own format
+        raise UsageError(message)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="shflx", description="CUDA warp shuffles, lowered to proven AMD cross-lane code.")
+    p.add_argument("--version", action="version", version=f"shflx {__version__}")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    v = sub.add_parser("verify", help="prove plans (JSON) against their target pattern",
+                       description="Prove each PLAN.json against its 'target' (or --target). "
+                       "Exit 0: all proved; 1: some refuted (counterexample printed); "
+                       "2: invalid input; 3: some unknown (open question or timeout).")
+    v.add_argument("plans", nargs="+", metavar="PLAN.json", help="plan files or directories of them")
+    v.add_argument("--target", help="pattern text to prove against instead of the plan's own")
+    v.add_argument("--json", action="store_true", help="one JSON object per plan on stdout")
+    v.add_argument("--timeout-ms", type=int, default=2000, help="Z3 time limit per query")
+
+    t = sub.add_parser("targets", help="list the known AMD and NVIDIA targets and their features")
+    t.add_argument("--json", action="store_true")
+    return p
+
+
+def _plan_files(args: Sequence[str]) -> list[Path]:
+    out: list[Path] = []
+    for a in args:
+        path = Path(a)
+        if path.is_dir():
+            found = sorted(path.rglob("*.json"))
+            if not found:
+                raise InputError("no *.json plans in this directory", Location(a))
+            out.extend(found)
+        else:
+            out.append(path)
+    return out
+
+
+def _cmd_verify(ns: argparse.Namespace) -> int:
+    from .errors import IllegalOp
+    from .verify.api import prove
+
+    worst = EXIT_PROVED
+    rank = {EXIT_PROVED: 0, EXIT_UNKNOWN: 1, EXIT_REFUTED: 2, EXIT_INVALID: 3}
+    for path in _plan_files(ns.plans):
+        try:
+            proof = prove(path, ns.target, timeout_ms=ns.timeout_ms)
+        except UsageError:
+            raise
+        except (InputError, IllegalOp) as e:
+            where = e.where or Location(str(path))
+            msg = f"{where}: error: {e.reason}"
+            if ns.json:
+                print(json.dumps({"plan": str(path), "status": "invalid", "reason": e.reason}))
+            print(msg, file=sys.stderr)
+            code = EXIT_INVALID
+        else:
+            code = {"proved": EXIT_PROVED, "refuted": EXIT_REFUTED, "unknown": EXIT_UNKNOWN}[proof.status]
+            if ns.json:
+                print(json.dumps({"plan": str(path), **proof.to_json()}))
+            else:
+                line = f"{path}: {proof.status} ({proof.method})"
+                if proof.reason:
+                    line += f": {proof.reason}"
+                print(line)
+                for a in proof.assumptions:
+                    print(f"  assumes {a}")
+        worst = max(worst, code, key=rank.__getitem__)
+    return worst
+
+
+def _cmd_targets(ns: argparse.Namespace) -> int:
+    from .isa import amd_target, known_amd_targets, known_nvidia_targets, nvidia_target
+
+    rows = []
+    for name in known_amd_targets():
+        t = amd_target(name)
+        rows.append({"name": name, "generation": t.generation, "family": t.family,
+                     "waves": list(t.waves), "features": sorted(t.features)})
+    for name in known_nvidia_targets():
+        n = nvidia_target(name)
+        rows.append({"name": name, "features": sorted(n.features)})
+    if ns.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        for r in rows:
+            head = f"{r['name']:<8} {r.get('generation', ''):<8} {r.get('family', ''):<8}"
+            print(f"{head} {' '.join(r['features'])}")
+    return 0
+
+
+COMMANDS = {"verify": _cmd_verify, "targets": _cmd_targets}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        ns = _build_parser().parse_args(argv)
+        if ns.command is None:
+            _build_parser().print_help()
+            return EXIT_INVALID
+        return COMMANDS[ns.command](ns)
+    except ShflxError as e:
+        print(str(e), file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("shflx: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # a shflx bug, not a user error
+        if debug:
+            raise
+        print(f"shflx: internal error: {type(e).__name__}: {e} (rerun with --debug)", file=sys.stderr)
+        return 2

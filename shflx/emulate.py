@@ -1,0 +1,209 @@
+"""Run a plan: walk its steps over a value domain, the primitives' Gathers doing the data movement.
+
+Three domains share one walk (tinygrad's "the emulator is the definition"):
+  Concrete   u32 values on many random inputs at once: replay and cross-checks (microseconds);
+  Provenance which input lane each lane holds (or ZERO/UNDEF/OPEN): lane maps;
+  Multiset   which input lanes, with multiplicity, were combined into each lane: reductions/scans.
+The Z3 domain (shflx.verify.smt) is the fourth."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from .amd import SEMANTICS, Gather, StepContext, exec_lanes
+from .amd.permute import HALF_WAVE_ASSUMPTION, half_wave_assumed
+from .combine import FNS
+from .errors import InputError
+from .isa import amd_target
+from .lanes import OPEN, UNDEF, ZERO
+from .plan import Combine, Plan, Readfirstlane, Readlane, Step, Writelane
+
+UNIFORM_OPS = (Readlane, Readfirstlane)
+
+
+class Domain(Protocol):
+    def input(self) -> Any: ...
+    def constant(self, name: str) -> Any: ...            # "zero", "identity", "undef"
+    def gather(self, g: Gather, operands: list[Any], step_id: str) -> Any: ...
+    def combine(self, fn: str, a: Any, b: Any, step_id: str) -> Any: ...
+    def choose(self, lanes: np.ndarray, a: Any, b: Any) -> Any: ...
+
+
+@dataclass
+class Trace:
+    """What a walk found besides the values: open questions hit and assumptions relied on."""
+
+    questions: set[str] = field(default_factory=set)
+    assumptions: set[str] = field(default_factory=set)
+
+
+def plan_fn(plan: Plan) -> str | None:
+    """The single combine fn of a plan (None: pure data movement)."""
+    fns = {s.fn for s in plan.steps if isinstance(s, Combine)}
+    if len(fns) > 1:
+        raise InputError(f"plan mixes combine fns {sorted(fns)}; one operator per plan")
+    return next(iter(fns), None)
+
+
+def walk(plan: Plan, domain: Domain, trace: Trace | None = None,
+         active: np.ndarray | None = None) -> dict[str, Any]:
+    """Evaluate every step; returns the value of every reference (step ids and 'x').
+
+    `active`: the lanes running the plan (default all); a step's own `exec` narrows it further."""
+    target = amd_target(plan.arch)
+    if plan.wave not in target.waves:
+        raise InputError(f"{plan.arch} runs wave{'/'.join(map(str, target.waves))}, not wave{plan.wave}")
+    trace = trace if trace is not None else Trace()
+    env: dict[str, Any] = {"x": domain.input()}
+    uniform = {"zero", "identity", "undef"}
+
+    def ref(name: str) -> Any:
+        return env[name] if name in env else domain.constant(name)
+
+    for step in plan.steps:
+        ex = exec_lanes(step.exec, plan.wave)
+        if active is not None:
+            ex = ex & active
+        if isinstance(step, Combine):
+            value = domain.combine(step.fn, ref(step.a), ref(step.b), step.id)
+            if not ex.all():
+                value = domain.choose(ex, value, ref(step.old) if step.old else domain.constant("undef"))
+            env[step.id] = value
+            continue
+        if isinstance(step, Writelane) and step.value not in uniform:
+            raise InputError(f"step {step.id!r}: writelane value {step.value!r} must be uniform "
+                             "(a readlane/readfirstlane result, zero or identity)")
+        ctx = StepContext(target, plan.wave, ex, step.id)
+        g = SEMANTICS[step.op](step, ctx)
+        trace.questions |= set(g.questions)
+        if step.op.startswith("ds.") and "permute" in step.op and half_wave_assumed(ctx):
+            trace.assumptions.add(HALF_WAVE_ASSUMPTION)
+        operands = [ref(getattr(step, r)) if getattr(step, r) is not None else domain.constant("undef")
+                    for r in step.refs]
+        env[step.id] = domain.gather(g, operands, step.id)
+        if isinstance(step, UNIFORM_OPS):
+            uniform.add(step.id)
+    return env
+
+
+def result(plan: Plan, domain: Domain, trace: Trace | None = None,
+           active: np.ndarray | None = None) -> Any:
+    env = walk(plan, domain, trace, active)
+    return env[plan.result] if plan.result in env else domain.constant(plan.result)
+
+
+# ------------------------------------------------------------------------------ domains
+
+class Concrete:
+    """u32 values, shape (wave, trials): one random input per trial; garbage is random too."""
+
+    def __init__(self, wave: int, fn: str | None, trials: int = 8, seed: int = 0,
+                 x: np.ndarray | None = None):
+        self.rng = np.random.default_rng(seed)
+        self.wave, self.fn = wave, fn
+        self.x = x if x is not None else self.rng.integers(0, 2**32, (wave, trials), dtype=np.uint64).astype(np.uint32)
+        self.trials = self.x.shape[1]
+
+    def _garbage(self) -> np.ndarray:
+        return self.rng.integers(0, 2**32, (self.wave, self.trials), dtype=np.uint64).astype(np.uint32)
+
+    def input(self) -> np.ndarray:
+        return self.x
+
+    def constant(self, name: str) -> np.ndarray:
+        if name == "zero":
+            return np.zeros((self.wave, self.trials), np.uint32)
+        if name == "identity":
+            if self.fn is None:
+                raise InputError("'identity' is used, but the plan has no combine step to name an operator")
+            return np.full((self.wave, self.trials), FNS[self.fn].identity, np.uint32)
+        return self._garbage()
+
+    def gather(self, g: Gather, operands: list[np.ndarray], step_id: str) -> np.ndarray:
+        out = self._garbage()
+        for k, vals in enumerate(operands):
+            sel = g.operand == k
+            out[sel] = vals[g.lane[sel]]
+        out[g.operand == ZERO] = 0
+        return out
+
+    def combine(self, fn: str, a: np.ndarray, b: np.ndarray, step_id: str) -> np.ndarray:
+        return FNS[fn].apply(a, b)
+
+    def choose(self, lanes: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.where(lanes[:, None], a, b)
+
+
+class Provenance:
+    """Which input lane each lane holds: int per lane, or ZERO / UNDEF / OPEN."""
+
+    def __init__(self, wave: int):
+        self.wave = wave
+
+    def input(self) -> np.ndarray:
+        return np.arange(self.wave, dtype=np.int64)
+
+    def constant(self, name: str) -> np.ndarray:
+        if name == "zero":
+            return np.full(self.wave, ZERO, np.int64)
+        if name == "identity":
+            raise InputError("'identity' needs a combine step; this plan is pure data movement")
+        return np.full(self.wave, UNDEF, np.int64)
+
+    def gather(self, g: Gather, operands: list[np.ndarray], step_id: str) -> np.ndarray:
+        stacked = np.stack(operands) if operands else np.zeros((1, self.wave), np.int64)
+        op = np.clip(g.operand, 0, None)
+        out = stacked[op, g.lane]
+        return np.where(g.operand < 0, g.operand, out)
+
+    def combine(self, fn: str, a: Any, b: Any, step_id: str) -> Any:
+        raise InputError(f"step {step_id!r}: a combine step needs a reduce/scan target")
+
+    def choose(self, lanes: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.where(lanes, a, b)
+
+
+# Multiset columns: one per input lane, then these markers.
+MS_ZERO, MS_UNDEF, MS_OPEN = 0, 1, 2
+
+
+class Multiset:
+    """Each lane's value as counts over input lanes (+ ZERO/UNDEF/OPEN markers), shape (wave, wave+3).
+
+    Sound for any associative, commutative operator: op over a multiset is order-free. The
+    identity is the empty multiset; an injected 0 is a ZERO marker, neutral only when 0 is the
+    operator's identity (checked when comparing)."""
+
+    def __init__(self, wave: int):
+        self.wave = wave
+
+    def _marker(self, col: int) -> np.ndarray:
+        out = np.zeros((self.wave, self.wave + 3), np.int64)
+        out[:, self.wave + col] = 1
+        return out
+
+    def input(self) -> np.ndarray:
+        return np.concatenate([np.eye(self.wave, dtype=np.int64),
+                               np.zeros((self.wave, 3), np.int64)], axis=1)
+
+    def constant(self, name: str) -> np.ndarray:
+        if name == "identity":
+            return np.zeros((self.wave, self.wave + 3), np.int64)
+        return self._marker(MS_ZERO if name == "zero" else MS_UNDEF)
+
+    def gather(self, g: Gather, operands: list[np.ndarray], step_id: str) -> np.ndarray:
+        out = np.zeros((self.wave, self.wave + 3), np.int64)
+        for k, vals in enumerate(operands):
+            sel = g.operand == k
+            out[sel] = vals[g.lane[sel]]
+        for sentinel, col in ((ZERO, MS_ZERO), (UNDEF, MS_UNDEF), (OPEN, MS_OPEN)):
+            out[g.operand == sentinel, self.wave + col] = 1
+        return out
+
+    def combine(self, fn: str, a: np.ndarray, b: np.ndarray, step_id: str) -> np.ndarray:
+        return a + b
+
+    def choose(self, lanes: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.where(lanes[:, None], a, b)

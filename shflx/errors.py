@@ -1,0 +1,58 @@
+"""Typed errors: every failure the user can cause maps to one message and one exit code.
+
+Anything that is not a ShflxError is a shflx bug (the CLI says so and exits 2)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where an input problem is: file, and line/column when known (1-based)."""
+
+    file: str
+    line: int | None = None
+    col: int | None = None
+
+    def __str__(self) -> str:
+        parts = [self.file]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.col is not None:
+                parts.append(str(self.col))
+        return ":".join(parts)
+
+
+class ShflxError(Exception):
+    """Base of all user-facing errors; `exit_code` is what the CLI returns."""
+
+    exit_code = 1
+
+    def __init__(self, reason: str, where: Location | None = None):
+        self.reason = reason
+        self.where = where
+        super().__init__(f"{where}: error: {reason}" if where else f"shflx: error: {reason}")
+
+    def at(self, where: Location) -> "ShflxError":
+        """The same error, located (used when a parser below did not know the file)."""
+        return type(self)(self.reason, where)
+
+
+class InputError(ShflxError):
+    """Bad pattern, plan, .cu/.ll/.ptx: exit 1."""
+
+
+class IllegalOp(InputError):
+    """A step the target does not have (e.g. row_xmask on gfx9): exit 1, or 2 for `verify`."""
+
+
+class UsageError(ShflxError):
+    """Unknown target (with the list of known ones), bad flags: exit 2."""
+
+    exit_code = 2
+
+
+class ToolchainError(ShflxError):
+    """clang / ld.lld / llvmlite missing or failing: exit 2."""
+
+    exit_code = 2

@@ -1,0 +1,220 @@
+"""Pattern text (DESIGN.md contracts): what a lowering must compute, parsed and printed.
+
+  KIND ARG [width W]        KIND in idx | up | down | xor: the CUDA intrinsic (width default 32)
+  shfl.MODE b=B c=C         raw PTX operands, MODE in idx | up | down | bfly
+  map s0,s1,...,s31         an explicit 32-lane source map
+  reduce OP [width W]       every lane: OP over its width-W segment
+  scan OP [width W] [exclusive]
+Shuffles may end in `mask M` (the CUDA member mask; DESIGN decision 3); reductions and scans in
+`lanes M` (the lanes whose result is used). Parsing is pure: errors carry the column."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .combine import PATTERN_OPS
+from .cuda import FULL_MASK, INTRINSIC_MODES, MODES, ShflOperands, c_for_width, intrinsic_operands
+from .errors import InputError
+from .lanes import CUDA_WARP, LaneMap, lift_to_wave, mask_to_lanes
+
+KINDS = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync", "xor": "__shfl_xor_sync"}
+COLLECTIVE_OPS = ("add", "min", "max", "and", "or", "xor", "fadd", "fmin", "fmax")
+
+
+@dataclass(frozen=True)
+class Shuffle:
+    """A data-movement target. `kind`/`arg`/`width` keep the CUDA spelling when there is one."""
+
+    operands: ShflOperands | None        # None for an explicit map
+    explicit: tuple[int, ...] | None = None
+    kind: str | None = None              # idx/up/down/xor, or None for shfl.* and map
+    arg: int | None = None
+    width: int | None = None
+    mask: int = FULL_MASK                # member mask of an explicit map (else in operands)
+
+    @property
+    def member_mask(self) -> int:
+        return self.operands.member_mask if self.operands else self.mask
+
+    def warp_map(self) -> LaneMap:
+        """32-lane map with the care-set of DESIGN decision 3."""
+        if self.operands is not None:
+            return self.operands.lane_map()
+        src = np.asarray(self.explicit)
+        members = mask_to_lanes(self.mask, CUDA_WARP)
+        return LaneMap(src, members & members[src])
+
+    def lane_map(self, wave: int) -> LaneMap:
+        return lift_to_wave(self.warp_map(), wave)
+
+
+@dataclass(frozen=True)
+class Collective:
+    """A reduction or scan target over width-W segments of each CUDA warp."""
+
+    kind: str                # reduce | scan
+    op: str                  # pattern op name (COLLECTIVE_OPS)
+    width: int = CUDA_WARP
+    exclusive: bool = False
+    live: int = FULL_MASK    # lanes whose results are used
+
+    @property
+    def fn(self) -> str:
+        return PATTERN_OPS[self.op]
+
+    def warp_multisets(self) -> np.ndarray:
+        """(32, 32) 0/1 matrix: row i = the input lanes lane i must combine."""
+        i = np.arange(CUDA_WARP)[:, None]
+        j = np.arange(CUDA_WARP)[None, :]
+        same = (i // self.width) == (j // self.width)
+        if self.kind == "reduce":
+            return same.astype(np.int64)
+        upto = (j < i) if self.exclusive else (j <= i)
+        return (same & upto).astype(np.int64)
+
+    def multisets(self, wave: int) -> tuple[np.ndarray, np.ndarray]:
+        """Required multiset per lane on a wave (each 32-lane half its own warp) and the care-set."""
+        m = self.warp_multisets()
+        care = mask_to_lanes(self.live, CUDA_WARP)
+        if wave == CUDA_WARP:
+            return m, care
+        z = np.zeros_like(m)
+        return np.block([[m, z], [z, m]]), np.concatenate([care, care])
+
+
+Pattern = Shuffle | Collective
+
+_INT = r"[+-]?(?:0[xX][0-9a-fA-F]+|\d+)"
+
+
+def _int(tok: str, text: str, what: str) -> int:
+    if not re.fullmatch(_INT, tok):
+        raise _err(text, tok, f"{what} must be an integer, got '{tok}'")
+    return int(tok, 0)
+
+
+def _err(text: str, tok: str, reason: str) -> InputError:
+    col = text.find(tok) + 1 if tok and tok in text else None
+    return InputError(f"pattern '{text}'" + (f", column {col}" if col else "") + f": {reason}")
+
+
+def _width(tok: str, text: str) -> int:
+    w = _int(tok, text, "width")
+    if w < 1 or w > CUDA_WARP or w & (w - 1):
+        raise _err(text, tok, f"width must be a power of two in 1..32, got {w}")
+    return w
+
+
+def _mask(tok: str, text: str) -> int:
+    m = _int(tok, text, "mask")
+    if not 0 < m <= FULL_MASK:
+        raise _err(text, tok, f"mask must be a nonzero 32-bit lane mask, got {tok}")
+    return m
+
+
+OPTIONS = ("width", "mask", "lanes")
+
+
+def parse_pattern(text: str) -> Pattern:
+    """Pattern text -> Shuffle or Collective; InputError naming the column on anything else."""
+    toks = text.replace(",", " , ").split()
+    if not toks:
+        raise InputError("empty pattern; expected e.g. 'xor 1', 'shfl.down b=1 c=0x1f', 'map 1,0,...', "
+                         "'reduce add'")
+    head, rest = toks[0], toks[1:]
+    body: list[str] = []
+    opts: dict[str, str] = {}
+    exclusive = False
+    k = 0
+    while k < len(rest):          # positional words, then options in any order
+        tok = rest[k]
+        if tok in OPTIONS:
+            if k + 1 >= len(rest):
+                raise _err(text, tok, f"'{tok}' needs a value")
+            if tok in opts:
+                raise _err(text, tok, f"'{tok}' given twice")
+            opts[tok] = rest[k + 1]
+            k += 2
+        elif tok == "exclusive" and head == "scan":
+            exclusive, k = True, k + 1
+        elif opts or exclusive:
+            raise _err(text, tok, f"unexpected '{tok}' after the options")
+        else:
+            body.append(tok)
+            k += 1
+    if head in ("reduce", "scan"):
+        if "mask" in opts:
+            raise _err(text, "mask", "reductions and scans take 'lanes M' (the live lanes), not 'mask'")
+        if len(body) != 1 or body[0] not in COLLECTIVE_OPS:
+            got = " ".join(body) or "nothing"
+            raise _err(text, body[0] if body else head,
+                       f"{head} needs one operator of {', '.join(COLLECTIVE_OPS)}; got '{got}'")
+        return Collective(head, body[0], _width(opts.get("width", "32"), text), exclusive,
+                          _mask(opts["lanes"], text) if "lanes" in opts else FULL_MASK)
+    if "lanes" in opts:
+        raise _err(text, "lanes", "'lanes' is for reduce/scan; a shuffle takes 'mask M'")
+    mask = _mask(opts["mask"], text) if "mask" in opts else FULL_MASK
+    if head in KINDS:
+        if len(body) != 1:
+            raise _err(text, head, f"'{head}' takes one integer argument, e.g. '{head} 1'")
+        width = _width(opts.get("width", "32"), text)
+        arg = _int(body[0], text, f"{head} argument")
+        return Shuffle(intrinsic_operands(KINDS[head], arg, width, mask), None, head, arg, width)
+    if "width" in opts:
+        raise _err(text, "width", f"'width' goes with idx/up/down/xor, not '{head}'")
+    if head.startswith("shfl."):
+        mode = head[5:]
+        if mode not in MODES:
+            raise _err(text, head, f"unknown shfl mode '{mode}'; known: {', '.join(MODES)}")
+        fields = dict(t.split("=", 1) for t in body if "=" in t)
+        if len(body) != 2 or set(fields) != {"b", "c"}:
+            raise _err(text, head, "expected 'shfl.MODE b=B c=C'")
+        b = _int(fields["b"], text, "b") & 0xFFFFFFFF
+        c = _int(fields["c"], text, "c") & 0xFFFFFFFF
+        return Shuffle(ShflOperands(mode, b, c, mask))
+    if head == "map":
+        vals = [t for t in body if t != ","]
+        if len(vals) != CUDA_WARP or body.count(",") != CUDA_WARP - 1:
+            raise _err(text, head, f"'map' needs {CUDA_WARP} comma-separated source lanes, got {len(vals)}")
+        src = tuple(_int(v, text, "source lane") for v in vals)
+        bad = [v for v in src if not 0 <= v < CUDA_WARP]
+        if bad:
+            raise _err(text, str(bad[0]), f"source lane {bad[0]} is outside 0..31")
+        return Shuffle(None, src, mask=mask)
+    known = ", ".join([*KINDS, "shfl.MODE", "map", "reduce", "scan"])
+    raise _err(text, head, f"unknown pattern kind '{head}'; known: {known}")
+
+
+def format_pattern(p: Pattern) -> str:
+    """Canonical text; parse_pattern(format_pattern(p)) == p."""
+    if isinstance(p, Collective):
+        out = f"{p.kind} {p.op}"
+        if p.width != CUDA_WARP:
+            out += f" width {p.width}"
+        if p.exclusive:
+            out += " exclusive"
+        if p.live != FULL_MASK:
+            out += f" lanes {p.live:#x}"
+        return out
+    if p.kind is not None:
+        out = f"{p.kind} {p.arg}" + (f" width {p.width}" if p.width != CUDA_WARP else "")
+    elif p.operands is not None:
+        out = f"shfl.{p.operands.mode} b={p.operands.b:#x} c={p.operands.c:#x}"
+    else:
+        out = "map " + ",".join(map(str, p.explicit))
+    if p.member_mask != FULL_MASK:
+        out += f" mask {p.member_mask:#x}"
+    return out
+
+
+def describe_intrinsic(p: Shuffle) -> str | None:
+    """The CUDA call a Shuffle came from, e.g. `__shfl_xor_sync(0xffffffff, v, 5, 32)`."""
+    if p.kind is None:
+        return None
+    return f"{KINDS[p.kind]}({p.member_mask:#x}, v, {p.arg}, {p.width})"
+
+
+__all__ = ["Shuffle", "Collective", "Pattern", "parse_pattern", "format_pattern", "describe_intrinsic",
+           "c_for_width", "INTRINSIC_MODES"]

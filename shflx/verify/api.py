@@ -1,0 +1,205 @@
+"""prove(plan) -> Proof: is the plan exactly its target on every lane that matters?
+
+Shuffle targets (DESIGN decision 3): a Z3 query over symbolic lane values, for every lane of
+both CUDA warps of a wave64, under full EXEC and, with a partial member mask, under EXEC = the
+member lanes (a plan may only route through members). Reduction and scan targets: multiset
+semantics, exact for every associative and commutative operator (synthesis_notes.md §2). Either
+way the plan is also replayed on random numpy inputs; a proof the replay contradicts is a shflx
+bug and raises. Proved / refuted / unknown is a type, never a bool (STYLE, after Alive2)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..combine import FNS
+from ..emulate import Concrete, Multiset, Provenance, Trace, plan_fn, result
+from ..errors import InputError
+from ..isa import amd_target
+from ..lanes import OPEN, SENTINELS, UNDEF, ZERO, lift_to_wave, mask_to_lanes
+from ..pattern import Collective, Shuffle, parse_pattern
+from ..plan import Combine, Plan, load_plan
+
+DEFAULT_TIMEOUT_MS = 2000
+OPEN_QUESTION_TEXT = {
+    "Q1": "GFX10+ DPP/permlane with FI=0 reading an inactive lane",
+    "Q2": "GFX8/9 DPP reading an inactive lane",
+    "Q7": "permlane64 reading an inactive lane",
+    "Q8": "permlane16/32.swap with inactive lanes",
+}
+
+
+@dataclass(frozen=True)
+class Proof:
+    status: str                      # "proved" | "refuted" | "unknown"
+    lane: int | None = None          # first wrong lane (refuted) or undecided lane (unknown)
+    reason: str = ""
+    method: str = ""                 # "z3" | "multiset"
+    assumptions: tuple[str, ...] = ()
+    questions: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "method": self.method}
+        if self.lane is not None:
+            out["lane"] = self.lane
+        if self.reason:
+            out["reason"] = self.reason
+        if self.assumptions:
+            out["assumptions"] = list(self.assumptions)
+        if self.questions:
+            out["open_questions"] = list(self.questions)
+        return out
+
+    @property
+    def proved(self) -> bool:
+        return self.status == "proved"
+
+
+def _lane_name(lane: int, wave: int) -> str:
+    return f"lane {lane}" + (f" (CUDA warp {lane // 32}, lane {lane % 32})" if wave == 64 else "")
+
+
+def _describe_source(s: int) -> str:
+    if s >= 0:
+        return f"x[{s}]"
+    return {ZERO: "0", UNDEF: "garbage (an undefined or unwritten value)", OPEN: "an undecided value"}[s]
+
+
+def prove(plan: Any, target: str | None = None, *, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Proof:
+    """Prove `plan` (Plan, dict, JSON text or path) against `target` (default: plan.target).
+
+    Raises InputError / IllegalOp for malformed or illegal plans, UsageError for unknown targets."""
+    plan = load_plan(plan)
+    text = target if target is not None else plan.target
+    if not text:
+        raise InputError("the plan names no target pattern (its 'target' is empty)")
+    pattern = parse_pattern(text)
+    amd_target(plan.arch)  # unknown arch -> UsageError listing the known ones
+    if isinstance(pattern, Collective):
+        return _prove_collective(plan, pattern)
+    if any(isinstance(s, Combine) for s in plan.steps):
+        raise InputError(f"the plan has combine steps but its target '{text}' is a shuffle; "
+                         "use a 'reduce'/'scan' target")
+    return _prove_shuffle(plan, pattern, timeout_ms)
+
+
+def assert_proved(plan: Any, target: str | None = None) -> Proof:
+    """For unit tests: the Proof, or AssertionError with the counterexample."""
+    proof = prove(plan, target)
+    if not proof.proved:
+        raise AssertionError(f"{proof.status}: {proof.reason}")
+    return proof
+
+
+def _prove_shuffle(plan: Plan, pattern: Shuffle, timeout_ms: int) -> Proof:
+    from .smt import Z3Values, find_counterexample
+
+    expected = pattern.lane_map(plan.wave)
+    environments: list[np.ndarray | None] = [None]
+    if pattern.member_mask != 0xFFFFFFFF:
+        members = mask_to_lanes(pattern.member_mask, 32)
+        environments.append(np.concatenate([members] * (plan.wave // 32)))
+    assumptions: set[str] = set()
+    for active in environments:
+        trace = Trace()
+        z = Z3Values(plan.wave)
+        values = result(plan, z, trace, active)
+        prov = result(plan, Provenance(plan.wave), Trace(), active)
+        assumptions |= trace.assumptions
+        where = "" if active is None else " with only the member lanes active"
+        status, lane = find_counterexample(values, z.xs, expected.src, expected.care, timeout_ms)
+        if status == "unknown":
+            return Proof("unknown", None, f"Z3 gave no answer within {timeout_ms} ms{where}", "z3",
+                         tuple(sorted(assumptions)))
+        if status == "refuted":
+            return _classify(prov, expected.src, expected.care, plan.wave, trace, where, "z3", assumptions)
+        _cross_check_shuffle(plan, expected.src, expected.care, active)
+    return Proof("proved", None, "", "z3", tuple(sorted(assumptions)))
+
+
+def _classify(prov: np.ndarray, want: np.ndarray, care: np.ndarray, wave: int, trace: Trace,
+              where: str, method: str, assumptions: set[str]) -> Proof:
+    """Refuted at the first wrong lane, unless every wrong lane only depends on an open question."""
+    bad = care & ((prov != want) | (prov < 0))
+    hard = bad & (prov != OPEN)
+    if hard.any():
+        lane = int(np.flatnonzero(hard)[0])
+        return Proof("refuted", lane, f"{_lane_name(lane, wave)} receives {_describe_source(int(prov[lane]))}; "
+                     f"the target needs x[{int(want[lane])}]{where}", method, tuple(sorted(assumptions)))
+    lane = int(np.flatnonzero(bad)[0])
+    qs = tuple(sorted(trace.questions))
+    detail = "; ".join(f"{q}: {OPEN_QUESTION_TEXT.get(q, q)}" for q in qs)
+    return Proof("unknown", lane, f"{_lane_name(lane, wave)} depends on an open question of "
+                 f"spec/amd_crosslane.md §17 ({detail}){where}", method, tuple(sorted(assumptions)), qs)
+
+
+def _cross_check_shuffle(plan: Plan, want: np.ndarray, care: np.ndarray, active: np.ndarray | None) -> None:
+    conc = Concrete(plan.wave, None, trials=4, seed=1)
+    out = result(plan, conc, Trace(), active)
+    if not np.array_equal(out[care], conc.x[want[care]]):
+        raise RuntimeError("internal error: Z3 proved a plan that the numpy replay contradicts")
+
+
+def _prove_collective(plan: Plan, pattern: Collective) -> Proof:
+    fn = FNS[pattern.fn]
+    used = plan_fn(plan)
+    required, care = pattern.multisets(plan.wave)
+    if used is not None and used != pattern.fn:
+        lane = int(np.flatnonzero(care)[0])
+        return Proof("refuted", lane, f"the plan combines with '{used}' but the target is "
+                     f"{pattern.kind} {pattern.op} ('{pattern.fn}')", "multiset")
+    trace = Trace()
+    ms = result(plan, Multiset(plan.wave), trace)
+    counts, zero, undef, opened = (ms[:, :plan.wave], ms[:, plan.wave], ms[:, plan.wave + 1],
+                                   ms[:, plan.wave + 2])
+    if fn.idempotent:
+        got, want = counts > 0, required > 0
+    elif fn.self_inverse:
+        got, want = counts % 2, required % 2
+    else:
+        got, want = counts, required
+    wrong_set = (got != want).any(axis=1)
+    foreign_zero = (zero > 0) & (not fn.identity_is_zero)
+    bad_hard = care & (wrong_set | foreign_zero | (undef > 0)) & ~(opened > 0)
+    bad_open = care & (opened > 0)
+    if bad_hard.any():
+        lane = int(np.flatnonzero(bad_hard)[0])
+        return Proof("refuted", lane, _multiset_reason(lane, counts[lane], required[lane], zero[lane],
+                                                       undef[lane], fn, plan.wave), "multiset")
+    if bad_open.any():
+        lane = int(np.flatnonzero(bad_open)[0])
+        qs = tuple(sorted(trace.questions))
+        return Proof("unknown", lane, f"{_lane_name(lane, plan.wave)} depends on an open question "
+                     f"({', '.join(qs)})", "multiset", tuple(sorted(trace.assumptions)), qs)
+    _cross_check_collective(plan, pattern, required, care)
+    return Proof("proved", None, "", "multiset", tuple(sorted(trace.assumptions)))
+
+
+def _lanes_text(row: np.ndarray) -> str:
+    items = [f"{j}" + (f"x{int(c)}" if c > 1 else "") for j, c in enumerate(row.tolist()) if c]
+    return "{" + ",".join(items) + "}"
+
+
+def _multiset_reason(lane: int, got: np.ndarray, want: np.ndarray, zero: int, undef: int,
+                     fn: Any, wave: int) -> str:
+    name = _lane_name(lane, wave)
+    if undef:
+        return f"{name} combines garbage (an undefined or unwritten value)"
+    if zero and not fn.identity_is_zero:
+        return f"{name} combines an injected 0, which is not the identity of '{fn.name}'"
+    return f"{name} combines lanes {_lanes_text(got)}; the target needs {_lanes_text(want)}"
+
+
+def _cross_check_collective(plan: Plan, pattern: Collective, required: np.ndarray, care: np.ndarray) -> None:
+    fn = FNS[pattern.fn]
+    if fn.is_float:
+        return  # reassociated float results differ in rounding; the multiset proof stands alone
+    conc = Concrete(plan.wave, pattern.fn, trials=4, seed=2)
+    out = result(plan, conc, Trace())
+    for i in np.flatnonzero(care):
+        acc = np.full(conc.trials, fn.identity, np.uint32)
+        for j in np.flatnonzero(required[i]):
+            acc = fn.apply(acc, conc.x[j])
+        if not np.array_equal(out[i], acc):
+            raise RuntimeError(f"internal error: multiset proof of lane {i} contradicted by the replay")
