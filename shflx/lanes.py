@@ -14,7 +14,7 @@ import numpy as np
 ZERO = -1
 UNDEF = -2
 OPEN = -3
-SENTINELS = {ZERO: "0", UNDEF: "undef", OPEN: "open"}
+SENTINELS = {ZERO: "zero", UNDEF: "undef", OPEN: "open"}
 
 CUDA_WARP = 32
 
@@ -77,11 +77,12 @@ class LaneMap:
     def first_difference(self, other: "LaneMap") -> int | None:
         """First lane in both care-sets where the sources differ (None: equal on the care-set).
 
-        OPEN never equals anything, UNDEF never equals anything: garbage is never a proof."""
+        A sentinel is not an input lane and equals nothing, itself included: an injected 0, garbage
+        or an open question is never a proof."""
         if other.wave != self.wave:
             raise ValueError("comparing maps of different wave sizes")
         care = self.care & other.care
-        bad = (self.src != other.src) | (self.src < ZERO) | (other.src < ZERO)
+        bad = (self.src != other.src) | (self.src < 0) | (other.src < 0)
         hits = np.flatnonzero(care & bad)
         return int(hits[0]) if hits.size else None
 

@@ -1,0 +1,23 @@
+"""Shared test setup: keep caches out of the user's home, find shared/ beside the checkout."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+sys.path.insert(0, str(ROOT))          # `tests.reference` importable from every test
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SHFLX_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def shared_spec(name: str) -> Path:
+    path = SHARED / "spec" / name
+    if not path.exists():
+        pytest.skip(f"{path} not present (shared/ is beside the checkout in CI)")
+    return path
