@@ -6,8 +6,9 @@ arrays and Z3 bit-vectors all share, plus the few helpers below. Evaluating that
 `NUMPY` gives the emulator and the lookup tables; with `z3ops()` it gives the Z3 encoding, also
 with symbolic parameters (STYLE.md: "write each primitive's lane semantics once").
 
-Z3 values are 16-bit bit-vectors: wide enough that `lane +- 63` and 9-bit controls neither wrap
-nor change sign, so Python's signed comparisons mean the same on all backends."""
+Z3 values are 40-bit bit-vectors: wide enough that lanes, 16-bit swizzle offsets and 32-bit
+permlane selectors (and `lane +- 63`) neither wrap nor change sign, so Python's signed
+comparisons mean the same on all backends."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-Z3_BITS = 16
+Z3_BITS = 40
 
 
 class NumpyOps:
@@ -61,7 +62,7 @@ NUMPY = NumpyOps()
 
 
 class Z3Ops:
-    """Evaluator for Z3 bit-vectors (16-bit; see the module docstring)."""
+    """Evaluator for Z3 bit-vectors (Z3_BITS wide; see the module docstring)."""
 
     name = "z3"
 
