@@ -8,16 +8,17 @@ The Z3 domain (shflx.verify.smt) is the fourth."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
 
-from .amd import SEMANTICS, Gather, StepContext, exec_lanes
+from .amd import SEMANTICS, Gather, StepContext
 from .amd.permute import HALF_WAVE_ASSUMPTION, half_wave_assumed
 from .combine import FNS
 from .errors import InputError
 from .isa import amd_target
-from .lanes import OPEN, UNDEF, ZERO
+from .lanes import OPEN, UNDEF, ZERO, lanes_to_mask, mask_to_lanes
 from .plan import Combine, Plan, Readfirstlane, Readlane, Step, Writelane
 
 UNIFORM_OPS = (Readlane, Readfirstlane)
@@ -47,6 +48,16 @@ def plan_fn(plan: Plan) -> str | None:
     return next(iter(fns), None)
 
 
+@lru_cache(maxsize=8192)
+def step_gather(step: Step, arch: str, wave: int, active_mask: int) -> tuple[Gather, bool]:
+    """A step's Gather under the lanes `active_mask` (memoized: replay is then table lookups).
+
+    Also says whether it relied on the GFX10/11 wave64 half-wave ds_(b)permute rule (Q5)."""
+    ctx = StepContext(amd_target(arch), wave, mask_to_lanes(active_mask, wave), step.id)
+    g = SEMANTICS[step.op](step, ctx)
+    return g, step.op in ("ds.bpermute", "ds.bpermute.fi", "ds.permute") and half_wave_assumed(ctx)
+
+
 def walk(plan: Plan, domain: Domain, trace: Trace | None = None,
          active: np.ndarray | None = None) -> dict[str, Any]:
     """Evaluate every step; returns the value of every reference (step ids and 'x').
@@ -62,11 +73,12 @@ def walk(plan: Plan, domain: Domain, trace: Trace | None = None,
     def ref(name: str) -> Any:
         return env[name] if name in env else domain.constant(name)
 
+    full = (1 << plan.wave) - 1
+    env_mask = full if active is None else lanes_to_mask(active)
     for step in plan.steps:
-        ex = exec_lanes(step.exec, plan.wave)
-        if active is not None:
-            ex = ex & active
+        mask = env_mask & (full if step.exec is None else int(step.exec))
         if isinstance(step, Combine):
+            ex = mask_to_lanes(mask, plan.wave)
             value = domain.combine(step.fn, ref(step.a), ref(step.b), step.id)
             if not ex.all():
                 value = domain.choose(ex, value, ref(step.old) if step.old else domain.constant("undef"))
@@ -75,10 +87,9 @@ def walk(plan: Plan, domain: Domain, trace: Trace | None = None,
         if isinstance(step, Writelane) and step.value not in uniform:
             raise InputError(f"step {step.id!r}: writelane value {step.value!r} must be uniform "
                              "(a readlane/readfirstlane result, zero or identity)")
-        ctx = StepContext(target, plan.wave, ex, step.id)
-        g = SEMANTICS[step.op](step, ctx)
-        trace.questions |= set(g.questions)
-        if step.op.startswith("ds.") and "permute" in step.op and half_wave_assumed(ctx):
+        g, half_wave = step_gather(step, plan.arch, plan.wave, mask)
+        trace.questions |= g.questions
+        if half_wave:
             trace.assumptions.add(HALF_WAVE_ASSUMPTION)
         operands = [ref(getattr(step, r)) if getattr(step, r) is not None else domain.constant("undef")
                     for r in step.refs]
@@ -122,11 +133,12 @@ class Concrete:
         return self._garbage()
 
     def gather(self, g: Gather, operands: list[np.ndarray], step_id: str) -> np.ndarray:
-        out = self._garbage()
-        for k, vals in enumerate(operands):
-            sel = g.operand == k
-            out[sel] = vals[g.lane[sel]]
-        out[g.operand == ZERO] = 0
+        stacked = np.stack(operands) if len(operands) > 1 else operands[0][None]
+        out = stacked[np.maximum(g.operand, 0), g.lane]
+        if (g.operand < 0).any():
+            out[g.operand == ZERO] = 0
+            junk = (g.operand == UNDEF) | (g.operand == OPEN)
+            out[junk] = self._garbage()[junk]
         return out
 
     def combine(self, fn: str, a: np.ndarray, b: np.ndarray, step_id: str) -> np.ndarray:

@@ -123,7 +123,7 @@ def test_symbolic_mode_encoding_agrees_with_named_modes():
         m = int(rng.integers(0, 4)); bv = int(rng.integers(0, 64)); cv = int(rng.integers(0, 8192))
         want, wantp = shfl_sync(MODES[m], bv, cv)
         for l in (0, 7, 16, 31, int(rng.integers(0, 32))):
-            sub = [(mode, z3.BitVecVal(m, 16)), (b, z3.BitVecVal(bv, 16)), (c, z3.BitVecVal(cv, 16)),
-                   (lane, z3.BitVecVal(l, 16))]
+            sub = [(mode, o.const(m)), (b, o.const(bv)), (c, o.const(cv)),
+                   (lane, o.const(l))]
             assert z3.simplify(z3.substitute(sym_src, *sub)).as_long() == want[l]
             assert z3.is_true(z3.simplify(z3.substitute(sym_p, *sub))) == bool(wantp[l])
