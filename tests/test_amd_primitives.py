@@ -131,7 +131,7 @@ def _steps(arch, wave, rng):
         yield {"id": "s", "op": "mov.dpp8", "src": "x", "sel": int(rng.integers(0, 1 << 24)),
                "exec": int(rng.integers(0, 2**W, dtype=np.uint64))}
         yield {"id": "s", "op": "ds.swizzle", "src": "x", "offset": int(rng.integers(0, 1 << 16))}
-        yield {"id": "s", "op": "ds.bpermute", "src": "x", "index": rng.integers(-70, 70, W).tolist(),
+        yield {"id": "s", "op": "ds.bpermute", "src": "x", "index": rng.integers(0, 140, W).tolist(),
                "exec": int(rng.integers(0, 2**W, dtype=np.uint64))}
         yield {"id": "s", "op": "ds.permute", "src": "x", "index": rng.integers(0, W, W).tolist()}
         yield {"id": "s", "op": "permlanex16", "src": "x", "old": "x", "sel_lo": int(rng.integers(0, 2**32)),

@@ -22,6 +22,8 @@ HALF_WAVE_ASSUMPTION = ("Q5: on GFX10/11 wave64, ds_(b)permute lanes 32-63 addre
 def lane_field(index: np.ndarray, ctx: StepContext) -> np.ndarray:
     """The lane a per-lane index reaches on this target and wave (§6 'lane field' table)."""
     idx = np.asarray(index, dtype=np.int64)
+    if (idx < 0).any() or (idx >= 1 << 30).any():
+        raise ctx.illegal("a ds lane index must be in 0..2^30-1 (its byte address index << 2 is 32-bit)")
     if ctx.wave == 64 and ctx.target.has("ds_bpermute_half_wave64"):
         return (ctx.lanes & 32) | (idx & 31)
     return idx & (ctx.wave - 1)
