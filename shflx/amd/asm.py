@@ -54,6 +54,16 @@ def swizzle_text(offset: int) -> str:
             return "swizzle(QUAD_PERM," + ",".join(str((offset >> (2 * k)) & 3) for k in range(4)) + ")"
         return f"{offset:#06x}"
     and_m, or_m, xor_m = offset & 31, (offset >> 5) & 31, (offset >> 10) & 31
+    # LLVM's printer prefers the named forms (AMDGPUInstPrinter::printSwizzle): SWAP, REVERSE,
+    # BROADCAST, then BITMASK_PERM.
+    if and_m == 0x1F and or_m == 0 and xor_m and xor_m & (xor_m - 1) == 0:
+        return f"swizzle(SWAP,{xor_m})"
+    if and_m == 0x1F and or_m == 0 and xor_m and (xor_m + 1) & xor_m == 0:
+        return f"swizzle(REVERSE,{xor_m + 1})"
+    group = 32 - and_m if and_m else 32
+    if xor_m == 0 and (and_m == 0 or (and_m | (group - 1)) == 0x1F) and group & (group - 1) == 0 \
+            and or_m < group and group >= 2:
+        return f"swizzle(BROADCAST,{group},{or_m})"
     chars = []
     for bit in range(4, -1, -1):
         a, o, x = (and_m >> bit) & 1, (or_m >> bit) & 1, (xor_m >> bit) & 1

@@ -78,7 +78,8 @@ def function_ir(plan: Plan, name: str = "shflx_plan") -> tuple[str, set[str]]:
         if isinstance(s, Combine):
             lines += _combine_ir(d, s.fn, ref(s.a), ref(s.b), needed)
             continue
-        needed.add(s.op)
+        if not isinstance(s, Select):          # a select is plain IR, no intrinsic to declare
+            needed.add(s.op)
         if isinstance(s, UpdateDpp):
             if s.fi:
                 raise EmitError(f"step {s.id!r}: no LLVM intrinsic sets the DPP16 FI bit")

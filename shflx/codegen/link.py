@@ -1,0 +1,99 @@
+"""ld.lld adapter: an AMDGPU relocatable object -> a loadable code object (.hsaco).
+
+A code object is a shared ELF (`ld.lld -shared`), as hipcc and ROCm's comgr make it. The linker
+is found in order: $SHFLX_LLVM_BIN, ROCm's LLVM, `ld.lld` on PATH, the ziglang wheel (a pip
+dependency of shflx, so a plain `pip install` always has one)."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ..errors import ToolchainError, UsageError
+
+LINK_TIMEOUT_S = 120
+ROCM_DEFAULT = Path("/opt/rocm")
+_INSTALL = ("install one: `pip install ziglang` (bundles ld.lld), ROCm (/opt/rocm/llvm/bin/ld.lld), "
+            "your distribution's lld package, or point SHFLX_LLVM_BIN at a directory holding ld.lld")
+
+
+def find_lld() -> list[str]:
+    """The command prefix that runs ld.lld, or ToolchainError naming every place tried."""
+    tried: list[str] = []
+    override = os.environ.get("SHFLX_LLVM_BIN")
+    if override:
+        candidate = Path(override) / "ld.lld"
+        if _executable(candidate):
+            return [str(candidate)]
+        tried.append(f"{candidate} (SHFLX_LLVM_BIN)")
+    rocm_dirs = [Path(os.environ[k]) for k in ("ROCM_PATH", "ROCM_HOME") if os.environ.get(k)]
+    rocm_dirs.append(ROCM_DEFAULT)
+    for rocm in dict.fromkeys(rocm_dirs):
+        candidate = rocm / "llvm" / "bin" / "ld.lld"
+        if _executable(candidate):
+            return [str(candidate)]
+        tried.append(str(candidate))
+    on_path = shutil.which("ld.lld")
+    if on_path:
+        return [on_path]
+    tried.append("ld.lld on PATH")
+    if _ziglang_available():
+        return [sys.executable, "-m", "ziglang", "ld.lld"]
+    tried.append("the ziglang Python package")
+    raise ToolchainError(f"cannot find ld.lld (tried {', '.join(tried)}); {_INSTALL}")
+
+
+def _ziglang_available() -> bool:
+    return importlib.util.find_spec("ziglang") is not None
+
+
+def _executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def link_hsaco(obj: bytes, out_path: str | os.PathLike[str] | None = None) -> bytes:
+    """Link one object into a code object; returns its bytes and, with `out_path`, writes it there.
+
+    No partial output: the file is written beside `out_path` and renamed only on success."""
+    lld = find_lld()
+    with tempfile.TemporaryDirectory(prefix="shflx-link-") as tmp:
+        src, dst = Path(tmp) / "code.o", Path(tmp) / "code.hsaco"
+        src.write_bytes(obj)
+        cmd = lld + ["-shared", "-o", str(dst), str(src)]
+        try:
+            done = subprocess.run(cmd, capture_output=True, timeout=LINK_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise ToolchainError(f"ld.lld did not finish within {LINK_TIMEOUT_S} s ({' '.join(lld)})") from None
+        except OSError as e:
+            raise ToolchainError(f"cannot run {' '.join(lld)}: {e.strerror}") from None
+        if done.returncode != 0 or not dst.is_file():
+            message = " ".join(done.stderr.decode(errors="replace").split()) or f"exit status {done.returncode}"
+            raise ToolchainError(f"ld.lld failed ({' '.join(lld)}): {message}")
+        data = dst.read_bytes()
+    if out_path is not None:
+        _write_atomically(Path(out_path), data)
+    return data
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise UsageError(f"cannot write {path}: {e.strerror}") from None
+        raise

@@ -1,0 +1,2 @@
+"""Edge: GPU launchers for hardware tests (`hip`: hip-python on AMD). Each one reports "no GPU"
+as a value with a reason, never as an exception, so hw_tests can skip cleanly."""
