@@ -1,0 +1,97 @@
+"""A persistent, content-addressed store of solved patterns, shared safely between processes.
+
+Key: sha256 of (canonical pattern, arch, wave, the bytes of every isa/ TOML file, MODEL_VERSION,
+SEARCH_VERSION), so editing ISA data or a model invalidates old entries without a flush (tinygrad's
+versioned diskcache, not Souper's). Storage: one SQLite file in WAL mode with a busy timeout, so
+many `shflx compile` processes can read and write at once. A hit is replayed on the emulator
+before it is trusted (microseconds). SHFLX_CACHE=off disables; SHFLX_CACHE_DIR moves it."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+from . import MODEL_VERSION
+from .emulate import Provenance, Trace, result
+from .isa import target_files_digest
+from .pattern import format_pattern, parse_pattern
+from .plan import Plan, plan_from_json, plan_to_json
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("SHFLX_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "shflx"
+
+
+def enabled() -> bool:
+    return os.environ.get("SHFLX_CACHE", "on").lower() not in ("off", "0", "no")
+
+
+def key(pattern: str, arch: str, wave: int) -> str:
+    from .match import SEARCH_VERSION
+
+    canon = format_pattern(parse_pattern(pattern))
+    text = f"{canon}|{arch}|{wave}|{target_files_digest()}|{MODEL_VERSION}|{SEARCH_VERSION}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@lru_cache(maxsize=4)
+def _connect(path: str) -> sqlite3.Connection:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE IF NOT EXISTS plans (key TEXT PRIMARY KEY, plan TEXT NOT NULL)")
+    return conn
+
+
+def _db() -> sqlite3.Connection:
+    return _connect(str(cache_dir() / "plans.sqlite3"))
+
+
+def get(k: str) -> Plan | None:
+    try:
+        row = _db().execute("SELECT plan FROM plans WHERE key = ?", (k,)).fetchone()
+    except sqlite3.Error:
+        return None
+    if row is None:
+        return None
+    try:
+        return plan_from_json(json.loads(row[0]))
+    except Exception:      # a damaged entry is a miss, never an error
+        return None
+
+
+def put(k: str, plan: Plan) -> None:
+    try:
+        _db().execute("INSERT OR REPLACE INTO plans (key, plan) VALUES (?, ?)", (k, json.dumps(plan_to_json(plan))))
+    except sqlite3.Error:
+        pass                # a read-only or full disk only costs speed
+
+
+def _replays_correctly(plan: Plan) -> bool:
+    want = parse_pattern(plan.target).lane_map(plan.wave)
+    try:
+        got = result(plan, Provenance(plan.wave), Trace())
+    except Exception:
+        return False
+    care = want.care
+    return bool((got[care] == want.src[care]).all())
+
+
+def cached_lower(pattern: str, arch: str, wave: int, solve: Callable[[str, str, int], Plan]) -> Plan:
+    if not enabled():
+        return solve(pattern, arch, wave)
+    k = key(pattern, arch, wave)
+    hit = get(k)
+    if hit is not None and hit.proof and hit.proof.get("status") == "proved" and _replays_correctly(hit):
+        return hit
+    plan = solve(pattern, arch, wave)
+    put(k, plan)
+    return plan

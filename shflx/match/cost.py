@@ -1,0 +1,72 @@
+"""Plan cost from the target's isa/ data: cycles a dependent consumer waits (with LDS waits).
+
+GFX8/9 need software wait states before a DPP that reads a VGPR the previous VALU op wrote
+(spec §13.1, 2 wait states); those are charged here. A final DPP16/DPP8 move that LLVM can fold
+into its consumer ALU op (GCNDPPCombine rule 1: full masks and BC=1 or a zero/undef `old`; spec
+§13.5) is marked fusable, with the folded cost beside the plain one."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..isa import amd_target
+from ..plan import Combine, MovDpp8, Permlane16Swap, Plan, Step, UpdateDpp
+
+COST_KIND = {
+    "update.dpp": "dpp_mov", "mov.dpp8": "dpp8_mov", "ds.swizzle": "ds_swizzle",
+    "permlane16": "permlane16", "permlanex16": "permlane16", "permlane64": "permlane64",
+    "permlane16.var": "permlane_var", "permlanex16.var": "permlane_var",
+    "permlane16.swap": "permlane_swap", "permlane32.swap": "permlane_swap",
+    "readlane": "readlane", "readfirstlane": "readfirstlane", "writelane": "writelane",
+    "ds.bpermute": "ds_bpermute", "ds.bpermute.fi": "ds_bpermute_fi", "ds.permute": "ds_permute",
+    "select": "select", "combine": "valu",
+}
+LDS_OPS = frozenset({"ds.swizzle", "ds.bpermute", "ds.bpermute.fi", "ds.permute"})
+VALU_PRODUCERS = frozenset({"update.dpp", "mov.dpp8", "permlane16", "permlanex16", "permlane64",
+                            "permlane16.var", "permlanex16.var", "select", "combine", "writelane"})
+
+
+def steps_cost(arch: str, steps: tuple[Step, ...] | list[Step]) -> float:
+    target = amd_target(arch)
+    produced_by = {s.id: s.op for s in steps}
+    total = 0.0
+    swaps_seen: set[tuple[Any, ...]] = set()
+    for s in steps:
+        if isinstance(s, Permlane16Swap):         # both results come from one instruction
+            key = (s.op, s.vdst_old, s.src0_old, s.fi, s.bound_ctrl)
+            if key in swaps_seen:
+                continue
+            swaps_seen.add(key)
+        total += target.cost(COST_KIND[s.op])
+        if isinstance(s, (UpdateDpp, MovDpp8)) and target.has("dpp_hazard_nops") \
+                and produced_by.get(s.src) in VALU_PRODUCERS:
+            total += target.hazards.get("dpp_after_vgpr_write", 0) * target.cost("dpp_hazard_nop")
+    return total
+
+
+def fusable(plan: Plan) -> bool:
+    """Can LLVM fold the final move into the ALU op that consumes it?"""
+    last = plan.step(plan.result)
+    if isinstance(last, MovDpp8):
+        return True
+    return (isinstance(last, UpdateDpp) and last.row_mask == 15 and last.bank_mask == 15
+            and (last.bound_ctrl == 1 or last.old in ("zero", "undef")))
+
+
+def fused_cost(plan: Plan) -> float:
+    if not fusable(plan):
+        return plan.cost
+    target = amd_target(plan.arch)
+    last = plan.step(plan.result)
+    kind = "dpp8_mov" if isinstance(last, MovDpp8) else "dpp_mov"
+    return plan.cost - target.cost(kind) + target.cost("dpp_fused")
+
+
+def uses_lds(plan: Plan) -> bool:
+    return any(s.op in LDS_OPS for s in plan.steps)
+
+
+def bpermute_cost(arch: str) -> float:
+    return amd_target(arch).cost("ds_bpermute")
+
+
+__all__ = ["steps_cost", "fusable", "fused_cost", "uses_lds", "bpermute_cost", "Combine"]

@@ -1,0 +1,242 @@
+"""The synthesizer: the cheapest proven AMD step sequence for a constant lane map.
+
+Order of the search (cheapest families first; every candidate is a full plan with a cost):
+  0. nothing to do (the map is the identity on the care-set);
+  1. one step from x: DPP16 (every legal control, BC, `old` = x keeps CUDA's own-value lanes,
+     row/bank masks), DPP8, permlane16/x16, ds_swizzle, readlane broadcasts;
+  2. two steps: a pool of cheap first moves (full-mask DPP16, DPP8 xors, permlanex16 row swap,
+     gfx950 permlane16.swap), then any final one-step solver on what the first move produced;
+  3. two pool values merged by a lane select (v_cndmask);
+  4. ds_bpermute, always correct (the exact fallback).
+Candidates are ranked by (cost, steps, LDS use); the best one is proven before it is returned,
+and a refuted candidate (a shflx bug) falls through to the next (DESIGN decision 6)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import numpy as np
+
+from ..emulate import Provenance, Trace, result
+from ..isa import amd_target
+from ..lanes import LaneMap
+from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlanex16, Plan, Readlane,
+                    Select, Step, UpdateDpp)
+from .cost import LDS_OPS, steps_cost
+from .solvers import (batch_group_selectors, lane_bits, dpp16_solutions, dpp_table, solve_any, solve_dpp8,
+                      solve_permlane16, solve_readlane, solve_swizzle)
+
+ROW_SWAP = dict(sel_lo=0x76543210, sel_hi=0xFEDCBA98)
+FIXUP_TRIES = 6        # values (by lanes already right) tried as the base of a select fix-up
+
+
+def cheapest(target) -> float:
+    return min(target.cost("dpp_mov"), target.cost("valu"))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    steps: tuple[Step, ...]
+    result: str
+    cost: float
+    stage: str
+
+    @property
+    def rank(self) -> tuple[float, int, bool]:
+        return (self.cost, len(self.steps), any(s.op in LDS_OPS for s in self.steps))
+
+
+@dataclass(frozen=True, eq=False)
+class PoolValue:
+    steps: tuple[Step, ...]
+    ref: str
+    prov: np.ndarray
+    cost: float
+
+
+@dataclass
+class SearchReport:
+    candidates: int = 0
+    pool: int = 0
+    stages: list[str] = field(default_factory=list)
+
+
+def _plan(arch: str, wave: int, steps: tuple[Step, ...], ref: str, target: str = "") -> Plan:
+    return Plan(arch, wave, target, steps, ref, steps_cost(arch, steps))
+
+
+def provenance(arch: str, wave: int, steps: tuple[Step, ...], ref: str) -> np.ndarray:
+    return result(_plan(arch, wave, steps, ref), Provenance(wave), Trace())
+
+
+def _acc(prov: np.ndarray, want: LaneMap) -> np.ndarray:
+    """acc[i, j]: lane i is right when it reads lane j of a value with provenance `prov`."""
+    return (prov[None, :] == want.src[:, None]) | ~want.care[:, None]
+
+
+def _keep(prov: np.ndarray, want: LaneMap) -> np.ndarray:
+    return (prov == want.src) | ~want.care
+
+
+@lru_cache(maxsize=32)
+def pool(arch: str, wave: int) -> tuple[PoolValue, ...]:
+    """Cheap first moves from x, one per distinct resulting lane map (memoized per target)."""
+    target = amd_target(arch)
+    raw: list[tuple[Step, ...]] = []
+    for c in dpp_table(arch, wave).ctrls.tolist():
+        raw.append((UpdateDpp("p", "x", "undef", c, 15, 15, 1),))
+        raw.append((UpdateDpp("p", "x", "x", c, 15, 15, 0),))
+    if target.has("dpp8"):
+        for k in range(4, 8):
+            raw.append((MovDpp8("p", "x", sum(((j ^ k) << (3 * j)) for j in range(8))),))
+    if target.has("permlane16"):
+        raw.append((Permlanex16("p", "x", "undef", fi=0, bound_ctrl=0, **ROW_SWAP),))
+    if target.has("permlane_swap") and wave == 64:
+        for take in (0, 1):
+            raw.append((Permlane16Swap("p", "x", "x", 0, 0, take),))
+    seen: dict[bytes, PoolValue] = {}
+    for steps in raw:
+        prov = provenance(arch, wave, steps, "p")
+        cost = steps_cost(arch, steps)
+        key = prov.tobytes()
+        if key not in seen or seen[key].cost > cost:
+            seen[key] = PoolValue(steps, "p", prov, cost)
+    return tuple(sorted(seen.values(), key=lambda v: v.cost))
+
+
+def _rename(steps: tuple[Step, ...], prefix: str) -> tuple[tuple[Step, ...], dict[str, str]]:
+    names = {s.id: f"{prefix}{k}" for k, s in enumerate(steps)}
+    out = []
+    for s in steps:
+        changes = {r: names.get(getattr(s, r), getattr(s, r)) for r in s.refs if getattr(s, r) is not None}
+        out.append(replace(s, id=names[s.id], **changes))
+    return tuple(out), names
+
+
+def final_steps(arch: str, wave: int, src_ref: str, prov: np.ndarray, want: LaneMap,
+                olds: dict[str, np.ndarray], with_lds: bool) -> list[tuple[Step, ...]]:
+    """Every one-step way to turn the value `src_ref` (provenance `prov`) into `want`."""
+    target = amd_target(arch)
+    acc = _acc(prov, want)
+    keeps = {name: _keep(p, want) for name, p in olds.items()}
+    keeps["undef"] = ~want.care
+    out: list[tuple[Step, ...]] = []
+    for _, sol in dpp16_solutions(arch, wave, prov[None, :], want.src, want.care, keeps):
+        old = sol.pop("old")
+        out.append((UpdateDpp("f", src_ref, old, **sol),))
+    if target.has("dpp8"):
+        sol = solve_dpp8(acc)
+        if sol:
+            out.append((MovDpp8("f", src_ref, **sol),))
+    if target.has("permlane16"):
+        for cross, cls in ((False, Permlane16), (True, Permlanex16)):
+            sol = solve_permlane16(acc, cross)
+            if sol:
+                out.append((cls("f", src_ref, "undef", fi=0, bound_ctrl=0, **sol),))
+    if with_lds:
+        sol = solve_swizzle(arch, wave, acc)
+        if sol:
+            out.append((DsSwizzle("f", src_ref, **sol),))
+    return out
+
+
+def _broadcast(wave: int, src_ref: str, lanes: list[int]) -> tuple[Step, ...]:
+    if wave == 32 or lanes[0] == lanes[1]:
+        return (Readlane("f", src_ref, lanes[0]),)
+    hi_half = ((1 << 64) - 1) ^ ((1 << 32) - 1)
+    return (Readlane("r0", src_ref, lanes[0]), Readlane("r1", src_ref, lanes[1]),
+            Select("f", "r1", "r0", hi_half))
+
+
+def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport) -> list[Candidate]:
+    """Every plan the search finds for `want`, unsorted (each is checked by the caller)."""
+    target = amd_target(arch)
+    ident = np.arange(wave)
+    half_wave = wave == 64 and target.has("ds_bpermute_half_wave64")
+    found: list[Candidate] = []
+    best = float("inf")
+
+    def add(steps: tuple[Step, ...], ref: str, stage: str) -> None:
+        found.append(Candidate(steps, ref, steps_cost(arch, steps), stage))
+
+    if _keep(ident, want).all():
+        add((), "x", "identity")
+    # 1. one step
+    for steps in final_steps(arch, wave, "x", ident, want, {"x": ident}, with_lds=True):
+        add(steps, steps[-1].id, "one step")
+    picks = solve_readlane(_acc(ident, want), want.care)
+    if picks is not None:
+        steps = _broadcast(wave, "x", picks)
+        add(steps, steps[-1].id, "broadcast")
+    fallback = solve_any(_acc(ident, want), half_wave)
+    if fallback is not None:
+        add((DsBpermute("f", "x", tuple(fallback)),), "f", "bpermute")
+    best = min((c.cost for c in found), default=float("inf"))
+    # 2. two steps through the pool (vectorized over every first move)
+    values = [v for v in pool(arch, wave) if v.cost + cheapest(target) < best]
+    report.pool = len(values)
+    if values:
+        provs = np.array([v.prov for v in values])
+        keep_x = _keep(ident, want)
+        keep_self = (provs == want.src[None, :]) | ~want.care[None, :]
+        finals: list[tuple[int, Step]] = []
+        for n, sol in dpp16_solutions(arch, wave, provs, want.src, want.care,
+                                      {"x": keep_x, "self": keep_self, "undef": ~want.care}, max_masked=16):
+            old = sol.pop("old")
+            finals.append((n, UpdateDpp("f", "SELF", old, **sol)))
+        if target.has("dpp8"):
+            for n, sels in batch_group_selectors(provs, want.src, want.care, 8):
+                finals.append((n, MovDpp8("f", "SELF", sum(s << (3 * k) for k, s in enumerate(sels)))))
+        if target.has("permlane16"):
+            for cross, cls in ((False, Permlane16), (True, Permlanex16)):
+                for n, sels in batch_group_selectors(provs, want.src, want.care, 16, cross):
+                    lo = sum(s << (4 * k) for k, s in enumerate(sels[:8]))
+                    hi = sum(s << (4 * k) for k, s in enumerate(sels[8:]))
+                    finals.append((n, cls("f", "SELF", "undef", lo, hi, 0, 0)))
+        final_cost = {}
+        for n, last in finals:
+            c = values[n].cost + steps_cost(arch, (last,))
+            final_cost[n] = min(final_cost.get(n, c), c)
+        keep_n = sorted(final_cost, key=final_cost.get)[:8]            # a few cheapest first moves
+        for n, last in finals:
+            if n not in keep_n:
+                continue
+            first, names = _rename(values[n].steps, "a")
+            ref = names[values[n].ref]
+            changes = {r: (ref if getattr(last, r) in ("SELF", "self") else getattr(last, r))
+                       for r in last.refs if getattr(last, r) is not None}
+            add(first + (replace(last, **changes),), "f", "two steps")
+        best = min((c.cost for c in found), default=float("inf"))
+    # 3. two values merged by a select, or a cheap value fixed up on the lanes it gets wrong
+    sel_cost = target.cost("select")
+    options = [PoolValue((), "x", ident, 0.0)] + list(pool(arch, wave))
+    good = np.array([_keep(v.prov, want) for v in options])
+    costs = np.array([v.cost for v in options])
+    gbits = lane_bits(good)
+    full_bits = np.uint64((1 << wave) - 1)
+    pair_cost = np.where((gbits[:, None] | gbits[None, :]) == full_bits,
+                         costs[:, None] + costs[None, :] + sel_cost, np.inf)
+    if np.isfinite(pair_cost).any():
+        a, b = np.unravel_index(np.argmin(pair_cost), pair_cost.shape)
+        if pair_cost[a, b] < best and a != b:
+            va, vb = options[a], options[b]
+            sa, na = _rename(va.steps, "a")
+            sb, nb = _rename(vb.steps, "b")
+            lanes = sum(1 << int(i) for i in np.flatnonzero(good[a]))
+            add(sa + sb + (Select("f", na.get(va.ref, va.ref), nb.get(vb.ref, vb.ref), lanes),), "f", "select of two")
+            best = min(best, found[-1].cost)
+    order = sorted(range(len(options)), key=lambda k: (-good[k].sum(), options[k].cost))[:FIXUP_TRIES]
+    for k in order:
+        v = options[k]
+        if good[k].all() or v.cost + sel_cost + cheapest(target) >= best:
+            continue
+        rest = LaneMap(want.src, want.care & ~good[k])
+        for fix in final_steps(arch, wave, "x", ident, rest, {"x": ident}, with_lds=False):
+            sa, na = _rename(v.steps, "a")
+            sb, nb = _rename(fix, "b")
+            lanes = sum(1 << int(i) for i in np.flatnonzero(good[k]))
+            sel = Select("f", na.get(v.ref, v.ref), nb[fix[-1].id], lanes)
+            add(sa + sb + (sel,), "f", "select fix-up")
+        best = min((c.cost for c in found), default=float("inf"))
+    report.candidates = len(found)
+    return found
