@@ -38,6 +38,25 @@ def _build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help="one JSON object per plan on stdout")
     v.add_argument("--timeout-ms", type=int, default=2000, help="Z3 time limit per query")
 
+    lo = sub.add_parser("lower", help="the cheapest proven AMD sequence (or PTX) for a shuffle pattern",
+                        description="Synthesize, prove and print the cheapest sequence for PATTERN, e.g. "
+                        "'xor 5', 'down 1 width 16', 'shfl.idx b=3 c=0x181f', 'map 1,0,...'.")
+    lo.add_argument("pattern", metavar="PATTERN")
+    lo.add_argument("--arch", required=True, help="gfxNNN (AMD) or sm_NN (NVIDIA)")
+    lo.add_argument("--wave64", action="store_true", help="wave64 on RDNA (default wave32 there)")
+    fmt = lo.add_mutually_exclusive_group()
+    for flag, what in (("json", "the plan JSON (input of `shflx verify`)"), ("asm", "AMDGCN assembly"),
+                       ("llvm", "an LLVM IR module (the plan plus a test kernel)"),
+                       ("hip", "a HIP C++ __device__ function"), ("ptx", "PTX (with --arch sm_NN)")):
+        fmt.add_argument(f"--{flag}", dest="format", action="store_const", const=flag, help=what)
+    lo.add_argument("--no-cache", action="store_true", help="do not read or write the plan cache")
+
+    cov = sub.add_parser("coverage", help="how every uniform shfl.sync map lowers, per target")
+    cov.add_argument("--arch", action="append", help="target (repeatable; default: the main six)")
+    cov.add_argument("--out", help="write the JSON here (default benchmarks/results/coverage.json "
+                     "in a checkout, else no file)")
+    cov.add_argument("--limit", type=int, help="only the first N maps (a quick look)")
+
     t = sub.add_parser("targets", help="list the known AMD and NVIDIA targets and their features")
     t.add_argument("--json", action="store_true")
     return p
@@ -110,7 +129,67 @@ def _cmd_targets(ns: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"verify": _cmd_verify, "targets": _cmd_targets}
+def _cmd_lower(ns: argparse.Namespace) -> int:
+    if ns.arch.startswith("sm_"):
+        if ns.format not in (None, "ptx"):
+            raise UsageError(f"--{ns.format} is for AMD targets; {ns.arch} takes --ptx")
+        from .nvidia.ptx import ptx_for_pattern
+        sys.stdout.write(ptx_for_pattern(ns.pattern, ns.arch))
+        return 0
+    if ns.format == "ptx":
+        raise UsageError(f"--ptx needs an NVIDIA target (--arch sm_NN), not {ns.arch}")
+    from .isa import amd_target
+    from .match import lower
+    from .plan import plan_to_json
+
+    target = amd_target(ns.arch)
+    wave = 64 if ns.wave64 else target.default_wave
+    plan = lower(ns.pattern, ns.arch, wave, cache=not ns.no_cache)
+    if ns.format == "json":
+        print(json.dumps(plan_to_json(plan), indent=1))
+    elif ns.format == "llvm":
+        from .amd.llvm_ir import kernel_ir
+        sys.stdout.write(kernel_ir(plan))
+    elif ns.format == "hip":
+        from .amd.hip import function_hip
+        sys.stdout.write(function_hip(plan))
+    else:
+        from .amd.asm import step_asm
+        extra = dict(plan.extra)
+        if ns.format is None:
+            print(f"{plan.target} on {plan.arch} (wave{plan.wave}): {len(plan.steps)} step(s), cost "
+                  f"{plan.cost:g} cycles (ds_bpermute: {extra['baseline_cost']:g}"
+                  + (f"; {extra['fused_cost']:g} when folded into its consumer" if extra["fusable"] else "")
+                  + f"), {plan.proof['status']} ({plan.proof['method']})")
+        for st in plan.steps:
+            print(("  " if ns.format is None else "") + step_asm(st, target, plan.wave))
+        if ns.format is None:
+            if not plan.steps:
+                print("  (nothing to do: every lane already holds its value)")
+            print(f"  {extra['optimality']}")
+            for a in plan.proof.get("assumptions", []):
+                print(f"  assumes {a}")
+    return 0
+
+
+def _cmd_coverage(ns: argparse.Namespace) -> int:
+    from .coverage import DEFAULT_TARGETS, coverage_report, format_table
+
+    archs = ns.arch or list(DEFAULT_TARGETS)
+    report = coverage_report(archs, limit=ns.limit)
+    print(format_table(report))
+    out = ns.out
+    if out is None:
+        checkout = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+        out = str(checkout / "coverage.json") if checkout.is_dir() and not ns.limit else None
+    if out:
+        from .files import write_atomically
+        write_atomically(Path(out), json.dumps(report, indent=1) + "\n")
+        print(f"wrote {out}")
+    return 0
+
+
+COMMANDS = {"verify": _cmd_verify, "lower": _cmd_lower, "coverage": _cmd_coverage, "targets": _cmd_targets}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,6 +9,7 @@ do (§1.2, §6); 64-bit values are two 32-bit shuffles and 16-bit values travel 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -131,3 +132,28 @@ def shuffle_values(values: np.ndarray, mode: str, b: Any, c: Any) -> np.ndarray:
         packed = (h << 16) | h
         return (packed[src] & 0xFFFF).astype(np.uint16).view(values.dtype)
     raise ValueError(f"no CUDA shuffle moves {size}-byte values")
+
+
+@lru_cache(maxsize=1)
+def uniform_table() -> dict[bytes, tuple[str, int, int]]:
+    """Distinct 32-lane source map -> (mode, b, c), preferring CUDA's c = ((32-w)<<8)|clamp,
+    then idx, then small operands (vectorized numpy)."""
+    lanes = np.arange(32)
+    cuda_c = np.array(sorted({((32 - w) << 8) | clamp for w in (1, 2, 4, 8, 16, 32) for clamp in (0, 31)}))
+    b = np.repeat(np.arange(32), 1024)
+    c = np.tile(np.arange(1024), 32)
+    c = (c & 31) | ((c >> 5) << 8)
+    maps, keys = [], []
+    for m_code, mode in enumerate(MODES):
+        src, _ = shfl_source(mode, lanes[None, :], b[:, None], c[:, None])
+        maps.append(np.asarray(src, np.int8))
+        pref = (~np.isin(c, cuda_c)).astype(np.int64) * 4 + (mode != "idx") * 2
+        keys.append(np.stack([pref, np.full_like(b, m_code), b, c], axis=1))
+    maps_all = np.concatenate(maps)
+    keys_all = np.concatenate(keys)
+    order = np.lexsort((keys_all[:, 3], keys_all[:, 2], keys_all[:, 1], keys_all[:, 0]))
+    maps_all, keys_all = maps_all[order], keys_all[order]
+    rows = np.ascontiguousarray(maps_all).view(np.dtype((np.void, 32))).ravel()
+    _, first = np.unique(rows, return_index=True)
+    return {maps_all[i].tobytes(): (MODES[int(keys_all[i, 1])], int(keys_all[i, 2]), int(keys_all[i, 3]))
+            for i in first}

@@ -23,7 +23,7 @@ from ..lanes import LaneMap
 from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlanex16, Plan, Readlane,
                     Select, Step, UpdateDpp)
 from .cost import LDS_OPS, steps_cost
-from .solvers import (batch_group_selectors, lane_bits, dpp16_solutions, dpp_table, solve_any, solve_dpp8,
+from .solvers import (batch_group_selectors, dpp16_after_many, lane_bits, dpp16_solutions, dpp_table, solve_any, solve_dpp8,
                       solve_permlane16, solve_readlane, solve_swizzle)
 
 ROW_SWAP = dict(sel_lo=0x76543210, sel_hi=0xFEDCBA98)
@@ -178,18 +178,16 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport) -> lis
     if values:
         provs = np.array([v.prov for v in values])
         keep_x = _keep(ident, want)
-        keep_self = (provs == want.src[None, :]) | ~want.care[None, :]
         finals: list[tuple[int, Step]] = []
-        for n, sol in dpp16_solutions(arch, wave, provs, want.src, want.care,
-                                      {"x": keep_x, "self": keep_self, "undef": ~want.care}, max_masked=16):
+        for n, sol in dpp16_after_many(arch, wave, provs, want.src, want.care, keep_x):
             old = sol.pop("old")
             finals.append((n, UpdateDpp("f", "SELF", old, **sol)))
         if target.has("dpp8"):
-            for n, sels in batch_group_selectors(provs, want.src, want.care, 8):
+            for n, sels in batch_group_selectors(provs, want.src, want.care, 8)[:4]:
                 finals.append((n, MovDpp8("f", "SELF", sum(s << (3 * k) for k, s in enumerate(sels)))))
         if target.has("permlane16"):
             for cross, cls in ((False, Permlane16), (True, Permlanex16)):
-                for n, sels in batch_group_selectors(provs, want.src, want.care, 16, cross):
+                for n, sels in batch_group_selectors(provs, want.src, want.care, 16, cross)[:4]:
                     lo = sum(s << (4 * k) for k, s in enumerate(sels[:8]))
                     hi = sum(s << (4 * k) for k, s in enumerate(sels[8:]))
                     finals.append((n, cls("f", "SELF", "undef", lo, hi, 0, 0)))

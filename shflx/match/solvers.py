@@ -78,8 +78,7 @@ def dpp16_solutions(arch: str, wave: int, provs: np.ndarray, want_src: np.ndarra
     Lanes are 64-bit masks: one pass over (value, control, lane), then integer ops. `keeps[old]`
     ((n, wave) or (wave,)) marks the lanes that keeping `old` gets right."""
     t = dpp_table(arch, wave)
-    small = provs.astype(np.int8)                                     # lanes and sentinels fit int8
-    hit = small[:, t.src] == want_src.astype(np.int8)[None, None, :]  # (n, c, wave)
+    hit = provs.astype(np.int8)[:, t.src] == want_src.astype(np.int8)[None, None, :]   # (n, c, wave)
     hit &= t.valid[None]
     read_bits = lane_bits(hit)                                        # (n, c)
     full = np.uint64((1 << wave) - 1)
@@ -151,12 +150,14 @@ def solve_permlane16(acc: np.ndarray, cross: bool) -> dict[str, Any] | None:
 def swizzle_table(arch: str, wave: int) -> tuple[np.ndarray, np.ndarray]:
     """(offsets, maps): one offset per distinct lane map among all legal 16-bit offsets."""
     target = amd_target(arch)
-    offsets = np.arange(1 << 16)
-    if not target.has("ds_swizzle_fft_rotate"):
-        offsets = offsets[offsets < 0xC000]
+    # only offsets whose ignored bits are 0: bitmask (15 bits), quad (8), rotate (11), FFT (5)
+    offsets = np.concatenate([np.arange(0x8000), 0x8000 | np.arange(256)])
+    if target.has("ds_swizzle_fft_rotate"):
+        offsets = np.concatenate([offsets, 0xC000 | np.arange(1 << 11), 0xE000 | np.arange(32)])
     lanes = np.arange(wave)
-    maps = swizzle_source(offsets[:, None], lanes[None, :]).astype(np.int16)
-    _, first = np.unique(maps, axis=0, return_index=True)
+    maps = swizzle_source(offsets[:, None], lanes[None, :]).astype(np.int8)
+    rows = np.ascontiguousarray(maps).view(np.dtype((np.void, wave))).ravel()
+    _, first = np.unique(rows, return_index=True)
     first.sort()
     return offsets[first], maps[first]
 
@@ -226,3 +227,78 @@ def batch_group_selectors(provs: np.ndarray, want_src: np.ndarray, care: np.ndar
     for i in np.flatnonzero(feasible):
         out.append((int(i), [int(np.argmax(ok[i, kk])) for kk in range(group)]))
     return out
+
+
+def dpp16_after_many(arch: str, wave: int, provs: np.ndarray, want_src: np.ndarray, care: np.ndarray,
+                     keep_x: np.ndarray, limit: int = 4) -> list[tuple[int, dict[str, Any]]]:
+    """DPP16 finals after each of many first moves (stage 2 of the search), cheapest moves first.
+
+    Bitsets over the values: E[j, i] = {n : value n holds at lane j what lane i wants}. A control
+    reading src[c, i] works for the values in AND_i E[src[c, i], i] (invalid lanes: what BC or
+    `old` leaves there). `provs` is sorted by cost, so only the first working values matter:
+    at most `limit` (value, control) pairs are returned, and masked writes (whole rows or banks
+    kept, cell by cell) are tried only when no full-mask final works. Bitsets are the last axis."""
+    t = dpp_table(arch, wave)
+    n = provs.shape[0]
+    by_lane = np.ascontiguousarray(provs.T, dtype=np.int8)            # (j, n), C order for packbits
+    eq = by_lane[:, None, :] == want_src.astype(np.int8)[None, :, None]   # (j, i, n)
+    E = np.packbits(eq, axis=-1, bitorder="little")                   # (j, i, bytes)
+    E[:, ~care, :] = 0xFF                                             # don't-care lanes accept anything
+    nbytes = E.shape[-1]
+    lanes = np.arange(wave)
+    read = E[t.src, lanes[None, :]]                                   # (c, i, bytes)
+    self_keep = E[lanes, lanes]                                       # (i, bytes): old = the value itself
+
+    def const(lanes_ok: np.ndarray) -> np.ndarray:          # a lane condition true for every value
+        return np.repeat(np.where(lanes_ok, np.uint8(0xFF), np.uint8(0))[:, None], nbytes, axis=1)
+
+    oor_options = {("undef", 1): const(~care), ("x", 0): const(keep_x | ~care), ("self", 0): self_keep}
+    keep_options = {"x": const(keep_x | ~care), "self": self_keep}
+    invalid = ~t.valid[:, :, None]                                    # (c, i, 1)
+
+    def first_hits(ok: np.ndarray, fields: dict[str, Any], out: list) -> None:
+        hits = np.unpackbits(ok, axis=-1, bitorder="little")[:, :n]  # (c, n)
+        rows = np.flatnonzero(hits.any(axis=0))[:limit]
+        for v in rows:
+            k = int(np.flatnonzero(hits[:, v])[0])
+            out.append((int(v), dict(dpp_ctrl=int(t.ctrls[k]), **fields)))
+
+    out: list[tuple[int, dict[str, Any]]] = []
+    lane_oks = {}
+    for (old, bc), oor in oor_options.items():
+        lane_ok = np.where(invalid, oor[None], read)                  # (c, i, bytes)
+        lane_oks[(old, bc)] = lane_ok
+        first_hits(np.bitwise_and.reduce(lane_ok, axis=1), dict(row_mask=15, bank_mask=15, bound_ctrl=bc, old=old), out)
+    if out:
+        return out
+    ncell = wave // 4
+    combos = _row_or_bank_masks(wave)
+    on = np.array([[((rm >> (cl // 4)) & 1) and ((bm >> (cl % 4)) & 1) for cl in range(ncell)]
+                   for rm, bm in combos], bool)                       # (M, cell)
+    for (old, bc), lane_ok in lane_oks.items():
+        if old not in keep_options:
+            continue
+        keep = keep_options[old]
+        # a masked write needs every lane right either written or kept (cheap necessary test)
+        maybe = np.flatnonzero(np.bitwise_and.reduce(lane_ok | keep[None], axis=1).any(axis=1))
+        if not maybe.size:
+            continue
+        w_cell = np.bitwise_and.reduce(lane_ok[maybe].reshape(-1, ncell, 4, nbytes), axis=2)  # (c', cell, bytes)
+        k_cell = np.bitwise_and.reduce(keep.reshape(ncell, 4, nbytes), axis=1)               # (cell, bytes)
+        ok_m = np.bitwise_and.reduce(np.where(on[:, None, :, None], w_cell[None], k_cell[None, None]), axis=2)
+        for m in np.flatnonzero(ok_m.any(axis=(1, 2))):
+            rm, bm = combos[m]
+            ok = np.zeros((len(t.ctrls), nbytes), np.uint8)
+            ok[maybe] = ok_m[m]
+            first_hits(ok, dict(row_mask=rm, bank_mask=bm, bound_ctrl=bc, old=old), out)
+            if len(out) >= limit:
+                return out
+    return out
+
+
+@lru_cache(maxsize=4)
+def _row_or_bank_masks(wave: int) -> tuple[tuple[int, int], ...]:
+    """Masks that disable whole rows or whole banks (what production sequences use, §3.2 notes)."""
+    rows = 4 if wave == 64 else 2
+    return tuple([(r, 15) for r in range(1, 15) if r < (1 << rows) and r != (1 << rows) - 1] +
+                 [(15, b) for b in range(1, 15)])

@@ -1,0 +1,1 @@
+"""NVIDIA side: PTX emission for shuffle patterns (and later PTX parsing and rewriting)."""
