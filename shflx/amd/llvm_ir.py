@@ -160,11 +160,13 @@ def _combine_ir(d: str, fn: str, a: str, b: str, needed: set[str]) -> list[str]:
     return out
 
 
-def kernel_ir(plan: Plan, kernel: str = "shflx_test") -> str:
+def kernel_ir(plan: Plan, kernel: str = "shflx_test", consume: str | None = None) -> str:
     """A module whose kernel `kernel(ptr in, ptr out)` runs the plan on in[tid] -> out[tid].
 
-    Launch with one block of `plan.wave` threads (lane = workitem id)."""
+    Launch with one block of `plan.wave` threads (lane = workitem id). `consume="add"` stores
+    x + plan(x) instead, so the asm shows whether LLVM folded the final DPP into the add."""
     fn, needed = function_ir(plan, f"{kernel}.plan")
+    use = "  %r.out = add i32 %r, %x\n" if consume == "add" else "  %r.out = add i32 %r, 0\n"
     features = "+wavefrontsize64" if plan.wave == 64 else "+wavefrontsize32"
     decls = "\n".join(DECLS[k] for k in sorted(needed))
     return f"""; shflx plan for '{plan.target}' on {plan.arch} (wave{plan.wave})
@@ -179,8 +181,8 @@ entry:
   %pin = getelementptr inbounds i32, ptr addrspace(1) %in, i32 %tid
   %x = load i32, ptr addrspace(1) %pin
   %r = call i32 @{kernel}.plan(i32 %x)
-  %pout = getelementptr inbounds i32, ptr addrspace(1) %out, i32 %tid
-  store i32 %r, ptr addrspace(1) %pout
+{use}  %pout = getelementptr inbounds i32, ptr addrspace(1) %out, i32 %tid
+  store i32 %r.out, ptr addrspace(1) %pout
   ret void
 }}
 
