@@ -219,3 +219,14 @@ def test_a_damaged_cache_entry_is_a_miss(tmp_path, monkeypatch):
     cache._db().execute("UPDATE plans SET plan = ? WHERE key = ?", ('{"arch": "gfx942"}', k))
     assert cache.get(k) is None
     assert lower("xor 2", "gfx942").steps == plan.steps
+
+
+def test_both_halves_of_a_swap_come_from_one_instruction():
+    from shflx.amd.hip import function_hip
+    from shflx.amd.llvm_ir import kernel_ir
+    from shflx.codegen.llvm import compile_ir
+
+    plan = lower_uncached("xor 16", "gfx950", 64)
+    asm = compile_ir(kernel_ir(plan), "gfx950", wave=64, emit="asm")
+    assert asm.count("v_permlane16_swap") == 1 and "ds_" not in asm
+    assert function_hip(plan).count("__builtin_amdgcn_permlane16_swap(") == 1

@@ -30,6 +30,7 @@ def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
         return _name(r)
 
     lines: list[str] = []
+    swaps: dict[tuple, str] = {}
     needs_lane = any(isinstance(s, (DsBpermute, Permlane16Var, Select)) for s in plan.steps)
     if needs_lane:
         lines.append("  const unsigned lane = __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));")
@@ -57,9 +58,13 @@ def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
         elif isinstance(s, Permlane64):
             call = f"__builtin_amdgcn_permlane64({ref(s.src)})"
         elif isinstance(s, Permlane16Swap):
-            fn = s.op.replace(".", "_")
-            call = (f"(int)__builtin_amdgcn_{fn}({ref(s.vdst_old)}, {ref(s.src0_old)}, "
-                    f"{'true' if s.fi else 'false'}, {'true' if s.bound_ctrl else 'false'})[{s.take}]")
+            key = (s.op, s.vdst_old, s.src0_old, s.fi, s.bound_ctrl)   # one instruction, both halves
+            if key not in swaps:
+                swaps[key] = f"{d}_pair"
+                fn = s.op.replace(".", "_")
+                lines.append(f"  const auto {d}_pair = __builtin_amdgcn_{fn}({ref(s.vdst_old)}, {ref(s.src0_old)}, "
+                             f"{'true' if s.fi else 'false'}, {'true' if s.bound_ctrl else 'false'});")
+            call = f"(int){swaps[key]}[{s.take}]"
         elif isinstance(s, Readlane):
             call = f"__builtin_amdgcn_readlane({ref(s.src)}, {s.lane})"
         elif isinstance(s, Readfirstlane):

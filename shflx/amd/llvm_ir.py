@@ -51,6 +51,7 @@ def function_ir(plan: Plan, name: str = "shflx_plan") -> tuple[str, set[str]]:
     lines: list[str] = []
     needed: set[str] = set()
     tables: list[str] = []
+    swaps: dict[tuple, str] = {}
 
     def ref(r: str) -> str:
         if r == "x":
@@ -102,9 +103,13 @@ def function_ir(plan: Plan, name: str = "shflx_plan") -> tuple[str, set[str]]:
         elif isinstance(s, Permlane64):
             lines.append(f"  {d} = call i32 @llvm.amdgcn.permlane64.i32(i32 {ref(s.src)})")
         elif isinstance(s, Permlane16Swap):
-            lines.append(f"  {d}.pair = call {{ i32, i32 }} @llvm.amdgcn.{s.op}(i32 {ref(s.vdst_old)}, "
-                         f"i32 {ref(s.src0_old)}, i1 {_b(s.fi)}, i1 {_b(s.bound_ctrl)})")
-            lines.append(f"  {d} = extractvalue {{ i32, i32 }} {d}.pair, {s.take}")
+            # one instruction yields both results: steps naming either half share the call
+            key = (s.op, s.vdst_old, s.src0_old, s.fi, s.bound_ctrl)
+            if key not in swaps:
+                swaps[key] = f"{d}.pair"
+                lines.append(f"  {d}.pair = call {{ i32, i32 }} @llvm.amdgcn.{s.op}(i32 {ref(s.vdst_old)}, "
+                             f"i32 {ref(s.src0_old)}, i1 {_b(s.fi)}, i1 {_b(s.bound_ctrl)})")
+            lines.append(f"  {d} = extractvalue {{ i32, i32 }} {swaps[key]}, {s.take}")
         elif isinstance(s, Readlane):
             lines.append(f"  {d} = call i32 @llvm.amdgcn.readlane.i32(i32 {ref(s.src)}, i32 {s.lane})")
         elif isinstance(s, Readfirstlane):
