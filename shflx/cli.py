@@ -166,7 +166,7 @@ def _cmd_lower(ns: argparse.Namespace) -> int:
         if ns.format is None:
             if not plan.steps:
                 print("  (nothing to do: every lane already holds its value)")
-            print(f"  {extra['optimality']}")
+            print(f"  {extra['optimality']['note']}")
             for a in plan.proof.get("assumptions", []):
                 print(f"  assumes {a}")
     return 0

@@ -118,7 +118,7 @@ def test_optimality_and_fusion_are_reported():
     plan = lower_uncached("xor 5", "gfx1100")
     extra = dict(plan.extra)
     assert extra["fusable"] and extra["fused_cost"] < plan.cost
-    assert extra["optimality"].startswith("optimal")
+    assert extra["optimality"]["complete"] and extra["optimality"]["note"].startswith("optimal")
     assert extra["baseline_cost"] == amd_target("gfx1100").cost("ds_bpermute")
 
 
@@ -230,3 +230,11 @@ def test_both_halves_of_a_swap_come_from_one_instruction():
     asm = compile_ir(kernel_ir(plan), "gfx950", wave=64, emit="asm")
     assert asm.count("v_permlane16_swap") == 1 and "ds_" not in asm
     assert function_hip(plan).count("__builtin_amdgcn_permlane16_swap(") == 1
+
+
+def test_runtime_member_mask_allows_single_steps_only():
+    multi = lower_uncached("xor 5", "gfx90a")
+    assert len(multi.steps) == 2
+    single = lower_uncached("xor 5", "gfx90a", runtime_mask=True)
+    assert len(single.steps) == 1 and single.proof["status"] == "proved"
+    assert dict(single.extra)["optimality"]["optimal_within_steps"] == 1

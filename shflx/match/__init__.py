@@ -27,8 +27,11 @@ def _wave(arch: str, wave: int | None) -> int:
     return wave
 
 
-def lower_uncached(pattern: str | Shuffle, arch: str, wave: int | None = None) -> Plan:
-    """Search, rank, prove; the first proven candidate wins (the exact fallback always exists)."""
+def lower_uncached(pattern: str | Shuffle, arch: str, wave: int | None = None,
+                   runtime_mask: bool = False) -> Plan:
+    """Search, rank, prove; the first proven candidate wins (the exact fallback always exists).
+
+    `runtime_mask`: the member mask is not a compile-time constant: one-step plans only."""
     from ..verify.api import prove
 
     p = parse_pattern(pattern) if isinstance(pattern, str) else pattern
@@ -40,17 +43,17 @@ def lower_uncached(pattern: str | Shuffle, arch: str, wave: int | None = None) -
     want = p.lane_map(wave)
     t0 = time.perf_counter()
     report = SearchReport()
-    found = sorted(candidates(arch, wave, want, report), key=lambda c: c.rank)
+    found = sorted(candidates(arch, wave, want, report, runtime_mask), key=lambda c: c.rank)
     for cand in found:
         plan = Plan(arch, wave, text, cand.steps, cand.result, cand.cost)
         proof = prove(plan)
         if proof.status == "proved":
-            return _finish(plan, proof, cand, found, report, time.perf_counter() - t0)
+            return _finish(plan, proof, cand, report, time.perf_counter() - t0, runtime_mask)
     raise RuntimeError(f"internal error: no candidate for '{text}' on {arch} was proved")
 
 
-def _finish(plan: Plan, proof: Any, cand: Candidate, found: list[Candidate], report: SearchReport,
-            seconds: float) -> Plan:
+def _finish(plan: Plan, proof: Any, cand: Candidate, report: SearchReport, seconds: float,
+            runtime_mask: bool) -> Plan:
     baseline = bpermute_cost(plan.arch)
     extra = {
         "fusable": fusable(plan),
@@ -58,31 +61,41 @@ def _finish(plan: Plan, proof: Any, cand: Candidate, found: list[Candidate], rep
         "baseline_cost": baseline,
         "uses_lds": uses_lds(plan),
         "stage": cand.stage,
-        "optimality": _optimality(plan, cand),
+        "optimality": _optimality(plan, cand, runtime_mask),
         "search": {"candidates": report.candidates, "first_moves": report.pool,
                    "ms": round(seconds * 1e3, 2), "version": SEARCH_VERSION},
     }
     return replace(plan, proof=proof.to_json(), extra=tuple(extra.items()))
 
 
-def _optimality(plan: Plan, cand: Candidate) -> str:
-    """What the search rules out (issue 3: 'optimal within k steps' or 'stopped early')."""
+def _optimality(plan: Plan, cand: Candidate, runtime_mask: bool) -> dict[str, Any]:
+    """What the search rules out (issue 3: 'optimal within k steps', or where it stopped).
+
+    One-step plans are searched exhaustively (every DPP16 control, mask, BC and `old`; DPP8 and
+    permlane16/x16 selectors by construction; every swizzle offset); two-step plans through the
+    pool of cheap first moves; selects of two values or a value and a fix-up move."""
     target = amd_target(plan.arch)
-    cheapest_step = min(target.cost("dpp_mov"), target.cost("valu"))
-    if len(plan.steps) <= 1 or plan.cost <= cheapest_step:
-        return "optimal: every cheaper plan has fewer steps, and all one-step plans were searched"
-    if plan.cost <= 2 * cheapest_step:
-        return ("optimal within 2 steps: all one-step plans and all two-step plans through the "
-                "first-move pool were searched; longer plans cost more")
-    return ("best found: one-step plans exhaustively, two-step plans through the first-move pool and "
-            "selects of two; longer sequences were not searched")
+    cheapest = min(target.cost("dpp_mov"), target.cost("valu"))
+    if runtime_mask:
+        return {"optimal_within_steps": 1, "complete": True,
+                "note": "runtime member mask: one-step plans only, all of them searched"}
+    if len(plan.steps) <= 1 and plan.cost <= 2 * cheapest:
+        return {"optimal_within_steps": None, "complete": True,
+                "note": f"optimal: all one-step plans searched; any longer plan costs at least {2 * cheapest:g}"}
+    if len(plan.steps) <= 1:
+        return {"optimal_within_steps": 1, "complete": False,
+                "note": "optimal among one-step plans; longer plans searched through the first-move pool"}
+    return {"optimal_within_steps": 1, "complete": False,
+            "note": "no cheaper one-step plan exists; two-step plans searched through the first-move pool "
+                    "and selects of two, not exhaustively"}
 
 
-def lower(pattern: str, arch: str, wave: int | None = None, *, cache: bool = True) -> Plan:
+def lower(pattern: str, arch: str, wave: int | None = None, *, cache: bool = True,
+          runtime_mask: bool = False) -> Plan:
     """The cheapest proven plan for `pattern` on `arch` (cached across runs and processes)."""
     wave = _wave(arch, wave)
-    if not cache:
-        return lower_uncached(pattern, arch, wave)
+    if not cache or runtime_mask:
+        return lower_uncached(pattern, arch, wave, runtime_mask)
     from ..cache import cached_lower
 
     return cached_lower(pattern, arch, wave, lower_uncached)

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..emulate import Provenance, Trace, result
 from ..isa import amd_target
-from ..lanes import LaneMap
+from ..lanes import ZERO, LaneMap
 from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlanex16, Plan, Readlane,
                     Select, Step, UpdateDpp)
 from .cost import LDS_OPS, steps_cost
@@ -42,8 +42,12 @@ class Candidate:
     stage: str
 
     @property
-    def rank(self) -> tuple[float, int, bool]:
-        return (self.cost, len(self.steps), any(s.op in LDS_OPS for s in self.steps))
+    def rank(self) -> tuple[float, int, bool, bool]:
+        """Cheapest first; ties: fewer steps, no LDS, then a final move LLVM can fold."""
+        last = self.steps[-1] if self.steps else None
+        folds = isinstance(last, MovDpp8) or (isinstance(last, UpdateDpp) and last.row_mask == 15
+                                              and last.bank_mask == 15 and last.bound_ctrl == 1)
+        return (self.cost, len(self.steps), any(s.op in LDS_OPS for s in self.steps), not folds)
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,10 +86,22 @@ def _keep(prov: np.ndarray, want: LaneMap) -> np.ndarray:
 def pool(arch: str, wave: int) -> tuple[PoolValue, ...]:
     """Cheap first moves from x, one per distinct resulting lane map (memoized per target)."""
     target = amd_target(arch)
+    seen: dict[bytes, PoolValue] = {}
+
+    def keep(steps: tuple[Step, ...], prov: np.ndarray) -> None:
+        cost = steps_cost(arch, steps)
+        key = prov.astype(np.int8).tobytes()
+        if key not in seen or seen[key].cost > cost:
+            seen[key] = PoolValue(steps, "p", prov, cost)
+
+    # full-mask DPP16 moves straight from the control table (spec §3.3 with all lanes active):
+    # BC=1 writes 0 where the source is out of range, BC=0 with old = x keeps the lane's own value
+    t = dpp_table(arch, wave)
+    lanes = np.arange(wave)
+    for k, c in enumerate(t.ctrls.tolist()):
+        keep((UpdateDpp("p", "x", "undef", c, 15, 15, 1),), np.where(t.valid[k], t.src[k], ZERO))
+        keep((UpdateDpp("p", "x", "x", c, 15, 15, 0),), np.where(t.valid[k], t.src[k], lanes))
     raw: list[tuple[Step, ...]] = []
-    for c in dpp_table(arch, wave).ctrls.tolist():
-        raw.append((UpdateDpp("p", "x", "undef", c, 15, 15, 1),))
-        raw.append((UpdateDpp("p", "x", "x", c, 15, 15, 0),))
     if target.has("dpp8"):
         for k in range(4, 8):
             raw.append((MovDpp8("p", "x", sum(((j ^ k) << (3 * j)) for j in range(8))),))
@@ -94,13 +110,8 @@ def pool(arch: str, wave: int) -> tuple[PoolValue, ...]:
     if target.has("permlane_swap") and wave == 64:
         for take in (0, 1):
             raw.append((Permlane16Swap("p", "x", "x", 0, 0, take),))
-    seen: dict[bytes, PoolValue] = {}
     for steps in raw:
-        prov = provenance(arch, wave, steps, "p")
-        cost = steps_cost(arch, steps)
-        key = prov.tobytes()
-        if key not in seen or seen[key].cost > cost:
-            seen[key] = PoolValue(steps, "p", prov, cost)
+        keep(steps, provenance(arch, wave, steps, "p"))
     return tuple(sorted(seen.values(), key=lambda v: v.cost))
 
 
@@ -134,7 +145,7 @@ def final_steps(arch: str, wave: int, src_ref: str, prov: np.ndarray, want: Lane
             if sol:
                 out.append((cls("f", src_ref, "undef", fi=0, bound_ctrl=0, **sol),))
     if with_lds:
-        sol = solve_swizzle(arch, wave, acc)
+        sol = solve_swizzle(arch, wave, want)
         if sol:
             out.append((DsSwizzle("f", src_ref, **sol),))
     return out
@@ -148,8 +159,12 @@ def _broadcast(wave: int, src_ref: str, lanes: list[int]) -> tuple[Step, ...]:
             Select("f", "r1", "r0", hi_half))
 
 
-def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport) -> list[Candidate]:
-    """Every plan the search finds for `want`, unsorted (each is checked by the caller)."""
+def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
+               single_step: bool = False) -> list[Candidate]:
+    """Every plan the search finds for `want`, unsorted (each is checked by the caller).
+
+    `single_step`: the member mask is not a compile-time constant, so no intermediate lane may be
+    relied on (DESIGN decision 3): only one-step plans, the exact fallback included."""
     target = amd_target(arch)
     ident = np.arange(wave)
     half_wave = wave == 64 and target.has("ds_bpermute_half_wave64")
@@ -165,13 +180,16 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport) -> lis
     for steps in final_steps(arch, wave, "x", ident, want, {"x": ident}, with_lds=True):
         add(steps, steps[-1].id, "one step")
     picks = solve_readlane(_acc(ident, want), want.care)
-    if picks is not None:
+    if picks is not None and (wave == 32 or not single_step):
         steps = _broadcast(wave, "x", picks)
         add(steps, steps[-1].id, "broadcast")
     fallback = solve_any(_acc(ident, want), half_wave)
     if fallback is not None:
         add((DsBpermute("f", "x", tuple(fallback)),), "f", "bpermute")
     best = min((c.cost for c in found), default=float("inf"))
+    if single_step:
+        report.candidates = len(found)
+        return found
     # 2. two steps through the pool (vectorized over every first move)
     values = [v for v in pool(arch, wave) if v.cost + cheapest(target) < best]
     report.pool = len(values)

@@ -148,23 +148,52 @@ def solve_permlane16(acc: np.ndarray, cross: bool) -> dict[str, Any] | None:
 
 @lru_cache(maxsize=16)
 def swizzle_table(arch: str, wave: int) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets, maps): one offset per distinct lane map among all legal 16-bit offsets."""
-    target = amd_target(arch)
-    # only offsets whose ignored bits are 0: bitmask (15 bits), quad (8), rotate (11), FFT (5)
-    offsets = np.concatenate([np.arange(0x8000), 0x8000 | np.arange(256)])
-    if target.has("ds_swizzle_fft_rotate"):
-        offsets = np.concatenate([offsets, 0xC000 | np.arange(1 << 11), 0xE000 | np.arange(32)])
-    lanes = np.arange(wave)
-    maps = swizzle_source(offsets[:, None], lanes[None, :]).astype(np.int8)
-    rows = np.ascontiguousarray(maps).view(np.dtype((np.void, wave))).ravel()
-    _, first = np.unique(rows, return_index=True)
-    first.sort()
-    return offsets[first], maps[first]
+    """(offsets, maps) of the FFT and rotate modes (GFX9+): the two without a closed-form solver."""
+    if not amd_target(arch).has("ds_swizzle_fft_rotate"):
+        return np.zeros(0, np.int64), np.zeros((0, wave), np.int8)
+    offsets = np.concatenate([0xE000 | np.arange(32), 0xC000 | np.arange(1 << 11)])   # ignored bits 0
+    maps = swizzle_source(offsets[:, None], np.arange(wave)[None, :]).astype(np.int8)
+    return offsets, maps
 
 
-def solve_swizzle(arch: str, wave: int, acc: np.ndarray) -> dict[str, Any] | None:
+# bit function -> (and, or, xor) bits of a bitmask-mode offset: out bit = ((in & a) | o) ^ x
+_BIT_FUNCTIONS = {"zero": (0, 0, 0), "one": (0, 1, 0), "copy": (1, 0, 0), "flip": (1, 0, 1)}
+
+
+def solve_swizzle(arch: str, wave: int, want: Any) -> dict[str, Any] | None:
+    """A ds_swizzle offset for a lane map (stage 1: the current value is the input itself).
+
+    Bitmask mode: bit k of the source lane is a function of bit k of the destination lane alone
+    (0, 1, copy or flip), so it is solved bit by bit; quad mode is one selector per quad
+    position; FFT and rotate come from a 2,080-entry table. Every mode keeps bit 5 (the half)."""
+    care = np.flatnonzero(want.care)
+    if not care.size:
+        return dict(offset=0x8000 | 0xE4)
+    dst, src = care, want.src[care].astype(np.int64)
+    if ((dst & 32) != (src & 32)).any():
+        return None
+    and_m = or_m = xor_m = 0
+    for k in range(5):
+        d, s = (dst >> k) & 1, (src >> k) & 1
+        for name, (a_, o_, x_) in _BIT_FUNCTIONS.items():
+            if np.array_equal(((d & a_) | o_) ^ x_, s):
+                and_m, or_m, xor_m = and_m | a_ << k, or_m | o_ << k, xor_m | x_ << k
+                break
+        else:
+            break
+    else:
+        return dict(offset=and_m | or_m << 5 | xor_m << 10)
+    if ((dst & ~3) == (src & ~3)).all():
+        sel = [0, 1, 2, 3]
+        for q in range(4):
+            picks = set((src[(dst & 3) == q] & 3).tolist())
+            if len(picks) > 1:
+                break
+            sel[q] = picks.pop() if picks else q
+        else:
+            return dict(offset=0x8000 | sel[0] | sel[1] << 2 | sel[2] << 4 | sel[3] << 6)
     offsets, maps = swizzle_table(arch, wave)
-    ok = acc[np.arange(wave)[None, :], maps].all(axis=1)
+    ok = (maps[:, care] == src[None, :]).all(axis=1)
     hits = np.flatnonzero(ok)
     return dict(offset=int(offsets[hits[0]])) if hits.size else None
 
