@@ -51,6 +51,22 @@ def _build_parser() -> argparse.ArgumentParser:
         fmt.add_argument(f"--{flag}", dest="format", action="store_const", const=flag, help=what)
     lo.add_argument("--no-cache", action="store_true", help="do not read or write the plan cache")
 
+    co = sub.add_parser("compile", help="CUDA/HIP device code -> AMD code object, shuffles lowered",
+                        description="Compile the device code of FILE for each --offload-arch, lowering every "
+                        "warp shuffle to its cheapest proven AMD sequence, and report each one.")
+    co.add_argument("file", metavar="FILE.cu")
+    co.add_argument("--offload-arch", action="append", required=True, dest="archs", metavar="gfxNNN")
+    co.add_argument("-o", dest="output", help="output file (with several targets: the target is added)")
+    co.add_argument("--emit", default="hsaco", choices=["hsaco", "obj", "asm", "llvm"])
+    co.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR")
+    co.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=V]")
+    co.add_argument("-O", dest="opt", type=int, default=3, choices=[0, 1, 2, 3])
+    co.add_argument("-g", dest="debug", action="store_true", help="(line tables are always kept for the report)")
+    co.add_argument("--report", choices=["text", "json"], default="text")
+    co.add_argument("--baseline", action="store_true", help="every shuffle as plain ds_bpermute (HIP's lowering)")
+    co.add_argument("--wave64", action="store_true", help="wave64 on RDNA targets")
+    co.add_argument("--llvm-bin", help="directory with clang (default: ROCm, PATH, then the ziglang wheel)")
+
     cov = sub.add_parser("coverage", help="how every uniform shfl.sync map lowers, per target")
     cov.add_argument("--arch", action="append", help="target (repeatable; default: the main six)")
     cov.add_argument("--out", help="write the JSON here (default benchmarks/results/coverage.json "
@@ -189,7 +205,49 @@ def _cmd_coverage(ns: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"verify": _cmd_verify, "lower": _cmd_lower, "coverage": _cmd_coverage, "targets": _cmd_targets}
+def _cmd_compile(ns: argparse.Namespace) -> int:
+    from .compiler import EMITS, compile_file, instruction_counts
+    from .files import write_atomically
+    from .frontend.clang import FrontendOptions
+
+    opts = FrontendOptions(tuple(ns.includes), tuple(ns.defines), ns.opt, True, ns.llvm_bin)
+    source = Path(ns.file)
+    suffix = {"hsaco": ".hsaco", "obj": ".o", "asm": ".s", "llvm": ".ll"}[ns.emit]
+    reports = []
+    for arch in ns.archs:
+        res = compile_file(source, arch, wave=64 if ns.wave64 else None, emit=ns.emit, opts=opts,
+                           baseline=ns.baseline)
+        if ns.output and len(ns.archs) == 1:
+            out = Path(ns.output)
+        else:
+            base = Path(ns.output) if ns.output else Path(source.stem)
+            out = base.with_name(f"{base.stem}.{arch}{suffix}")
+        write_atomically(out, res.output)
+        entry = {"file": str(source), "arch": arch, "wave": res.wave, "output": str(out),
+                 "sites": [r.to_json() for r in res.sites], "kernels": res.kernels,
+                 "summary": {"sites": len(res.sites), "cost": sum(r.cost for r in res.sites),
+                             "baseline_cost": sum(r.baseline_cost for r in res.sites),
+                             "ds_bpermute": sum("ds_bpermute" in " ".join(r.lowering) for r in res.sites)}}
+        if ns.emit == "asm":
+            entry["summary"]["instructions"] = instruction_counts(res.output)
+        reports.append(entry)
+    if ns.report == "json":
+        print(json.dumps(reports if len(reports) > 1 else reports[0], indent=1))
+    else:
+        for e in reports:
+            s = e["summary"]
+            print(f"{e['file']} -> {e['output']} ({e['arch']}, wave{e['wave']}): {s['sites']} shuffle site(s), "
+                  f"cost {s['cost']:g} vs {s['baseline_cost']:g} with ds_bpermute")
+            for r in e["sites"]:
+                print(f"  {r['location']}: {r['class']:<12} {r['cuda']}  cost {r['cost']:g}/{r['baseline_cost']:g}, {r['proof']}")
+                for line in r["lowering"]:
+                    print(f"      {line.split('   ;')[0]}")
+                for n in r["notes"]:
+                    print(f"      note: {n}")
+    return 0
+
+
+COMMANDS = {"verify": _cmd_verify, "compile": _cmd_compile, "lower": _cmd_lower, "coverage": _cmd_coverage, "targets": _cmd_targets}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

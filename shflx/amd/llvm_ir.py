@@ -45,8 +45,11 @@ def _b(bit: int) -> str:
     return "true" if bit else "false"
 
 
-def function_ir(plan: Plan, name: str = "shflx_plan") -> tuple[str, set[str]]:
-    """(function text, needed declaration keys) computing the plan from `%x`."""
+def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tuple[str, set[str]]:
+    """(function text, needed declaration keys) computing the plan from `%x`.
+
+    `attrs`: the function attributes (a group reference, or inline attributes when the text is
+    spliced into a module that has its own attribute groups)."""
     fn_name = _combine_fn(plan)
     lines: list[str] = []
     needed: set[str] = set()
@@ -134,7 +137,7 @@ def function_ir(plan: Plan, name: str = "shflx_plan") -> tuple[str, set[str]]:
         else:
             raise EmitError(f"no LLVM IR form for {s.op}")
     body = "\n".join(lines)
-    text = (f"define internal i32 @{name}(i32 %x) #0 {{\nentry:\n{body}\n  ret i32 {ref(plan.result)}\n}}\n")
+    text = (f"define internal i32 @{name}(i32 %x) {attrs} {{\nentry:\n{body}\n  ret i32 {ref(plan.result)}\n}}\n")
     return "\n".join(tables) + ("\n" if tables else "") + text, needed
 
 

@@ -1,0 +1,1 @@
+"""The compile front end: finding clang, the CUDA device prelude, turning .cu/.hip into AMDGPU IR."""

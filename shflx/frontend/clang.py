@@ -1,0 +1,61 @@
+"""CUDA/HIP source -> optimized AMDGPU LLVM IR with clang's HIP device front end and our prelude.
+
+Optimization runs here (-O levels as given) so constant loops are unrolled before recognition;
+line tables are kept so every shuffle site can be reported with its file:line:col."""
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError, Location, ToolchainError
+from .toolchain import find_clang
+
+INCLUDE = Path(__file__).resolve().parent / "include"
+PRELUDE = INCLUDE / "shflx_cuda.h"
+
+
+@dataclass(frozen=True)
+class FrontendOptions:
+    includes: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    opt: int = 3
+    debug: bool = True
+    llvm_bin: str | None = None
+
+
+def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions, gfx10_plus: bool) -> list[str]:
+    args = ["-cc1", "-triple", "amdgcn-amd-amdhsa", "-target-cpu", cpu, "-fcuda-is-device", "-x", "hip",
+            "-std=c++17", "-fms-extensions", "-fgnuc-version=4.2.1", f"-O{opts.opt}", "-emit-llvm",
+            "-include", str(PRELUDE), "-I", str(INCLUDE / "stubs"), f"-D__SHFLX_WAVE__={wave}",
+            "-fno-threadsafe-statics", "-o", str(out)]
+    if gfx10_plus:
+        args += ["-target-feature", f"+wavefrontsize{wave}"]
+    if opts.debug:
+        args += ["-debug-info-kind=line-tables-only", "-dwarf-version=5"]
+    for inc in opts.includes:
+        args += ["-I", inc]
+    for d in opts.defines:
+        args += ["-D", d]
+    return args + [str(source)]
+
+
+def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, gfx10_plus: bool) -> str:
+    """LLVM IR text of the device code; clang's diagnostics become an InputError (exit 1)."""
+    if not source.is_file():
+        raise InputError("cannot read the source file", Location(str(source)))
+    tool = find_clang(opts.llvm_bin)
+    with tempfile.TemporaryDirectory(prefix="shflx-") as tmp:
+        out = Path(tmp) / "device.ll"
+        cmd = [*tool.command, *cc1_args(source, cpu, wave, out, opts, gfx10_plus)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        except OSError as e:
+            raise ToolchainError(f"cannot run clang ({' '.join(tool.command)}): {e}") from None
+        except subprocess.TimeoutExpired:
+            raise ToolchainError("clang did not finish within 600 s") from None
+        if proc.returncode != 0 or not out.exists():
+            diag = proc.stderr.strip() or f"clang exited with {proc.returncode}"
+            raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))
+        return out.read_text()

@@ -1,0 +1,310 @@
+// shflx CUDA device prelude for AMDGPU: force-included into every .cu compiled by `shflx compile`.
+//
+// It maps the CUDA device API onto clang's AMDGPU builtins so ordinary kernels compile unchanged.
+// A CUDA warp is 32 lanes on every target (DESIGN decision 2): on wave64 one wave holds two CUDA
+// warps, and ballot/activemask give each 32-lane half its own 32 bits. Every warp shuffle becomes
+// an opaque marker, __shflx_shfl_sync(mode, mask, value, b, c), carrying the PTX operands; the
+// shflx recognizer replaces every marker with a proven lowering, and compilation fails if one is
+// left. APIs shflx does not support are declared `unavailable`, so clang names them with their
+// line instead of producing a wrong kernel.
+#pragma once
+#ifndef __SHFLX_WAVE__
+#define __SHFLX_WAVE__ 64
+#endif
+
+#define __CUDACC__ 1
+#define __NVCC__ 1
+#define __CUDA_ARCH__ 800
+#define __SHFLX__ 1
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __forceinline__ __attribute__((always_inline)) inline
+#define __noinline__ __attribute__((noinline))
+#define __restrict__ __restrict
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+#define __shflx_unsupported(name) __attribute__((unavailable("CUDA API '" name "' is not supported by shflx on AMD")))
+
+#include "shflx_stdint.h"
+
+// ------------------------------------------------------------------------ thread geometry
+struct dim3 {
+  unsigned x, y, z;
+  __host__ __device__ constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+typedef struct dim3 uint3;
+#define __SHFLX_XYZ(NAME, FX, FY, FZ)                                                      \
+  struct __shflx_##NAME##_t {                                                              \
+    __device__ unsigned __get_x() const { return FX; }                                     \
+    __device__ unsigned __get_y() const { return FY; }                                     \
+    __device__ unsigned __get_z() const { return FZ; }                                     \
+    __declspec(property(get = __get_x)) unsigned x;                                        \
+    __declspec(property(get = __get_y)) unsigned y;                                        \
+    __declspec(property(get = __get_z)) unsigned z;                                        \
+    __device__ operator dim3() const { return dim3(FX, FY, FZ); }                          \
+  };                                                                                       \
+  extern const __device__ __attribute__((weak)) __shflx_##NAME##_t NAME;
+__SHFLX_XYZ(threadIdx, __builtin_amdgcn_workitem_id_x(), __builtin_amdgcn_workitem_id_y(),
+            __builtin_amdgcn_workitem_id_z())
+__SHFLX_XYZ(blockIdx, __builtin_amdgcn_workgroup_id_x(), __builtin_amdgcn_workgroup_id_y(),
+            __builtin_amdgcn_workgroup_id_z())
+__SHFLX_XYZ(blockDim, __builtin_amdgcn_workgroup_size_x(), __builtin_amdgcn_workgroup_size_y(),
+            __builtin_amdgcn_workgroup_size_z())
+__SHFLX_XYZ(gridDim, __builtin_amdgcn_grid_size_x() / __builtin_amdgcn_workgroup_size_x(),
+            __builtin_amdgcn_grid_size_y() / __builtin_amdgcn_workgroup_size_y(),
+            __builtin_amdgcn_grid_size_z() / __builtin_amdgcn_workgroup_size_z())
+static constexpr int warpSize = 32;
+
+__device__ __forceinline__ unsigned __shflx_lane() {   // lane in the hardware wave
+#if __SHFLX_WAVE__ == 64
+  return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));
+#else
+  return __builtin_amdgcn_mbcnt_lo(~0u, 0u);
+#endif
+}
+
+// ------------------------------------------------------------------------ synchronization
+__device__ __forceinline__ void __syncthreads() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+__device__ __forceinline__ int __syncthreads_count(int p);
+__device__ __forceinline__ void __syncwarp(unsigned mask = 0xffffffffu) {
+  (void)mask;
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+}
+__device__ __forceinline__ void __threadfence() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
+__device__ __forceinline__ void __threadfence_block() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "workgroup"); }
+__device__ __forceinline__ void __threadfence_system() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); }
+
+// ------------------------------------------------------------------------ warp shuffles
+// mode: 0 up, 1 down, 2 bfly (xor), 3 idx; c = ((32 - width) << 8) | clamp (cuda_ptx_shfl.md §1.2)
+extern "C" __device__ int __shflx_shfl_sync(int mode, unsigned mask, int v, int b, int c)
+    __attribute__((convergent, const, nothrow));
+#define __SHFLX_C(width, clamp) ((((32 - (width)) << 8) | (clamp)))
+
+template <int M, int CL>
+__device__ __forceinline__ int __shflx_i32(unsigned mask, int v, int b, int width) {
+  return __shflx_shfl_sync(M, mask, v, b, __SHFLX_C(width, CL));
+}
+#define __SHFLX_SHUFFLES(NAME, M, CL)                                                          \
+  __device__ __forceinline__ int NAME(unsigned m, int v, int b, int w = 32) { return __shflx_i32<M, CL>(m, v, b, w); } \
+  __device__ __forceinline__ unsigned NAME(unsigned m, unsigned v, int b, int w = 32) {        \
+    return (unsigned)__shflx_i32<M, CL>(m, (int)v, b, w); }                                     \
+  __device__ __forceinline__ float NAME(unsigned m, float v, int b, int w = 32) {               \
+    return __builtin_bit_cast(float, __shflx_i32<M, CL>(m, __builtin_bit_cast(int, v), b, w)); } \
+  __device__ __forceinline__ long long NAME(unsigned m, long long v, int b, int w = 32) {       \
+    int lo = __shflx_i32<M, CL>(m, (int)(unsigned long long)v, b, w);                            \
+    int hi = __shflx_i32<M, CL>(m, (int)((unsigned long long)v >> 32), b, w);                    \
+    return (long long)(((unsigned long long)(unsigned)hi << 32) | (unsigned)lo); }               \
+  __device__ __forceinline__ unsigned long long NAME(unsigned m, unsigned long long v, int b, int w = 32) { \
+    return (unsigned long long)NAME(m, (long long)v, b, w); }                                    \
+  __device__ __forceinline__ long NAME(unsigned m, long v, int b, int w = 32) {                 \
+    return (long)NAME(m, (long long)v, b, w); }                                                  \
+  __device__ __forceinline__ unsigned long NAME(unsigned m, unsigned long v, int b, int w = 32) { \
+    return (unsigned long)NAME(m, (long long)v, b, w); }                                         \
+  __device__ __forceinline__ double NAME(unsigned m, double v, int b, int w = 32) {             \
+    return __builtin_bit_cast(double, NAME(m, __builtin_bit_cast(long long, v), b, w)); }
+__SHFLX_SHUFFLES(__shfl_up_sync, 0, 0)
+__SHFLX_SHUFFLES(__shfl_down_sync, 1, 31)
+__SHFLX_SHUFFLES(__shfl_xor_sync, 2, 31)
+__SHFLX_SHUFFLES(__shfl_sync, 3, 31)
+// legacy non-sync forms (full warp)
+template <class T> __device__ __forceinline__ T __shfl(T v, int l, int w = 32) { return __shfl_sync(0xffffffffu, v, l, w); }
+template <class T> __device__ __forceinline__ T __shfl_up(T v, unsigned d, int w = 32) { return __shfl_up_sync(0xffffffffu, v, d, w); }
+template <class T> __device__ __forceinline__ T __shfl_down(T v, unsigned d, int w = 32) { return __shfl_down_sync(0xffffffffu, v, d, w); }
+template <class T> __device__ __forceinline__ T __shfl_xor(T v, int m, int w = 32) { return __shfl_xor_sync(0xffffffffu, v, m, w); }
+
+// ------------------------------------------------------------------------ votes (32 bits per CUDA warp)
+__device__ __forceinline__ unsigned __shflx_ballot(bool p) {
+#if __SHFLX_WAVE__ == 64
+  return (unsigned)(__builtin_amdgcn_ballot_w64(p) >> (__shflx_lane() & 32));
+#else
+  return __builtin_amdgcn_ballot_w32(p);
+#endif
+}
+__device__ __forceinline__ unsigned __activemask() { return __shflx_ballot(true); }
+__device__ __forceinline__ unsigned __ballot_sync(unsigned mask, int p) { return __shflx_ballot(p != 0) & mask; }
+__device__ __forceinline__ int __any_sync(unsigned mask, int p) { return (__shflx_ballot(p != 0) & mask) != 0; }
+__device__ __forceinline__ int __all_sync(unsigned mask, int p) { return (__shflx_ballot(p == 0) & mask) == 0; }
+__device__ __forceinline__ unsigned __ballot(int p) { return __shflx_ballot(p != 0); }
+__device__ __forceinline__ int __any(int p) { return __shflx_ballot(p != 0) != 0; }
+__device__ __forceinline__ int __all(int p) { return __shflx_ballot(p == 0) == 0; }
+__device__ __forceinline__ int __syncthreads_count(int p);
+
+// ------------------------------------------------------------------------ bit tricks
+__device__ __forceinline__ int __popc(unsigned x) { return __builtin_popcount(x); }
+__device__ __forceinline__ int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+__device__ __forceinline__ int __ffs(int x) { return x ? __builtin_ctz((unsigned)x) + 1 : 0; }
+__device__ __forceinline__ int __ffsll(long long x) { return x ? __builtin_ctzll((unsigned long long)x) + 1 : 0; }
+__device__ __forceinline__ int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+__device__ __forceinline__ int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+__device__ __forceinline__ unsigned __brev(unsigned x) { return __builtin_bitreverse32(x); }
+__device__ __forceinline__ unsigned long long __brevll(unsigned long long x) { return __builtin_bitreverse64(x); }
+__device__ __forceinline__ unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)((((unsigned long long)hi << 32) | lo) << (s & 31) >> 32); }
+__device__ __forceinline__ unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)((((unsigned long long)hi << 32) | lo) >> (s & 31)); }
+
+// ------------------------------------------------------------------------ warp reduce / match
+template <class T, class F>
+__device__ __forceinline__ T __shflx_reduce(unsigned mask, T v, F op) {
+  if (mask == 0xffffffffu) {
+    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(mask, v, o));
+    return v;
+  }
+  T acc = v;
+  bool first = true;
+  for (int k = 0; k < 32; ++k)
+    if ((mask >> k) & 1) { T o = __shfl_sync(mask, v, k); acc = first ? o : op(acc, o); first = false; }
+  return acc;
+}
+__device__ __forceinline__ unsigned __reduce_add_sync(unsigned m, unsigned v) { return __shflx_reduce(m, v, [](unsigned a, unsigned b) { return a + b; }); }
+__device__ __forceinline__ int __reduce_add_sync(unsigned m, int v) { return __shflx_reduce(m, v, [](int a, int b) { return (int)((unsigned)a + (unsigned)b); }); }
+__device__ __forceinline__ unsigned __reduce_min_sync(unsigned m, unsigned v) { return __shflx_reduce(m, v, [](unsigned a, unsigned b) { return a < b ? a : b; }); }
+__device__ __forceinline__ int __reduce_min_sync(unsigned m, int v) { return __shflx_reduce(m, v, [](int a, int b) { return a < b ? a : b; }); }
+__device__ __forceinline__ unsigned __reduce_max_sync(unsigned m, unsigned v) { return __shflx_reduce(m, v, [](unsigned a, unsigned b) { return a > b ? a : b; }); }
+__device__ __forceinline__ int __reduce_max_sync(unsigned m, int v) { return __shflx_reduce(m, v, [](int a, int b) { return a > b ? a : b; }); }
+__device__ __forceinline__ unsigned __reduce_and_sync(unsigned m, unsigned v) { return __shflx_reduce(m, v, [](unsigned a, unsigned b) { return a & b; }); }
+__device__ __forceinline__ unsigned __reduce_or_sync(unsigned m, unsigned v) { return __shflx_reduce(m, v, [](unsigned a, unsigned b) { return a | b; }); }
+__device__ __forceinline__ unsigned __reduce_xor_sync(unsigned m, unsigned v) { return __shflx_reduce(m, v, [](unsigned a, unsigned b) { return a ^ b; }); }
+template <class T>
+__device__ __forceinline__ unsigned __match_any_sync(unsigned mask, T v) {
+  unsigned r = 0;
+  for (int k = 0; k < 32; ++k)
+    if (((mask >> k) & 1) && __shfl_sync(mask, v, k) == v) r |= 1u << k;
+  return r;
+}
+template <class T>
+__device__ __forceinline__ unsigned __match_all_sync(unsigned mask, T v, int *pred) {
+  unsigned same = __match_any_sync(mask, v) & mask;
+  *pred = same == (mask & __activemask());
+  return *pred ? mask : 0;
+}
+
+// ------------------------------------------------------------------------ atomics
+#define __SHFLX_ATOMIC(NAME, OP, T)                                                        \
+  __device__ __forceinline__ T NAME(T *p, T v) {                                          \
+    return __hip_atomic_##OP(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
+#define __SHFLX_ATOMIC_INTS(NAME, OP) \
+  __SHFLX_ATOMIC(NAME, OP, int) __SHFLX_ATOMIC(NAME, OP, unsigned) __SHFLX_ATOMIC(NAME, OP, unsigned long long) \
+  __SHFLX_ATOMIC(NAME, OP, long long)
+__SHFLX_ATOMIC_INTS(atomicAdd, fetch_add)
+__SHFLX_ATOMIC(atomicAdd, fetch_add, float)
+__SHFLX_ATOMIC(atomicAdd, fetch_add, double)
+__SHFLX_ATOMIC_INTS(atomicSub, fetch_sub)
+__SHFLX_ATOMIC_INTS(atomicMin, fetch_min)
+__SHFLX_ATOMIC_INTS(atomicMax, fetch_max)
+__SHFLX_ATOMIC_INTS(atomicAnd, fetch_and)
+__SHFLX_ATOMIC_INTS(atomicOr, fetch_or)
+__SHFLX_ATOMIC_INTS(atomicXor, fetch_xor)
+__SHFLX_ATOMIC_INTS(atomicExch, exchange)
+__SHFLX_ATOMIC(atomicExch, exchange, float)
+#define __SHFLX_CAS(T)                                                                     \
+  __device__ __forceinline__ T atomicCAS(T *p, T cmp, T v) {                              \
+    __hip_atomic_compare_exchange_strong(p, &cmp, v, __ATOMIC_RELAXED, __ATOMIC_RELAXED,   \
+                                         __HIP_MEMORY_SCOPE_AGENT);                        \
+    return cmp; }
+__SHFLX_CAS(int) __SHFLX_CAS(unsigned) __SHFLX_CAS(unsigned long long)
+__device__ unsigned atomicInc(unsigned *, unsigned) __shflx_unsupported("atomicInc");
+__device__ unsigned atomicDec(unsigned *, unsigned) __shflx_unsupported("atomicDec");
+
+// ------------------------------------------------------------------------ loads, math
+template <class T> __device__ __forceinline__ T __ldg(const T *p) { return *p; }
+__device__ __forceinline__ float sqrtf(float x) { return __builtin_sqrtf(x); }
+__device__ __forceinline__ double sqrt(double x) { return __builtin_sqrt(x); }
+__device__ __forceinline__ float rsqrtf(float x) { return 1.0f / __builtin_sqrtf(x); }
+__device__ __forceinline__ float expf(float x) { return __builtin_expf(x); }
+__device__ __forceinline__ float __expf(float x) { return __builtin_expf(x); }
+__device__ __forceinline__ float exp2f(float x) { return __builtin_exp2f(x); }
+__device__ __forceinline__ float logf(float x) { return __builtin_logf(x); }
+__device__ __forceinline__ float __logf(float x) { return __builtin_logf(x); }
+__device__ __forceinline__ float log2f(float x) { return __builtin_log2f(x); }
+__device__ __forceinline__ float powf(float x, float y) { return __builtin_powf(x, y); }
+__device__ __forceinline__ float __powf(float x, float y) { return __builtin_powf(x, y); }
+__device__ __forceinline__ float sinf(float x) { return __builtin_sinf(x); }
+__device__ __forceinline__ float cosf(float x) { return __builtin_cosf(x); }
+__device__ __forceinline__ float __sinf(float x) { return __builtin_sinf(x); }
+__device__ __forceinline__ float __cosf(float x) { return __builtin_cosf(x); }
+__device__ __forceinline__ float fmaxf(float a, float b) { return __builtin_fmaxf(a, b); }
+__device__ __forceinline__ float fminf(float a, float b) { return __builtin_fminf(a, b); }
+__device__ __forceinline__ double fmax(double a, double b) { return __builtin_fmax(a, b); }
+__device__ __forceinline__ double fmin(double a, double b) { return __builtin_fmin(a, b); }
+__device__ __forceinline__ float fabsf(float x) { return __builtin_fabsf(x); }
+__device__ __forceinline__ double fabs(double x) { return __builtin_fabs(x); }
+__device__ __forceinline__ float fmaf(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+__device__ __forceinline__ double fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
+__device__ __forceinline__ float floorf(float x) { return __builtin_floorf(x); }
+__device__ __forceinline__ float ceilf(float x) { return __builtin_ceilf(x); }
+__device__ __forceinline__ float roundf(float x) { return __builtin_roundf(x); }
+__device__ __forceinline__ float truncf(float x) { return __builtin_truncf(x); }
+__device__ __forceinline__ float __fdividef(float a, float b) { return a / b; }
+__device__ __forceinline__ float __frcp_rn(float a) { return 1.0f / a; }
+__device__ __forceinline__ float __saturatef(float x) { return __builtin_fminf(__builtin_fmaxf(x, 0.0f), 1.0f); }
+__device__ __forceinline__ float tanhf(float x) {   // via expf; |x| > 9: +-1 exactly in f32
+  float a = __builtin_fabsf(x);
+  float e = __builtin_expf(-2.0f * a);
+  float t = a > 9.0f ? 1.0f : (1.0f - e) / (1.0f + e);
+  return __builtin_copysignf(t, x);
+}
+__device__ __forceinline__ float erff(float x) {    // Abramowitz & Stegun 7.1.26, |error| < 1.5e-7
+  float a = __builtin_fabsf(x), t = 1.0f / (1.0f + 0.3275911f * a);
+  float y = 1.0f - (((((1.061405429f * t - 1.453152027f) * t) + 1.421413741f) * t - 0.284496736f) * t +
+                    0.254829592f) * t * __builtin_expf(-a * a);
+  return __builtin_copysignf(y, x);
+}
+__device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
+__device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }
+__device__ __forceinline__ unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+__device__ __forceinline__ unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+__device__ __forceinline__ float min(float a, float b) { return __builtin_fminf(a, b); }
+__device__ __forceinline__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
+__device__ double exp(double) __shflx_unsupported("exp(double)");
+__device__ double log(double) __shflx_unsupported("log(double)");
+__device__ double pow(double, double) __shflx_unsupported("pow(double)");
+
+// ------------------------------------------------------------------------ half precision
+typedef _Float16 __half;
+struct __half2 { _Float16 x, y; };
+__device__ __forceinline__ __half __float2half(float f) { return (_Float16)f; }
+__device__ __forceinline__ float __half2float(__half h) { return (float)h; }
+__device__ __forceinline__ __half2 __floats2half2_rn(float a, float b) { return {(_Float16)a, (_Float16)b}; }
+__device__ __forceinline__ __half2 __half2half2(__half h) { return {h, h}; }
+__device__ __forceinline__ float __low2float(__half2 h) { return (float)h.x; }
+__device__ __forceinline__ float __high2float(__half2 h) { return (float)h.y; }
+__device__ __forceinline__ __half __hadd(__half a, __half b) { return a + b; }
+__device__ __forceinline__ __half __hmul(__half a, __half b) { return a * b; }
+__device__ __forceinline__ __half __hmax(__half a, __half b) { return a > b ? a : b; }
+__device__ __forceinline__ __half2 __hadd2(__half2 a, __half2 b) { return {a.x + b.x, a.y + b.y}; }
+__device__ __forceinline__ __half2 __hmul2(__half2 a, __half2 b) { return {a.x * b.x, a.y * b.y}; }
+__device__ __forceinline__ __half2 __hmax2(__half2 a, __half2 b) { return {a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y}; }
+__device__ __forceinline__ __half2 __hmin2(__half2 a, __half2 b) { return {a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y}; }
+#define __SHFLX_HALF_SHUFFLES(NAME)                                                           \
+  __device__ __forceinline__ __half NAME(unsigned m, __half v, int b, int w = 32) {          \
+    unsigned short s = __builtin_bit_cast(unsigned short, v);                                 \
+    return __builtin_bit_cast(__half, (unsigned short)NAME(m, (unsigned)s, b, w)); }           \
+  __device__ __forceinline__ __half2 NAME(unsigned m, __half2 v, int b, int w = 32) {        \
+    return __builtin_bit_cast(__half2, NAME(m, __builtin_bit_cast(unsigned, v), b, w)); }
+__SHFLX_HALF_SHUFFLES(__shfl_sync)
+__SHFLX_HALF_SHUFFLES(__shfl_up_sync)
+__SHFLX_HALF_SHUFFLES(__shfl_down_sync)
+__SHFLX_HALF_SHUFFLES(__shfl_xor_sync)
+
+// ------------------------------------------------------------------------ not supported
+__device__ int printf(const char *, ...) __shflx_unsupported("printf");
+__device__ void *malloc(unsigned long) __shflx_unsupported("malloc");
+__device__ void free(void *) __shflx_unsupported("free");
+__device__ void __nanosleep(unsigned) __shflx_unsupported("__nanosleep");
+__device__ long long clock64() __shflx_unsupported("clock64");
+__device__ long long clock() __shflx_unsupported("clock");
+__device__ void __trap() __shflx_unsupported("__trap");
+__device__ void __brkpt() __shflx_unsupported("__brkpt");
+__device__ __forceinline__ int __syncthreads_count(int p) __shflx_unsupported("__syncthreads_count");
+__device__ int __syncthreads_and(int) __shflx_unsupported("__syncthreads_and");
+__device__ int __syncthreads_or(int) __shflx_unsupported("__syncthreads_or");

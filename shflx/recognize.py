@@ -1,0 +1,253 @@
+"""Finding warp-shuffle sites in AMDGPU LLVM IR and deciding what each one is.
+
+Sites are the prelude's markers `call i32 @__shflx_shfl_sync(mode, mask, v, b, c)`. For each
+operand: a constant; a function of the lane id alone (a slice of add/sub/mul/and/or/xor/shl and
+casts over `workitem.id.x`: those keep "low 5 bits of the result depend only on the low 5 bits of
+the inputs", and shfl.sync reads only b[4:0], so evaluating lanes 0..31 gives the exact map); a
+warp-uniform runtime value (kernel arguments, block ids, sizes); or per-lane dynamic. The source
+location comes from the line tables, followed through `inlinedAt` to the user's own line.
+Pure text processing: the core stays free of llvmlite (STYLE.md)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+MARKER = "__shflx_shfl_sync"
+MODE_NAMES = {0: "up", 1: "down", 2: "bfly", 3: "idx"}
+LOW_BIT_OPS = {"add", "sub", "mul", "and", "or", "xor", "shl"}
+CASTS = {"zext", "sext", "trunc"}
+UNIFORM_CALLS = ("llvm.amdgcn.workgroup.id.", "llvm.amdgcn.dispatch.ptr", "llvm.amdgcn.implicitarg.ptr",
+                 "llvm.amdgcn.readfirstlane", "llvm.amdgcn.readlane")
+LANE_CALLS = ("llvm.amdgcn.workitem.id.x", "llvm.amdgcn.mbcnt.lo", "llvm.amdgcn.mbcnt.hi")
+
+_DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
+_CALL = re.compile(r"^(?P<res>%[\w.\-]+) = (?:tail |musttail |notail )?call [^@]*@" + MARKER +
+                   r"\((?P<args>[^)]*)\)(?P<rest>.*)$")
+_DBG = re.compile(r"!dbg (![0-9]+)")
+
+
+@dataclass(frozen=True)
+class Operand:
+    kind: str                    # "const" | "lane" | "uniform" | "dynamic"
+    value: int | None = None     # const
+    lanes: tuple[int, ...] | None = None   # lane-only: the value for lanes 0..31
+    text: str = ""               # the IR operand
+
+
+@dataclass
+class Site:
+    function: str
+    line_index: int              # line number (0-based) in the module text
+    result: str
+    mode: Operand
+    mask: Operand
+    value: str                   # IR operand carrying the shuffled value
+    b: Operand
+    c: Operand
+    location: str = "?"          # file:line:col
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def constant_map(self) -> bool:
+        return all(op.kind in ("const", "lane") for op in (self.mode, self.b, self.c)) and self.mode.kind == "const"
+
+
+def _split_args(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch in "([{<"
+        depth -= ch in ")]}>"
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def _operand_token(arg: str) -> str:
+    return arg.split()[-1]
+
+
+class FunctionBody:
+    """SSA definitions of one function, for backward slices."""
+
+    def __init__(self, name: str, lines: list[str], params: list[str]):
+        self.name = name
+        self.defs: dict[str, str] = {}
+        self.params = set(params)
+        for line in lines:
+            m = _DEF.match(line)
+            if m:
+                self.defs[m.group(1)] = m.group(2)
+
+    def classify(self, token: str) -> Operand:
+        if re.fullmatch(r"-?\d+", token):
+            return Operand("const", int(token), text=token)
+        kinds = self._leaf_kinds(token, set())
+        if kinds is None:
+            return Operand("dynamic", text=token)
+        if "lane" in kinds:
+            if "other" in kinds:
+                return Operand("dynamic", text=token)
+            vals = tuple(self._eval(token, lane) & 0xFFFFFFFF for lane in range(32))
+            return Operand("lane", lanes=vals, text=token)
+        return Operand("uniform", text=token)
+
+    def _leaf_kinds(self, token: str, seen: set[str]) -> set[str] | None:
+        """{'lane', 'uniform', 'other'} reached by the slice; None when it is not lane-evaluable."""
+        if re.fullmatch(r"-?\d+|true|false", token):
+            return set()
+        if token in self.params:
+            return {"uniform"}
+        if token in seen:
+            return None
+        seen.add(token)
+        inst = self.defs.get(token)
+        if inst is None:
+            return None
+        op = inst.split()[0]
+        if op == "call" or op == "tail":
+            if any(c in inst for c in LANE_CALLS):
+                return {"lane"} if "workitem.id.x" in inst else {"lane"}
+            if any(c in inst for c in UNIFORM_CALLS):
+                return {"uniform"}
+            return None
+        if op in LOW_BIT_OPS or op in CASTS:
+            operands = self._operands(inst)
+            out: set[str] = set()
+            for o in operands:
+                k = self._leaf_kinds(o, seen)
+                if k is None:
+                    return None
+                out |= k
+            return out
+        if op in ("lshr", "ashr", "udiv", "sdiv", "urem", "srem", "select", "icmp"):
+            operands = self._operands(inst)
+            out = set()
+            for o in operands:
+                k = self._leaf_kinds(o, seen)
+                if k is None:
+                    return None
+                out |= k
+            # these look at high bits: a lane-dependent input makes the result per-warp
+            return out | ({"other"} if "lane" in out else set())
+        if op == "load" and "addrspace(4)" in inst:
+            return {"uniform"}
+        return None
+
+    def _operands(self, inst: str) -> list[str]:
+        body = re.sub(r"^\w+( (nuw|nsw|exact|disjoint|samesign))*\s+", "", inst)
+        body = re.sub(r",\s*!.*$", "", body)
+        if body.startswith(("eq ", "ne ", "ugt ", "uge ", "ult ", "ule ", "sgt ", "sge ", "slt ", "sle ")):
+            body = body.split(" ", 1)[1]
+        if " to " in body:                                    # casts
+            body = body.split(" to ")[0]
+        toks = [t.strip() for t in body.split(",")]
+        return [t.split()[-1] for t in toks if t]
+
+    def _eval(self, token: str, lane: int) -> int:
+        if re.fullmatch(r"-?\d+", token):
+            return int(token)
+        inst = self.defs[token]
+        op = inst.split()[0]
+        if op in ("call", "tail"):
+            return lane
+        vals = [self._eval(o, lane) for o in self._operands(inst)]
+        if op in CASTS:
+            return vals[0]
+        a, b = vals[0], vals[1]
+        return {"add": a + b, "sub": a - b, "mul": a * b, "and": a & b, "or": a | b, "xor": a ^ b,
+                "shl": a << (b & 31)}[op]
+
+
+def _functions(lines: list[str]) -> list[tuple[str, int, int, list[str]]]:
+    out = []
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        if line.startswith("define "):
+            name = re.search(r"@([\w.$\-]+)\(", line).group(1)
+            params = re.findall(r"(%[\w.\-]+)(?=[,)])", line.split("(", 1)[1])
+            end = k
+            while not lines[end].startswith("}"):
+                end += 1
+            out.append((name, k, end, params))
+            k = end
+        k += 1
+    return out
+
+
+def _locations(lines: list[str]) -> dict[str, str]:
+    """!N -> "file:line:col" for every DILocation, through inlinedAt to the outermost call site."""
+    meta = {}
+    for line in lines:
+        m = re.match(r"^(![0-9]+) = (?:distinct )?(.*)$", line)
+        if m:
+            meta[m.group(1)] = m.group(2)
+
+    def field_of(text: str, name: str) -> str | None:
+        m = re.search(rf"\b{name}: (\"(?:[^\"\\\\]|\\\\.)*\"|![0-9]+|\d+)", text)
+        return m.group(1) if m else None
+
+    def file_of(scope: str | None, depth: int = 0) -> str:
+        if scope is None or depth > 20 or scope not in meta:
+            return "?"
+        text = meta[scope]
+        f = field_of(text, "file")
+        if f and f in meta and meta[f].startswith("!DIFile"):
+            return (field_of(meta[f], "filename") or '"?"').strip('"')
+        return file_of(field_of(text, "scope"), depth + 1)
+
+    out = {}
+    for key, text in meta.items():
+        if not text.startswith("!DILocation"):
+            continue
+        cur, hops = text, 0
+        while True:
+            inl = field_of(cur, "inlinedAt")
+            if not inl or inl not in meta or hops > 50:
+                break
+            cur, hops = meta[inl], hops + 1
+        out[key] = f"{file_of(field_of(cur, 'scope'))}:{field_of(cur, 'line')}:{field_of(cur, 'column')}"
+    return out
+
+
+def find_sites(ir: str) -> list[Site]:
+    lines = ir.splitlines()
+    locs = _locations(lines)
+    sites = []
+    for name, start, end, params in _functions(lines):
+        body = lines[start + 1:end]
+        fn = None
+        for k, line in enumerate(body, start + 1):
+            m = _CALL.match(line.strip())
+            if not m:
+                continue
+            fn = fn or FunctionBody(name, body, params)
+            args = [_operand_token(a) for a in _split_args(m.group("args"))]
+            if len(args) != 5:
+                continue
+            dbg = _DBG.search(m.group("rest"))
+            site = Site(name, k, m.group("res"), fn.classify(args[0]), fn.classify(args[1]), args[2],
+                        fn.classify(args[3]), fn.classify(args[4]),
+                        locs.get(dbg.group(1), "?") if dbg else "?")
+            sites.append(site)
+    return sites
+
+
+def site_map(site: Site) -> tuple[str, np.ndarray] | None:
+    """(mode, source lanes 0..31) of a constant-map site; None when the map is not constant."""
+    from .cuda import shfl_sync
+
+    if not site.constant_map:
+        return None
+    mode = MODE_NAMES.get(site.mode.value & 3)
+    b = site.b.value if site.b.kind == "const" else np.array(site.b.lanes, dtype=np.int64)
+    c = site.c.value if site.c.kind == "const" else np.array(site.c.lanes, dtype=np.int64)
+    src, _ = shfl_sync(mode, b, c)
+    return mode, src
