@@ -1,0 +1,231 @@
+"""What every lane of each example kernel must compute, in numpy (for hw_tests and the NVIDIA check).
+
+Each entry: kernel name -> (family folder, input builder, reference). Inputs are flat arrays for
+`blocks` blocks of 64 threads (two CUDA warps per block, one wave64 or two wave32). The shuffle
+semantics come from shflx.cuda, which was checked exhaustively on an H100."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from shflx.cuda import shuffle_values, shfl_sync
+
+BLOCK = 64
+
+
+def _warps(x: np.ndarray) -> np.ndarray:
+    return x.reshape(-1, 32, *x.shape[1:])
+
+
+def _shfl(x: np.ndarray, kind: str, arg, width: int = 32) -> np.ndarray:
+    """CUDA `__shfl*_sync(full mask, x, arg, width)` on every warp of a flat array."""
+    from shflx.cuda import c_for_width
+    mode = {"idx": "idx", "up": "up", "down": "down", "xor": "bfly"}[kind]
+    c = c_for_width(mode, width)
+    return np.concatenate([shuffle_values(w, mode, arg, c) for w in _warps(x)])
+
+
+def _lane(n: int) -> np.ndarray:
+    return np.arange(n) % 32
+
+
+def butterfly_sum_f32(x):
+    v = x.astype(np.float32)
+    for o in (16, 8, 4, 2, 1):
+        v = (v + _shfl(v, "xor", o)).astype(np.float32)
+    return v
+
+
+def butterfly_max_i32_w16(x):
+    v = x.view(np.int32)
+    for o in (8, 4, 2, 1):
+        v = np.maximum(v, _shfl(v, "xor", o, 16))
+    return v
+
+
+def butterfly_or_u32_w8(x):
+    v = x
+    for o in (4, 2, 1):
+        v = v | _shfl(v, "xor", o, 8)
+    return v
+
+
+def butterfly_asc_f64(x):
+    v = x
+    for o in (1, 2, 4, 8, 16):
+        v = v + _shfl(v, "xor", o)
+    return v
+
+
+def argmax_pair(x):
+    v, idx = x.astype(np.float32), _lane(len(x)).astype(np.int32)
+    for o in (16, 8, 4, 2, 1):
+        ov, oi = _shfl(v, "xor", o), _shfl(idx, "xor", o)
+        take = (ov > v) | ((ov == v) & (oi < idx))
+        v, idx = np.where(take, ov, v), np.where(take, oi, idx)
+    return idx
+
+
+def strided_sum(x):
+    v = x.view(np.int32)
+    for o in (16, 8, 4):
+        v = v + _shfl(v, "xor", o)
+    return v
+
+
+def downtree_sum_bcast(x):
+    v = x.view(np.int32)
+    for o in (16, 8, 4, 2, 1):
+        v = v + _shfl(v, "down", o)
+    return _shfl(v, "idx", 0)
+
+
+def downtree_asc_raw(x):
+    v = x.view(np.int32)
+    for o in (1, 2, 4, 8, 16):
+        v = v + _shfl(v, "down", o)
+    return v
+
+
+def scan_add_w32(x):
+    v, lane = x.view(np.int32), _lane(len(x))
+    for d in (1, 2, 4, 8, 16):
+        v = np.where(lane >= d, v + _shfl(v, "up", d), v)
+    return v
+
+
+def scan_add_w8(x):
+    v, lane = x.view(np.int32), _lane(len(x)) & 7
+    for d in (1, 2, 4, 8):
+        v = np.where(lane >= d, v + _shfl(v, "up", d, 8), v)
+    return v
+
+
+def exclusive_and_diff(x):
+    v = x.view(np.int32)
+    return _shfl(v, "up", 1) * 3 + _shfl(v, "down", 1)
+
+
+def broadcast_lanes(x):
+    return (_shfl(x, "idx", 0) + 3 * _shfl(x, "idx", 31) + 7 * _shfl(x, "idx", 3, 8)).astype(np.uint32)
+
+
+def broadcast_u64(x):
+    return _shfl(x, "idx", 5)
+
+
+def rotate_f64(x):
+    return np.concatenate([w[(np.arange(32) + 1) & 31] for w in _warps(x)])
+
+
+def affine_gather(x):
+    src, _ = shfl_sync("idx", np.arange(32) * 5 + 3, 0x1F)
+    return np.concatenate([w[src] for w in _warps(x)])
+
+
+def quad_table(x):
+    sel = np.array([3, 2, 1, 0])
+    src, _ = shfl_sync("idx", sel[np.arange(32) & 3], (28 << 8) | 31)
+    return np.concatenate([w[src] for w in _warps(x)])
+
+
+def lut_gather(x, idx):
+    return np.concatenate([w[i & 15] for w, i in zip(_warps(x), _warps(idx))])
+
+
+def transpose4(x):
+    a, b, c, d = (x.reshape(-1, 4)[:, k].view(np.int32) for k in range(4))
+    lane = _lane(len(a)) & 3
+    x1 = _shfl(np.where(lane & 1, a, b), "xor", 1)
+    x2 = _shfl(np.where(lane & 2, a, c), "xor", 2)
+    x3 = _shfl(np.where((lane == 0) | (lane == 3), d, a), "xor", 3)
+    return x1 + 7 * x2 + 13 * x3
+
+
+def bitonic32(x):
+    k, lane = x.view(np.int32), _lane(len(x))
+    size = 2
+    while size <= 32:
+        o = _shfl(k, "xor", size - 1)
+        k = np.where(lane & (size // 2), np.maximum(k, o), np.minimum(k, o))
+        s = size // 4
+        while s > 0:
+            p = _shfl(k, "xor", s)
+            k = np.where(lane & s, np.maximum(k, p), np.minimum(k, p))
+            s //= 2
+        size *= 2
+    return k
+
+
+def reduce_sync_ops(x):
+    w = _warps(x)
+    add = w.sum(axis=1, dtype=np.uint64).astype(np.uint32)
+    mx = w.max(axis=1)
+    a = np.bitwise_and.reduce(w | np.uint32(0x80000000), axis=1)
+    xr = np.bitwise_xor.reduce(w, axis=1)
+    return np.repeat(add ^ mx ^ a ^ xr, 32)
+
+
+def half_warp_sum(x):
+    v, lane = x.view(np.int32), _lane(len(x))
+    s = v.copy()
+    for o in (8, 4, 2, 1):
+        s = s + _shfl(s, "xor", o, 16)
+    return np.where(lane < 16, s, v)
+
+
+def runtime_broadcast(x, src=7):
+    return _shfl(x, "idx", src)
+
+
+def runtime_width_sum(x, width=8):
+    v = x.view(np.int32)
+    o = width // 2
+    while o > 0:
+        v = v + _shfl(v, "xor", o, width)
+        o //= 2
+    return v
+
+
+def corner_cases(x):
+    v = x.view(np.int32)
+    return _shfl(v, "xor", 16, 8) + 3 * _shfl(v, "idx", -1) + 5 * _shfl(v, "down", 9, 8) + 7 * _shfl(v, "down", 33)
+
+
+def _u32(rng, n):
+    return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+
+
+def _small(rng, n):
+    return rng.integers(-1000, 1000, n).astype(np.int32).view(np.uint32)
+
+
+# kernel -> (family, dtype of inputs, extra inputs/args, reference)
+KERNELS: dict[str, tuple[str, Callable, Callable]] = {
+    "butterfly_sum_f32": ("butterfly", lambda r, n: [r.standard_normal(n).astype(np.float32)], butterfly_sum_f32),
+    "butterfly_max_i32_w16": ("butterfly", lambda r, n: [_u32(r, n)], butterfly_max_i32_w16),
+    "butterfly_or_u32_w8": ("butterfly", lambda r, n: [_u32(r, n)], butterfly_or_u32_w8),
+    "butterfly_asc_f64": ("butterfly_asc", lambda r, n: [r.standard_normal(n)], butterfly_asc_f64),
+    "argmax_pair": ("pair_argmax", lambda r, n: [r.integers(0, 8, n).astype(np.float32)], argmax_pair),
+    "strided_sum": ("strided", lambda r, n: [_small(r, n)], strided_sum),
+    "downtree_sum_bcast": ("downtree", lambda r, n: [_small(r, n)], downtree_sum_bcast),
+    "downtree_asc_raw": ("downtree", lambda r, n: [_small(r, n)], downtree_asc_raw),
+    "scan_add_w32": ("scan", lambda r, n: [_small(r, n)], scan_add_w32),
+    "scan_add_w8": ("scan", lambda r, n: [_small(r, n)], scan_add_w8),
+    "exclusive_and_diff": ("shift", lambda r, n: [_small(r, n)], exclusive_and_diff),
+    "broadcast_lanes": ("broadcast", lambda r, n: [_u32(r, n)], broadcast_lanes),
+    "broadcast_u64": ("broadcast", lambda r, n: [r.integers(0, 2**63, n, dtype=np.uint64)], broadcast_u64),
+    "rotate_f64": ("rotate", lambda r, n: [r.standard_normal(n)], rotate_f64),
+    "affine_gather": ("rotate", lambda r, n: [_u32(r, n)], affine_gather),
+    "quad_table": ("quad_table", lambda r, n: [_u32(r, n)], quad_table),
+    "lut_gather": ("gather", lambda r, n: [_u32(r, n), r.integers(0, 64, n).astype(np.int32)], lut_gather),
+    "transpose4": ("transpose", lambda r, n: [_small(r, 4 * n)], transpose4),
+    "bitonic32": ("bitonic", lambda r, n: [_small(r, n)], bitonic32),
+    "reduce_sync_ops": ("hw_reduce", lambda r, n: [_u32(r, n)], reduce_sync_ops),
+    "half_warp_sum": ("partial_mask", lambda r, n: [_small(r, n)], half_warp_sum),
+    "runtime_broadcast": ("runtime_broadcast", lambda r, n: [_u32(r, n)], runtime_broadcast),
+    "runtime_width_sum": ("runtime_width", lambda r, n: [_small(r, n)], runtime_width_sum),
+    "corner_cases": ("corner_cases", lambda r, n: [_small(r, n)], corner_cases),
+}
+EXTRA_ARGS = {"runtime_broadcast": [7], "runtime_width_sum": [8]}
