@@ -28,8 +28,8 @@ class HipDevice:
     def run_kernel(self, hsaco: bytes, name: str, inputs: Sequence[np.ndarray],
                    out_shape: int | tuple[int, ...], out_dtype: Any = np.uint32,
                    block: tuple[int, int, int] = (64, 1, 1),
-                   grid: tuple[int, int, int] = (1, 1, 1)) -> np.ndarray:
-        """Launch `name(in_0, ..., in_k, out)` (all global pointers) and return `out`.
+                   grid: tuple[int, int, int] = (1, 1, 1), scalars: Sequence[int] = ()) -> np.ndarray:
+        """Launch `name(in_0, ..., in_k, out, scalar_0, ...)` (pointers, then i32 scalars); return `out`.
 
         Every call's error code is checked; device memory and the module are released on every
         path, and a release failure is reported unless an earlier error is already on its way."""
@@ -51,7 +51,9 @@ class HipDevice:
             h2d = hip.hipMemcpyKind.hipMemcpyHostToDevice
             for d, a in zip(buffers, host_in):
                 _check(hip, hip.hipMemcpy(d, a, a.nbytes, h2d), "hipMemcpy (host to device)")
-            _check(hip, hip.hipModuleLaunchKernel(function, *grid, *block, 0, None, None, tuple(buffers)),
+            import ctypes
+            args = tuple(buffers) + tuple(ctypes.c_int(int(v)) for v in scalars)
+            _check(hip, hip.hipModuleLaunchKernel(function, *grid, *block, 0, None, None, args),
                    f"hipModuleLaunchKernel({name!r}, grid={grid}, block={block})")
             _check(hip, hip.hipDeviceSynchronize(), f"hipDeviceSynchronize after {name!r}")
             _check(hip, hip.hipMemcpy(out, buffers[-1], out.nbytes, hip.hipMemcpyKind.hipMemcpyDeviceToHost),
