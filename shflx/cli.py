@@ -54,9 +54,11 @@ def _build_parser() -> argparse.ArgumentParser:
     co = sub.add_parser("compile", help="CUDA/HIP device code -> AMD code object, shuffles lowered",
                         description="Compile the device code of FILE for each --offload-arch, lowering every "
                         "warp shuffle to its cheapest proven AMD sequence, and report each one.")
-    co.add_argument("file", metavar="FILE.cu")
+    co.add_argument("files", nargs="+", metavar="FILE.cu", help=".cu/.hip files or directories of them")
+    co.add_argument("-j", dest="jobs", type=int, default=0, help="parallel compiles (default: CPU count)")
     co.add_argument("--offload-arch", action="append", required=True, dest="archs", metavar="gfxNNN")
-    co.add_argument("-o", dest="output", help="output file (with several targets: the target is added)")
+    co.add_argument("-o", dest="output", help="output file; with several targets the target is added; "
+                    "with several inputs a directory")
     co.add_argument("--emit", default="hsaco", choices=["hsaco", "obj", "asm", "llvm"])
     co.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR")
     co.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=V]")
@@ -72,6 +74,8 @@ def _build_parser() -> argparse.ArgumentParser:
     cov.add_argument("--out", help="write the JSON here (default benchmarks/results/coverage.json "
                      "in a checkout, else no file)")
     cov.add_argument("--limit", type=int, help="only the first N maps (a quick look)")
+
+    sub.add_parser("doctor", help="what toolchain and runtimes shflx found, and what each is used for")
 
     t = sub.add_parser("targets", help="list the known AMD and NVIDIA targets and their features")
     t.add_argument("--json", action="store_true")
@@ -205,36 +209,88 @@ def _cmd_coverage(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_compile(ns: argparse.Namespace) -> int:
-    from .compiler import EMITS, compile_file, instruction_counts
+def _compile_one(job: tuple) -> dict:
+    """One (file, target) compile, run in a worker process; returns the report entry or an error."""
+    from .compiler import compile_file, instruction_counts
     from .files import write_atomically
+
+    source, arch, out, ns_emit, wave, opts, baseline = job
+    try:
+        res = compile_file(Path(source), arch, wave=wave, emit=ns_emit, opts=opts, baseline=baseline)
+        write_atomically(Path(out), res.output)
+    except ShflxError as e:
+        return {"file": source, "arch": arch, "error": str(e), "exit_code": e.exit_code}
+    entry = {"file": source, "arch": arch, "wave": res.wave, "output": out,
+             "sites": [r.to_json() for r in res.sites], "kernels": res.kernels,
+             "summary": {"sites": len(res.sites), "cost": sum(r.cost for r in res.sites),
+                         "baseline_cost": sum(r.baseline_cost for r in res.sites)}}
+    if ns_emit == "asm":
+        entry["summary"]["instructions"] = instruction_counts(res.output)
+    return entry
+
+
+def _sources(args: Sequence[str]) -> list[Path]:
+    out: list[Path] = []
+    for a in args:
+        p = Path(a)
+        if p.is_dir():
+            found = sorted(q for q in p.rglob("*") if q.suffix in (".cu", ".hip"))
+            if not found:
+                raise InputError("no .cu or .hip files in this directory", Location(a))
+            out += found
+        else:
+            out.append(p)
+    return out
+
+
+def _cmd_compile(ns: argparse.Namespace) -> int:
+    import os
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
     from .frontend.clang import FrontendOptions
 
     opts = FrontendOptions(tuple(ns.includes), tuple(ns.defines), ns.opt, True, ns.llvm_bin)
-    source = Path(ns.file)
+    sources = _sources(ns.files)
     suffix = {"hsaco": ".hsaco", "obj": ".o", "asm": ".s", "llvm": ".ll"}[ns.emit]
-    reports = []
-    for arch in ns.archs:
-        res = compile_file(source, arch, wave=64 if ns.wave64 else None, emit=ns.emit, opts=opts,
-                           baseline=ns.baseline)
-        if ns.output and len(ns.archs) == 1:
-            out = Path(ns.output)
-        else:
-            base = Path(ns.output) if ns.output else Path(source.stem)
-            out = base.with_name(f"{base.stem}.{arch}{suffix}")
-        write_atomically(out, res.output)
-        entry = {"file": str(source), "arch": arch, "wave": res.wave, "output": str(out),
-                 "sites": [r.to_json() for r in res.sites], "kernels": res.kernels,
-                 "summary": {"sites": len(res.sites), "cost": sum(r.cost for r in res.sites),
-                             "baseline_cost": sum(r.baseline_cost for r in res.sites),
-                             "ds_bpermute": sum("ds_bpermute" in " ".join(r.lowering) for r in res.sites)}}
-        if ns.emit == "asm":
-            entry["summary"]["instructions"] = instruction_counts(res.output)
-        reports.append(entry)
-    if ns.report == "json":
-        print(json.dumps(reports if len(reports) > 1 else reports[0], indent=1))
+    many = len(sources) > 1
+    stems = [s.stem for s in sources]
+    def stem_of(src: Path) -> str:  # noqa: E306 - unique output names for same-named inputs
+        return f"{src.parent.name}_{src.stem}" if stems.count(src.stem) > 1 else src.stem
+    jobs = []
+    for src in sources:
+        for arch in ns.archs:
+            if ns.output and not many and len(ns.archs) == 1:
+                out = Path(ns.output)
+            elif ns.output and many:
+                out = Path(ns.output) / f"{stem_of(src)}.{arch}{suffix}"
+            else:
+                base = Path(ns.output) if ns.output else Path(stem_of(src))
+                out = base.with_name(f"{base.stem}.{arch}{suffix}")
+            jobs.append((str(src), arch, str(out), ns.emit, 64 if ns.wave64 else None, opts, ns.baseline))
+    if many and ns.output:
+        Path(ns.output).mkdir(parents=True, exist_ok=True)
+    workers = ns.jobs or os.cpu_count() or 1
+    results: list[dict] = []
+    if len(jobs) == 1 or workers == 1:
+        results = [_compile_one(j) for j in jobs]
     else:
-        for e in reports:
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+            futures = {pool.submit(_compile_one, j): j for j in jobs}
+            for k, fut in enumerate(as_completed(futures), 1):
+                r = fut.result()
+                state = "error" if "error" in r else f"{r['summary']['sites']} site(s)"
+                print(f"[{k}/{len(jobs)}] {r['file']} ({r['arch']}): {state}", file=sys.stderr, flush=True)
+                results.append(r)
+        order = {(j[0], j[1]): n for n, j in enumerate(jobs)}
+        results.sort(key=lambda r: order[(r["file"], r["arch"])])
+    failed = [r for r in results if "error" in r]
+    for r in failed:
+        print(r["error"], file=sys.stderr)
+    good = [r for r in results if "error" not in r]
+    if ns.report == "json":
+        print(json.dumps(good if len(jobs) > 1 else (good[0] if good else {}), indent=1))
+    else:
+        for e in good:
             s = e["summary"]
             print(f"{e['file']} -> {e['output']} ({e['arch']}, wave{e['wave']}): {s['sites']} shuffle site(s), "
                   f"cost {s['cost']:g} vs {s['baseline_cost']:g} with ds_bpermute")
@@ -244,10 +300,59 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
                     print(f"      {line.split('   ;')[0]}")
                 for n in r["notes"]:
                     print(f"      note: {n}")
-    return 0
+    return max((r["exit_code"] for r in failed), default=0)
 
 
-COMMANDS = {"verify": _cmd_verify, "compile": _cmd_compile, "lower": _cmd_lower, "coverage": _cmd_coverage, "targets": _cmd_targets}
+def _cmd_doctor(ns: argparse.Namespace) -> int:
+    """Each dependency: found or not, where, and what it is for; exit 2 if compile cannot work."""
+    import importlib.metadata as md
+
+    rows: list[tuple[str, str, str]] = []
+    ok = True
+
+    def version(pkg: str) -> str | None:
+        try:
+            return md.version(pkg)
+        except md.PackageNotFoundError:
+            return None
+
+    from .errors import ToolchainError
+    from .frontend.toolchain import find_clang
+    try:
+        tool = find_clang()
+        rows.append(("clang", f"{tool.version} ({tool.origin}: {' '.join(tool.command)})", "CUDA/HIP device front end"))
+    except ToolchainError as e:
+        rows.append(("clang", "MISSING", e.reason))
+        ok = False
+    from .codegen.link import find_lld
+    try:
+        rows.append(("ld.lld", " ".join(find_lld()), "links .o into .hsaco code objects"))
+    except ToolchainError as e:
+        rows.append(("ld.lld", "MISSING", e.reason))
+        ok = False
+    try:
+        import llvmlite.binding as llvm
+        llvm.initialize_all_targets()
+        llvm.Target.from_triple("amdgcn-amd-amdhsa")
+        rows.append(("llvmlite", f"{version('llvmlite')} (LLVM {'.'.join(map(str, llvm.llvm_version_info))}, AMDGPU)",
+                     "IR verification and AMDGPU code generation"))
+    except Exception as e:  # noqa: BLE001 - any failure here means codegen cannot work
+        rows.append(("llvmlite", f"MISSING ({e})", "IR verification and AMDGPU code generation"))
+        ok = False
+    rows.append(("z3-solver", version("z3-solver") or "MISSING", "proofs"))
+    from .runtime.hip import probe_hip
+    dev, why = probe_hip()
+    rows.append(("AMD GPU", dev.arch if dev else f"none ({why})", "hw_tests/amd"))
+    rows.append(("cuda-python", version("cuda-bindings") or version("cuda-python") or "not installed", "hw_tests/nvidia"))
+    from .cache import cache_dir, enabled
+    rows.append(("plan cache", str(cache_dir()) if enabled() else "off (SHFLX_CACHE=off)", "solved patterns"))
+    width = max(len(r[0]) for r in rows)
+    for name, state, use in rows:
+        print(f"{name:<{width}}  {state}\n{'':<{width}}  -> {use}")
+    return 0 if ok else 2
+
+
+COMMANDS = {"verify": _cmd_verify, "compile": _cmd_compile, "doctor": _cmd_doctor, "lower": _cmd_lower, "coverage": _cmd_coverage, "targets": _cmd_targets}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -21,7 +21,7 @@ from .frontend.clang import FrontendOptions, compile_to_ir
 from .isa import amd_target, known_amd_targets
 from .match import lower
 from .match.cost import bpermute_cost
-from .recognize import MODE_NAMES, Site, find_sites, site_map
+from .recognize import MODE_NAMES, InlinePtxError, Site, find_sites, site_map, translate_inline_ptx
 from .rewrite import INLINE_ATTRS, replace_call, rewrite
 
 EMITS = ("hsaco", "obj", "asm", "llvm")
@@ -151,6 +151,10 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None
     ir = compile_to_ir(source, target.llvm_cpu, wave, opts, target.has("dpp8"))
+    try:
+        ir = translate_inline_ptx(ir)
+    except InlinePtxError as e:
+        raise InputError(e.what, _location(e.location, source)) from None
     lowered, reports = lower_module(ir, arch, wave, baseline)
     from .codegen.llvm import compile_ir
 
@@ -173,6 +177,13 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     info = inspect_code_object(hsaco)
     result.kernels = [{"name": k} for k in getattr(info, "kernels", [])]
     return result
+
+
+def _location(text: str, source: Path) -> Location:
+    parts = text.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit():
+        return Location(parts[0], int(parts[1]), int(parts[2]) if parts[2].isdigit() else None)
+    return Location(str(source))
 
 
 def instruction_counts(asm: str) -> dict[str, int]:

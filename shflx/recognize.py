@@ -251,3 +251,80 @@ def site_map(site: Site) -> tuple[str, np.ndarray] | None:
     c = site.c.value if site.c.kind == "const" else np.array(site.c.lanes, dtype=np.int64)
     src, _ = shfl_sync(mode, b, c)
     return mode, src
+
+
+# ------------------------------------------------------------------------ inline PTX
+
+_ASM = re.compile(r'^(?P<lhs>\s*(?:%[\w.\-]+ = )?)(?:tail )?call (?P<ty>[^"]*?)asm (?:sideeffect )?(?:inteldialect )?'
+                  r'"(?P<tmpl>(?:[^"\\]|\\.)*)", "(?P<cons>[^"]*)"\((?P<args>.*)\)(?P<rest>[^()]*)$')
+_SHFL_PTX = re.compile(r"^\s*shfl(?P<sync>\.sync)?\.(?P<mode>up|down|bfly|idx)\.b32\s+(?P<ops>[^;]*);?\s*$")
+PTX_MODES = {"up": 0, "down": 1, "bfly": 2, "idx": 3}
+
+
+class InlinePtxError(ValueError):
+    """An inline PTX block shflx cannot translate; carries the instruction and the location."""
+
+    def __init__(self, what: str, location: str):
+        super().__init__(f"{location}: error: {what}")
+        self.what, self.location = what, location
+
+
+def translate_inline_ptx(ir: str) -> str:
+    """`asm "shfl.sync.MODE.b32 $0, a, b, c, mask;"` (and the legacy `shfl.MODE.b32 $0, a, b, c;`)
+    become shuffle markers; any other inline PTX is an error naming it and its line."""
+    lines = ir.splitlines()
+    locs = None
+    changed = False
+    for k, line in enumerate(lines):
+        if " asm " not in line:
+            continue
+        m = _ASM.match(line)
+        if not m:
+            continue
+        tmpl = m.group("tmpl").replace("\\0A", "\n").replace("\\09", " ")
+        if locs is None:
+            locs = _locations(lines)
+        dbg = _DBG.search(m.group("rest"))
+        where = locs.get(dbg.group(1), "?") if dbg else "?"
+        instrs = [t.strip() for t in re.split(r"[;\n]", tmpl) if t.strip() and not t.strip().startswith("//")]
+        if not any(re.match(r"shfl\b|shfl\.", t) for t in instrs) and not _looks_like_ptx(instrs):
+            continue
+        if len(instrs) != 1:
+            other = next((t for t in instrs if not t.startswith("shfl")), instrs[0])
+            raise InlinePtxError(f"inline PTX block with several instructions is not supported yet "
+                                 f"(first unsupported: '{other}')", where)
+        sm = _SHFL_PTX.match(instrs[0] + ";")
+        if not sm:
+            raise InlinePtxError(f"inline PTX '{instrs[0]}' is not supported", where)
+        ops = [o.strip() for o in sm.group("ops").split(",")]
+        if "|" in ops[0]:
+            raise InlinePtxError(f"inline PTX '{instrs[0]}' with a predicate output is not supported yet", where)
+        expected = 5 if sm.group("sync") else 4
+        if len(ops) != expected:
+            raise InlinePtxError(f"inline PTX '{instrs[0]}': expected {expected} operands", where)
+        args = [a.strip() for a in _split_args(m.group("args"))]
+        def operand(tok: str) -> str:  # noqa: E306
+            if re.fullmatch(r"\$\d+", tok):
+                idx = int(tok[1:]) - 1
+                return _operand_token(args[idx])
+            if re.fullmatch(r"-?(0[xX][0-9a-fA-F]+|\d+)", tok):
+                return str(int(tok, 0) - (1 << 32) if int(tok, 0) >= 1 << 31 else int(tok, 0))
+            raise InlinePtxError(f"inline PTX operand '{tok}' in '{instrs[0]}' is not supported", where)
+        if ops[0] != "$0":
+            raise InlinePtxError(f"inline PTX '{instrs[0]}': the result must be the asm output $0", where)
+        a, b, c = operand(ops[1]), operand(ops[2]), operand(ops[3])
+        mask = operand(ops[4]) if sm.group("sync") else "-1"
+        call = (f"{m.group('lhs')}call i32 @{MARKER}(i32 {PTX_MODES[sm.group('mode')]}, i32 {mask}, i32 {a}, "
+                f"i32 {b}, i32 {c}){', !dbg ' + dbg.group(1) if dbg else ''}")
+        lines[k] = call
+        changed = True
+    if not changed:
+        return ir
+    text = "\n".join(lines)
+    if not re.search(rf"^declare [^@]*@{MARKER}\(", text, flags=re.M):
+        text += f"\ndeclare i32 @{MARKER}(i32, i32, i32, i32, i32)\n"
+    return text
+
+
+def _looks_like_ptx(instrs: list[str]) -> bool:
+    return any(re.match(r"(mov|add|sub|setp|selp|ld|st|cvt|vote|activemask|redux|match|bar)\.", t) for t in instrs)

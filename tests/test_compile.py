@@ -131,3 +131,37 @@ def test_unreadable_and_binary_inputs(tmp_path):
     blob.write_bytes(bytes(range(256)) * 4)
     r = run(str(blob), "--offload-arch", "gfx942")
     assert r.returncode == 1 and "blob.cu" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_inline_ptx_shuffles_are_lowered_and_other_ptx_is_named(tmp_path):
+    src = tmp_path / "asm.cu"
+    src.write_text("""__global__ void k(int *p) {
+  int v = p[threadIdx.x], r, q;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, %3, %4;" : "=r"(r) : "r"(v), "r"(16), "r"(31), "r"(0xffffffff));
+  asm volatile("shfl.sync.idx.b32 %0, %1, 3, 0x181f, 0xffffffff;" : "=r"(q) : "r"(r));
+  p[threadIdx.x] = q;
+}
+""")
+    res = compile_file(src, "gfx1100", emit="asm")
+    assert [s.location.split(":")[-2] for s in res.sites] == ["3", "4"]
+    assert all(s.proof == "proved" for s in res.sites)
+    assert instruction_counts(res.output)["ds_bpermute"] == 0
+    bad = tmp_path / "bad.cu"
+    bad.write_text('__global__ void k(int *p) {\n  int r;\n  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));\n  p[0] = r;\n}\n')
+    with pytest.raises(InputError) as e:
+        compile_file(bad, "gfx1100")
+    assert "bad.cu:3" in str(e.value) and "mov.u32" in str(e.value)
+
+
+def test_directories_compile_in_parallel(tmp_path):
+    r = run(str(KERNELS / "shift"), str(KERNELS / "scan"), "--offload-arch", "gfx942", "-o", str(tmp_path), "-j", "2")
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scan_kernel.gfx942.hsaco", "shift_kernel.gfx942.hsaco"]
+    assert "[2/2]" in r.stderr
+
+
+def test_doctor_names_every_part():
+    r = subprocess.run([sys.executable, "-m", "shflx", "doctor"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for part in ("clang", "ld.lld", "llvmlite", "z3-solver", "AMD GPU", "plan cache"):
+        assert part in r.stdout
