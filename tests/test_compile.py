@@ -154,9 +154,10 @@ def test_inline_ptx_shuffles_are_lowered_and_other_ptx_is_named(tmp_path):
 
 
 def test_directories_compile_in_parallel(tmp_path):
-    r = run(str(KERNELS / "shift"), str(KERNELS / "scan"), "--offload-arch", "gfx942", "-o", str(tmp_path), "-j", "2")
+    out = tmp_path / "out"
+    r = run(str(KERNELS / "shift"), str(KERNELS / "scan"), "--offload-arch", "gfx942", "-o", str(out), "-j", "2")
     assert r.returncode == 0, r.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["scan_kernel.gfx942.hsaco", "shift_kernel.gfx942.hsaco"]
+    assert sorted(p.name for p in out.iterdir()) == ["scan_kernel.gfx942.hsaco", "shift_kernel.gfx942.hsaco"]
     assert "[2/2]" in r.stderr
 
 
