@@ -113,7 +113,8 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
             target = amd_target(arch)
             lowering = [step_asm(s, target, wave) for s in plan.steps] or ["(no instruction: every lane keeps its value)"]
             reports.append(SiteReport(site.location, site.function, _describe(site), cls, lowering, plan.cost,
-                                      base_cost, plan.proof["status"], list(plan.proof.get("assumptions", []))))
+                                      base_cost, plan.proof["status"],
+                                      site.notes + list(plan.proof.get("assumptions", []))))
         else:
             name = f"shflx.general.{mode}"
             if name not in dyn_made:
@@ -127,7 +128,7 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
                                                "runtime operands" if cls == "uniform" else "nothing cheaper proven")
             reports.append(SiteReport(site.location, site.function, _describe(site), cls,
                                       ["ds_bpermute_b32 (exact general lowering: index from the CUDA formula)"],
-                                      base_cost, base_cost, "exact by construction", [why]))
+                                      base_cost, base_cost, "exact by construction", [why] + site.notes))
     return rewrite(ir, edits, functions, needed), reports
 
 
@@ -142,20 +143,23 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     if emit not in EMITS:
         raise UsageError(f"unknown --emit '{emit}'; known: {', '.join(EMITS)}")
     if source.suffix in (".ll", ".bc"):
-        raise InputError("LLVM IR inputs (.ll/.bc) are not supported yet; give the .cu/.hip source",
-                         Location(str(source)))
-    try:
-        source.read_text()
-    except UnicodeDecodeError:
-        raise InputError("not a text file (expected CUDA or HIP source)", Location(str(source))) from None
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None
-    ir = compile_to_ir(source, target.llvm_cpu, wave, opts, target.has("dpp8"))
+        ir = _read_ir(source)
+    else:
+        try:
+            source.read_text()
+        except UnicodeDecodeError:
+            raise InputError("not a text file (expected CUDA or HIP source)", Location(str(source))) from None
+        except OSError as e:
+            raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None
+        ir = compile_to_ir(source, target.llvm_cpu, wave, opts, target.has("dpp8"))
     try:
         ir = translate_inline_ptx(ir)
     except InlinePtxError as e:
         raise InputError(e.what, _location(e.location, source)) from None
     lowered, reports = lower_module(ir, arch, wave, baseline)
+    if not baseline:
+        lowered, more = lower_bpermutes(lowered, arch, wave)
+        reports += more
     from .codegen.llvm import compile_ir
 
     result = CompileResult(arch, wave, lowered, reports)
@@ -177,6 +181,75 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     info = inspect_code_object(hsaco)
     result.kernels = [{"name": k} for k in getattr(info, "kernels", [])]
     return result
+
+
+def _read_ir(source: Path) -> str:
+    """LLVM IR from another front end (hipcc, Triton): text, or bitcode through llvmlite."""
+    try:
+        if source.suffix == ".bc":
+            import llvmlite.binding as llvm
+            ir = str(llvm.parse_bitcode(source.read_bytes()))
+        else:
+            ir = source.read_text()
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None
+    except Exception as e:  # noqa: BLE001 - llvmlite raises plain RuntimeError for bad bitcode
+        raise InputError(f"not LLVM bitcode: {e}", Location(str(source))) from None
+    m = re.search(r'^target triple = "([^"]*)"', ir, flags=re.M)
+    if not m or not m.group(1).startswith("amdgcn"):
+        raise InputError(f"not AMDGPU LLVM IR (target triple {m.group(1) if m else 'missing'}); "
+                         "compile the device code for amdgcn-amd-amdhsa", Location(str(source)))
+    return ir
+
+
+def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport]]:
+    """ds.bpermute calls with lane-only addresses (HIP's __shfl in IR from hipcc, Triton, ...):
+    where each 32-lane half reads inside itself with the same map, the synthesizer's proven plan
+    replaces the call; any other one is kept (it is already exact) and reported."""
+    from .recognize import find_bpermute_sites
+
+    sites = find_bpermute_sites(ir, wave)
+    if not sites:
+        return ir, []
+    lines = ir.splitlines()
+    edits, functions, needed, reports = {}, [], set(), []
+    half = wave == 64 and amd_target(arch).has("ds_bpermute_half_wave64")
+    base_cost = bpermute_cost(arch)
+    for k, site in enumerate(sites):
+        keep = SiteReport(site.location, site.function, "llvm.amdgcn.ds.bpermute", "dynamic",
+                          ["ds_bpermute_b32 (kept)"], base_cost, base_cost, "unchanged", [])
+        if site.lanes is None:
+            keep.notes.append("the address is not a function of the lane id alone")
+            reports.append(keep)
+            continue
+        lanes = np.arange(wave)
+        idx = np.array(site.lanes) >> 2
+        src = ((lanes & 32) | (idx & 31)) if half else idx & (wave - 1)
+        warp = src[:32]
+        if (warp >> 5 != 0).any() or (wave == 64 and not np.array_equal(src[32:], warp + 32)):
+            keep.cls = "constant map"
+            keep.notes.append("the map crosses 32-lane halves or differs between them")
+            reports.append(keep)
+            continue
+        plan = lower("map " + ",".join(map(str, warp.tolist())), arch, wave)
+        if not plan.steps or all(s.op == "ds.bpermute" for s in plan.steps):
+            keep.cls = "constant map"
+            keep.notes.append("nothing cheaper proven")
+            reports.append(keep)
+            continue
+        name = f"shflx.bperm.{k}"
+        fn, need = function_ir(plan, name, INLINE_ATTRS)
+        functions.append(fn)
+        needed |= need
+        line = lines[site.line_index]
+        dbg = re.search(r"(, !dbg ![0-9]+)", line)
+        indent = line[: len(line) - len(line.lstrip())]
+        edits[site.line_index] = f"{indent}{site.result} = call i32 @{name}(i32 {site.value}){dbg.group(1) if dbg else ''}"
+        target = amd_target(arch)
+        reports.append(SiteReport(site.location, site.function, "llvm.amdgcn.ds.bpermute (lane-only address)",
+                                  "constant map", [step_asm(s, target, wave) for s in plan.steps], plan.cost,
+                                  base_cost, plan.proof["status"], list(plan.proof.get("assumptions", []))))
+    return rewrite(ir, edits, functions, needed), reports
 
 
 def _location(text: str, source: Path) -> Location:

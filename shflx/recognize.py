@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 MARKER = "__shflx_shfl_sync"
+TID_LANE_NOTE = ("operand computed from threadIdx.x: assumes the CUDA lane is threadIdx.x % 32 "
+                 "(1-D blocks, or blockDim.x a multiple of 32), as the source itself does")
 MODE_NAMES = {0: "up", 1: "down", 2: "bfly", 3: "idx"}
 LOW_BIT_OPS = {"add", "sub", "mul", "and", "or", "xor", "shl"}
 CASTS = {"zext", "sext", "trunc"}
@@ -34,6 +36,7 @@ class Operand:
     value: int | None = None     # const
     lanes: tuple[int, ...] | None = None   # lane-only: the value for lanes 0..31
     text: str = ""               # the IR operand
+    from_tid: bool = False       # lane-only through threadIdx.x (CUDA lane = threadIdx.x % 32 assumed)
 
 
 @dataclass
@@ -95,7 +98,7 @@ class FunctionBody:
             if "other" in kinds:
                 return Operand("dynamic", text=token)
             vals = tuple(self._eval(token, lane) & 0xFFFFFFFF for lane in range(32))
-            return Operand("lane", lanes=vals, text=token)
+            return Operand("lane", lanes=vals, text=token, from_tid=self._uses_tid(token, set()))
         return Operand("uniform", text=token)
 
     def _leaf_kinds(self, token: str, seen: set[str]) -> set[str] | None:
@@ -139,6 +142,15 @@ class FunctionBody:
         if op == "load" and "addrspace(4)" in inst:
             return {"uniform"}
         return None
+
+    def _uses_tid(self, token: str, seen: set[str]) -> bool:
+        inst = self.defs.get(token)
+        if inst is None or token in seen:
+            return False
+        seen.add(token)
+        if "workitem.id.x" in inst:
+            return True
+        return any(self._uses_tid(o, seen) for o in self._operands(inst) if o.startswith("%"))
 
     def _operands(self, inst: str) -> list[str]:
         body = re.sub(r"^\w+( (nuw|nsw|exact|disjoint|samesign))*\s+", "", inst)
@@ -236,6 +248,8 @@ def find_sites(ir: str) -> list[Site]:
             site = Site(name, k, m.group("res"), fn.classify(args[0]), fn.classify(args[1]), args[2],
                         fn.classify(args[3]), fn.classify(args[4]),
                         locs.get(dbg.group(1), "?") if dbg else "?")
+            if any(o.from_tid for o in (site.b, site.c)):
+                site.notes.append(TID_LANE_NOTE)
             sites.append(site)
     return sites
 
@@ -328,3 +342,93 @@ def translate_inline_ptx(ir: str) -> str:
 
 def _looks_like_ptx(instrs: list[str]) -> bool:
     return any(re.match(r"(mov|add|sub|setp|selp|ld|st|cvt|vote|activemask|redux|match|bar)\.", t) for t in instrs)
+
+
+# ------------------------------------------------------------------------ ds.bpermute in AMDGPU IR
+
+_BPERM = re.compile(r"^(?P<res>%[\w.\-]+) = (?:tail )?call [^@]*@llvm\.amdgcn\.ds\.bpermute(?:\.i32)?\((?P<args>[^)]*)\)(?P<rest>.*)$")
+_ICMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "ugt": lambda a, b: a > b, "uge": lambda a, b: a >= b,
+         "ult": lambda a, b: a < b, "ule": lambda a, b: a <= b}
+
+
+@dataclass
+class BpermuteSite:
+    function: str
+    line_index: int
+    result: str
+    value: str
+    lanes: tuple[int, ...] | None     # lane each hardware lane reads, when the address is lane-only
+    location: str = "?"
+
+
+def _s32(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+class LaneEvaluator(FunctionBody):
+    """Evaluates an SSA value exactly for each hardware lane when its slice reads only the lane id
+    (mbcnt, workitem.id.x) and constants: every i32 op, casts, icmp and select."""
+
+    def lane_values(self, token: str, wave: int) -> tuple[int, ...] | None:
+        try:
+            return tuple(self._full(token, lane, wave, 0) & 0xFFFFFFFF for lane in range(wave))
+        except (KeyError, ValueError, IndexError, ZeroDivisionError):
+            return None
+
+    def _full(self, token: str, lane: int, wave: int, depth: int) -> int:
+        if depth > 200:
+            raise ValueError("slice too deep")
+        if re.fullmatch(r"-?\d+", token):
+            return int(token)
+        if token in ("true", "false"):
+            return int(token == "true")
+        inst = self.defs[token]
+        op = inst.split()[0]
+        if op in ("call", "tail"):
+            if "workitem.id.x" in inst:
+                return lane
+            if "mbcnt.lo" in inst:
+                return min(lane, 32)
+            if "mbcnt.hi" in inst:
+                args = _split_args(inst[inst.index("(") + 1: inst.rindex(")")])
+                return self._full(_operand_token(args[1]), lane, wave, depth + 1) + max(0, lane - 32)
+            raise ValueError(f"call in the slice: {inst}")
+        if op == "select":
+            c, a, b = (self._full(o, lane, wave, depth + 1) for o in self._operands(inst))
+            return a if c else b
+        if op == "icmp":
+            pred = inst.split()[1]
+            a, b = (self._full(o, lane, wave, depth + 1) for o in self._operands(inst))
+            if pred.startswith("s"):
+                return int(_ICMP["u" + pred[1:]](_s32(a), _s32(b)))
+            return int(_ICMP[pred](a & 0xFFFFFFFF, b & 0xFFFFFFFF))
+        vals = [self._full(o, lane, wave, depth + 1) for o in self._operands(inst)]
+        if op in CASTS:
+            return vals[0]
+        a, b = vals[0] & 0xFFFFFFFF, vals[1] & 0xFFFFFFFF
+        table = {"add": a + b, "sub": a - b, "mul": a * b, "and": a & b, "or": a | b, "xor": a ^ b,
+                 "shl": a << (b & 31), "lshr": a >> (b & 31), "ashr": _s32(a) >> (b & 31),
+                 "udiv": a // b if b else None, "urem": a % b if b else None}
+        if op not in table or table[op] is None:
+            raise ValueError(f"op {op}")
+        return table[op]
+
+
+def find_bpermute_sites(ir: str, wave: int) -> list[BpermuteSite]:
+    lines = ir.splitlines()
+    locs = _locations(lines)
+    out = []
+    for name, start, end, params in _functions(lines):
+        body = lines[start + 1:end]
+        ev = None
+        for k, line in enumerate(body, start + 1):
+            m = _BPERM.match(line.strip())
+            if not m:
+                continue
+            ev = ev or LaneEvaluator(name, body, params)
+            addr, value = (_operand_token(a) for a in _split_args(m.group("args")))
+            vals = ev.lane_values(addr, wave)
+            dbg = _DBG.search(m.group("rest"))
+            out.append(BpermuteSite(name, k, m.group("res"), value, vals, locs.get(dbg.group(1), "?") if dbg else "?"))
+    return out

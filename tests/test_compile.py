@@ -85,7 +85,8 @@ def test_lane_only_operands_become_constant_maps():
     res = build("rotate", "gfx1100")
     assert {s.cls for s in res.sites} >= {"rotate", "constant map"}
     for s in res.sites:                      # proven plans, or the exact fallback as the best plan
-        assert s.proof == "proved" or s.notes == ["nothing cheaper proven"], (s.cls, s.notes)
+        assert s.proof == "proved" or s.notes[0] == "nothing cheaper proven", (s.cls, s.notes)
+        assert any("threadIdx.x % 32" in n for n in s.notes)
     assert any(s.proof == "proved" and s.cls == "rotate" for s in res.sites)
 
 
@@ -166,3 +167,16 @@ def test_doctor_names_every_part():
     assert r.returncode == 0, r.stdout + r.stderr
     for part in ("clang", "ld.lld", "llvmlite", "z3-solver", "AMD GPU", "plan cache"):
         assert part in r.stdout
+
+
+def test_llvm_ir_from_hip_gets_its_lane_only_bpermutes_replaced(tmp_path):
+    """tests/data/hip_shuffles.ll: a ds.bpermute with address (lane ^ 5) << 2 (HIP's __shfl_xor) and
+    one rotating all 64 lanes (crosses halves: kept, it is already exact)."""
+    res = compile_file(ROOT / "tests" / "data" / "hip_shuffles.ll", "gfx942", emit="asm")
+    assert [s.proof for s in res.sites] == ["proved", "unchanged"]
+    assert "crosses 32-lane halves" in res.sites[1].notes[0]
+    assert instruction_counts(res.output)["ds_bpermute"] == 1
+    nv = tmp_path / "nv.ll"
+    nv.write_text('target triple = "nvptx64-nvidia-cuda"\n')
+    with pytest.raises(InputError, match="not AMDGPU LLVM IR"):
+        compile_file(nv, "gfx942")
