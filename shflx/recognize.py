@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -229,28 +230,33 @@ def _locations(lines: list[str]) -> dict[str, str]:
     return out
 
 
-def find_sites(ir: str) -> list[Site]:
+def _call_sites(ir: str, pattern: re.Pattern, body_type: type) -> Any:
+    """(function body, line index, match, location) for every line of `ir` matching `pattern`."""
     lines = ir.splitlines()
     locs = _locations(lines)
-    sites = []
     for name, start, end, params in _functions(lines):
-        body = lines[start + 1:end]
-        fn = None
-        for k, line in enumerate(body, start + 1):
-            m = _CALL.match(line.strip())
+        body_lines = lines[start + 1:end]
+        body = None
+        for k, line in enumerate(body_lines, start + 1):
+            m = pattern.match(line.strip())
             if not m:
                 continue
-            fn = fn or FunctionBody(name, body, params)
-            args = [_operand_token(a) for a in _split_args(m.group("args"))]
-            if len(args) != 5:
-                continue
+            body = body or body_type(name, body_lines, params)
             dbg = _DBG.search(m.group("rest"))
-            site = Site(name, k, m.group("res"), fn.classify(args[0]), fn.classify(args[1]), args[2],
-                        fn.classify(args[3]), fn.classify(args[4]),
-                        locs.get(dbg.group(1), "?") if dbg else "?")
-            if any(o.from_tid for o in (site.b, site.c)):
-                site.notes.append(TID_LANE_NOTE)
-            sites.append(site)
+            yield body, k, m, (locs.get(dbg.group(1), "?") if dbg else "?")
+
+
+def find_sites(ir: str) -> list[Site]:
+    sites = []
+    for fn, k, m, where in _call_sites(ir, _CALL, FunctionBody):
+        args = [_operand_token(a) for a in _split_args(m.group("args"))]
+        if len(args) != 5:
+            continue
+        site = Site(fn.name, k, m.group("res"), fn.classify(args[0]), fn.classify(args[1]), args[2],
+                    fn.classify(args[3]), fn.classify(args[4]), where)
+        if any(o.from_tid for o in (site.b, site.c)):
+            site.notes.append(TID_LANE_NOTE)
+        sites.append(site)
     return sites
 
 
@@ -416,19 +422,8 @@ class LaneEvaluator(FunctionBody):
 
 
 def find_bpermute_sites(ir: str, wave: int) -> list[BpermuteSite]:
-    lines = ir.splitlines()
-    locs = _locations(lines)
     out = []
-    for name, start, end, params in _functions(lines):
-        body = lines[start + 1:end]
-        ev = None
-        for k, line in enumerate(body, start + 1):
-            m = _BPERM.match(line.strip())
-            if not m:
-                continue
-            ev = ev or LaneEvaluator(name, body, params)
-            addr, value = (_operand_token(a) for a in _split_args(m.group("args")))
-            vals = ev.lane_values(addr, wave)
-            dbg = _DBG.search(m.group("rest"))
-            out.append(BpermuteSite(name, k, m.group("res"), value, vals, locs.get(dbg.group(1), "?") if dbg else "?"))
+    for ev, k, m, where in _call_sites(ir, _BPERM, LaneEvaluator):
+        addr, value = (_operand_token(a) for a in _split_args(m.group("args")))
+        out.append(BpermuteSite(ev.name, k, m.group("res"), value, ev.lane_values(addr, wave), where))
     return out

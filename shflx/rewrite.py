@@ -20,11 +20,13 @@ def replace_call(line: str, site: Site, callee: str, args: list[str]) -> str:
     return f"{indent}{site.result} = call i32 @{callee}({call}){dbg.group(1) if dbg else ''}"
 
 
-def rewrite(ir: str, edits: dict[int, str], functions: list[str], needed: set[str]) -> str:
+def rewrite(ir: str, edits: dict[int, str], functions: list[str], needed: set[str], final: bool = True) -> str:
+    """Apply line edits and append functions and missing declarations; `final` also drops the
+    marker declaration and checks that no marker call is left."""
     lines = ir.splitlines()
     for idx, new in edits.items():
         lines[idx] = new
-    text = "\n".join(line for line in lines if not re.match(rf"^declare .*@{MARKER}\(", line))
+    text = "\n".join(line for line in lines if not (final and re.match(rf"^declare .*@{MARKER}\(", line)))
     declared = set(re.findall(r"^declare [^@]*@([\w.$]+)\(", text, flags=re.M))
     decls = []
     for key in sorted(needed):
@@ -34,6 +36,6 @@ def rewrite(ir: str, edits: dict[int, str], functions: list[str], needed: set[st
                 decls.append(decl)
                 declared.add(name)
     out = text + "\n\n; ---- shflx lowerings ----\n" + "\n".join(decls) + "\n\n" + "\n".join(functions)
-    if re.search(rf"@{MARKER}\b", out):
+    if final and re.search(rf"@{MARKER}\b", out):
         raise RuntimeError("internal error: a shuffle marker survived the rewrite")
     return out

@@ -180,3 +180,16 @@ def test_llvm_ir_from_hip_gets_its_lane_only_bpermutes_replaced(tmp_path):
     nv.write_text('target triple = "nvptx64-nvidia-cuda"\n')
     with pytest.raises(InputError, match="not AMDGPU LLVM IR"):
         compile_file(nv, "gfx942")
+
+
+def test_hand_written_bpermute_next_to_cuda_shuffles(tmp_path):
+    src = tmp_path / "mixed.cu"
+    src.write_text("""__global__ void k(int *p) {
+  int v = p[threadIdx.x];
+  int a = __builtin_amdgcn_ds_bpermute((int)((__builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u)) ^ 1) << 2), v);
+  p[threadIdx.x] = a + __shfl_xor_sync(0xffffffff, v, 2);
+}
+""")
+    res = compile_file(src, "gfx1100", emit="asm")
+    assert sorted(s.proof for s in res.sites) == ["proved", "proved"]
+    assert instruction_counts(res.output)["ds_bpermute"] == 0

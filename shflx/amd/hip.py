@@ -11,6 +11,10 @@ from .llvm_ir import EmitError
 C_OPS = {"add": "+", "mul": "*", "and": "&", "or": "|", "xor": "^"}
 
 
+def _bool(bit: int) -> str:
+    return "true" if bit else "false"
+
+
 def _name(ref: str) -> str:
     return "v_" + "".join(c if c.isalnum() else "_" for c in ref)
 
@@ -42,7 +46,7 @@ def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
             if s.fi:
                 raise EmitError("no builtin sets the DPP16 FI bit")
             call = (f"__builtin_amdgcn_update_dpp({ref(s.old)}, {ref(s.src)}, {s.dpp_ctrl:#x}, {s.row_mask:#x}, "
-                    f"{s.bank_mask:#x}, {'true' if s.bound_ctrl else 'false'})")
+                    f"{s.bank_mask:#x}, {_bool(s.bound_ctrl)})")
         elif isinstance(s, MovDpp8):
             call = f"__builtin_amdgcn_mov_dpp8({ref(s.src)}, {s.sel:#x})"
         elif isinstance(s, DsSwizzle):
@@ -51,10 +55,10 @@ def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
             lines.append(f"  static constexpr unsigned {d}_sel[{plan.wave}] = {{{', '.join(map(str, s.sel))}}};")
             fn = "permlane16_var" if s.op == "permlane16.var" else "permlanex16_var"
             call = (f"__builtin_amdgcn_{fn}({ref(s.old)}, {ref(s.src)}, {d}_sel[lane], "
-                    f"{'true' if s.fi else 'false'}, {'true' if s.bound_ctrl else 'false'})")
+                    f"{_bool(s.fi)}, {_bool(s.bound_ctrl)})")
         elif isinstance(s, Permlane16):
             call = (f"__builtin_amdgcn_{s.op}({ref(s.old)}, {ref(s.src)}, {s.sel_lo:#010x}u, {s.sel_hi:#010x}u, "
-                    f"{'true' if s.fi else 'false'}, {'true' if s.bound_ctrl else 'false'})")
+                    f"{_bool(s.fi)}, {_bool(s.bound_ctrl)})")
         elif isinstance(s, Permlane64):
             call = f"__builtin_amdgcn_permlane64({ref(s.src)})"
         elif isinstance(s, Permlane16Swap):
@@ -63,7 +67,7 @@ def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
                 swaps[key] = f"{d}_pair"
                 fn = s.op.replace(".", "_")
                 lines.append(f"  const auto {d}_pair = __builtin_amdgcn_{fn}({ref(s.vdst_old)}, {ref(s.src0_old)}, "
-                             f"{'true' if s.fi else 'false'}, {'true' if s.bound_ctrl else 'false'});")
+                             f"{_bool(s.fi)}, {_bool(s.bound_ctrl)});")
             call = f"(int){swaps[key]}[{s.take}]"
         elif isinstance(s, Readlane):
             call = f"__builtin_amdgcn_readlane({ref(s.src)}, {s.lane})"
