@@ -115,6 +115,21 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
             reports.append(SiteReport(site.location, site.function, _describe(site), cls, lowering, plan.cost,
                                       base_cost, plan.proof["status"],
                                       site.notes + list(plan.proof.get("assumptions", []))))
+        elif (not baseline and mode == "idx" and site.b.kind == "uniform" and site.c.kind == "const"
+              and site.c.value & 0x1F1F == 0x1F and site.mask.kind == "const" and site.mask.value & 0xFFFFFFFF == 0xFFFFFFFF):
+            name = "shflx.uniform_idx"
+            if name not in dyn_made:
+                fn, need = general.uniform_idx_ir(wave, name)
+                functions.append(fn)
+                needed |= need
+                dyn_made.add(name)
+            edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value, site.b.text])
+            target = amd_target(arch)
+            cost = target.cost("readlane") * (2 if wave == 64 else 1) + (target.cost("select") if wave == 64 else 0)
+            reports.append(SiteReport(site.location, site.function, _describe(site), "broadcast (uniform lane)",
+                                      ["v_readlane_b32 (lane b of each CUDA warp)"] + (["v_cndmask_b32 (per half)"] if wave == 64 else []),
+                                      cost, base_cost, "exact by construction",
+                                      ["warp-uniform source lane with the full mask: readlane"] + site.notes))
         else:
             name = f"shflx.general.{mode}"
             if name not in dyn_made:
