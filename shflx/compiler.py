@@ -168,7 +168,7 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
             raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None
         ir = compile_to_ir(source, target.llvm_cpu, wave, opts, target.has("dpp8"))
     try:
-        ir = translate_inline_ptx(ir)
+        ir = translate_inline_ptx(ir, wave)
     except InlinePtxError as e:
         raise InputError(e.what, _location(e.location, source)) from None
     more: list[SiteReport] = []

@@ -89,14 +89,17 @@ class FunctionBody:
             if m:
                 self.defs[m.group(1)] = m.group(2)
 
-    def classify(self, token: str) -> Operand:
+    def classify(self, token: str, low_bits: bool = False) -> Operand:
+        """`low_bits`: only bits 4:0 of the operand matter (b); then a lane-only slice of
+        low-bit-preserving ops over threadIdx.x is evaluated per lane. For c (bits 12:8 matter
+        too) and the mask, a lane-dependent value is dynamic."""
         if re.fullmatch(r"-?\d+", token):
             return Operand("const", int(token), text=token)
         kinds = self._leaf_kinds(token, set())
         if kinds is None:
             return Operand("dynamic", text=token)
         if "lane" in kinds:
-            if "other" in kinds:
+            if "other" in kinds or not low_bits:
                 return Operand("dynamic", text=token)
             vals = tuple(self._eval(token, lane) & 0xFFFFFFFF for lane in range(32))
             return Operand("lane", lanes=vals, text=token, from_tid=self._uses_tid(token, set()))
@@ -253,7 +256,7 @@ def find_sites(ir: str) -> list[Site]:
         if len(args) != 5:
             continue
         site = Site(fn.name, k, m.group("res"), fn.classify(args[0]), fn.classify(args[1]), args[2],
-                    fn.classify(args[3]), fn.classify(args[4]), where)
+                    fn.classify(args[3], low_bits=True), fn.classify(args[4]), where)
         if any(o.from_tid for o in (site.b, site.c)):
             site.notes.append(TID_LANE_NOTE)
         sites.append(site)
@@ -289,9 +292,13 @@ class InlinePtxError(ValueError):
         self.what, self.location = what, location
 
 
-def translate_inline_ptx(ir: str) -> str:
+def translate_inline_ptx(ir: str, wave: int = 64) -> str:
     """`asm "shfl.sync.MODE.b32 $0, a, b, c, mask;"` (and the legacy `shfl.MODE.b32 $0, a, b, c;`)
-    become shuffle markers; any other inline PTX is an error naming it and its line."""
+    become shuffle markers; CUB-style blocks go through shflx.ptxblock; any other inline PTX is an
+    error naming it and its line."""
+    from .ptxblock import PtxBlockError, inrange_ir, translate
+
+    extra_fns: dict[str, str] = {}
     lines = ir.splitlines()
     locs = None
     changed = False
@@ -302,6 +309,7 @@ def translate_inline_ptx(ir: str) -> str:
         if not m:
             continue
         tmpl = m.group("tmpl").replace("\\0A", "\n").replace("\\09", " ")
+        tmpl = tmpl.replace("$(", "{").replace("$)", "}").replace("$|", "|").replace("$$", "$")  # LLVM asm escapes
         if locs is None:
             locs = _locations(lines)
         dbg = _DBG.search(m.group("rest"))
@@ -309,10 +317,28 @@ def translate_inline_ptx(ir: str) -> str:
         instrs = [t.strip() for t in re.split(r"[;\n]", tmpl) if t.strip() and not t.strip().startswith("//")]
         if not any(re.match(r"shfl\b|shfl\.", t) for t in instrs) and not _looks_like_ptx(instrs):
             continue
-        if len(instrs) != 1:
-            other = next((t for t in instrs if not t.startswith("shfl")), instrs[0])
-            raise InlinePtxError(f"inline PTX block with several instructions is not supported yet "
-                                 f"(first unsupported: '{other}')", where)
+        if len(instrs) != 1 or "|" in instrs[0]:
+            cons = m.group("cons").split(",")
+            if sum(c.startswith("=") for c in cons) != 1:
+                raise InlinePtxError("inline PTX blocks with several outputs are not supported", where)
+            args = [_operand_token(a) for a in _split_args(m.group("args"))]
+            operands: list[str | None] = [None] + args
+            try:
+                tr = translate([t.strip("{} \t") for t in instrs if t.strip("{} \t")], operands, f"ptx{k}", wave)
+            except PtxBlockError as e:
+                raise InlinePtxError(f"inline PTX: {e}", where) from None
+            res = m.group("lhs").strip().rstrip("=").strip()
+            dbg_tail = f", !dbg {dbg.group(1)}" if dbg else ""
+            block = [line + dbg_tail if " call " in line else line for line in tr.lines]
+            if res:
+                ret_float = "float" in m.group("ty")
+                block.append(f"  {res} = bitcast i32 {tr.result} to float" if ret_float
+                             else f"  {res} = add i32 {tr.result}, 0")
+            lines[k] = "\n".join(block)
+            for mode in tr.pred_modes:
+                extra_fns[mode] = inrange_ir(mode, wave)
+            changed = True
+            continue
         sm = _SHFL_PTX.match(instrs[0] + ";")
         if not sm:
             raise InlinePtxError(f"inline PTX '{instrs[0]}' is not supported", where)
@@ -343,7 +369,14 @@ def translate_inline_ptx(ir: str) -> str:
     text = "\n".join(lines)
     if not re.search(rf"^declare [^@]*@{MARKER}\(", text, flags=re.M):
         text += f"\ndeclare i32 @{MARKER}(i32, i32, i32, i32, i32)\n"
-    return text
+    for decl in ("declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)", "declare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)",
+                 "declare float @llvm.minnum.f32(float, float)", "declare float @llvm.maxnum.f32(float, float)",
+                 "declare i32 @llvm.smin.i32(i32, i32)", "declare i32 @llvm.smax.i32(i32, i32)",
+                 "declare i32 @llvm.umin.i32(i32, i32)", "declare i32 @llvm.umax.i32(i32, i32)"):
+        name = re.search(r"@([\w.]+)\(", decl).group(1)
+        if not re.search(rf"^declare [^@]*@{re.escape(name)}\(", text, flags=re.M):
+            text += decl + "\n"
+    return text + "\n" + "\n".join(extra_fns.values())
 
 
 def _looks_like_ptx(instrs: list[str]) -> bool:

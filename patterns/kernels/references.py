@@ -193,6 +193,39 @@ def corner_cases(x):
     return _shfl(v, "xor", 16, 8) + 3 * _shfl(v, "idx", -1) + 5 * _shfl(v, "down", 9, 8) + 7 * _shfl(v, "down", 33)
 
 
+def _reduce_step_ptx(v, last_lane):
+    """CUB ReduceStep: shfl.sync.down with c = last_lane, add only where the predicate holds."""
+    out = v.copy()
+    for s in range(5):
+        d = 1 << s
+        res = []
+        for w in _warps(out):
+            src, p = shfl_sync("down", d, last_lane)
+            res.append(np.where(p, w[src] + w, w[src]).astype(np.uint32))
+        out = np.concatenate(res)
+    return out
+
+
+def cub_reduce_full(x):
+    return _reduce_step_ptx(x, 31)
+
+
+def cub_reduce_partial(x):
+    return _reduce_step_ptx(x, 20)
+
+
+def segmented_scan4(x):
+    v = x.view(np.int32)
+    lanes = np.arange(32)
+    for d in (1, 2):
+        res = []
+        for w in _warps(v):
+            src, p = shfl_sync("up", d, lanes & 28)
+            res.append(np.where(p, w[src] + w, w[src]))
+        v = np.concatenate(res)
+    return v
+
+
 def _u32(rng, n):
     return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
 
@@ -227,5 +260,8 @@ KERNELS: dict[str, tuple[str, Callable, Callable]] = {
     "runtime_broadcast": ("runtime_broadcast", lambda r, n: [_u32(r, n)], runtime_broadcast),
     "runtime_width_sum": ("runtime_width", lambda r, n: [_small(r, n)], runtime_width_sum),
     "corner_cases": ("corner_cases", lambda r, n: [_small(r, n)], corner_cases),
+    "cub_reduce_full": ("ptx_predicated", lambda r, n: [_u32(r, n)], cub_reduce_full),
+    "cub_reduce_partial": ("ptx_predicated", lambda r, n: [_u32(r, n)], cub_reduce_partial),
+    "segmented_scan4": ("ptx_segmented", lambda r, n: [_small(r, n)], segmented_scan4),
 }
 EXTRA_ARGS = {"runtime_broadcast": [7], "runtime_width_sum": [8]}
