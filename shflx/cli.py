@@ -294,6 +294,10 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
             s = e["summary"]
             print(f"{e['file']} -> {e['output']} ({e['arch']}, wave{e['wave']}): {s['sites']} shuffle site(s), "
                   f"cost {s['cost']:g} vs {s['baseline_cost']:g} with ds_bpermute")
+            for kern in e["kernels"]:
+                print(f"  kernel {kern['name']}: {kern['shuffle_sites']} site(s), cost {kern['cost']:g} vs "
+                      f"{kern['baseline_cost']:g}; {kern['vgprs']} VGPRs, {kern['sgprs']} SGPRs, "
+                      f"LDS {kern['lds_bytes']} B, wave{kern['wavefront_size']}")
             for r in e["sites"]:
                 print(f"  {r['location']}: {r['class']:<12} {r['cuda']}  cost {r['cost']:g}/{r['baseline_cost']:g}, {r['proof']}")
                 for line in r["lowering"]:
@@ -370,6 +374,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("shflx: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:                # e.g. `shflx compile ... | head`
+        sys.stderr.close()
+        return 0
     except Exception as e:  # a shflx bug, not a user error
         if debug:
             raise

@@ -55,8 +55,19 @@ class CompileResult:
     kernels: list[dict[str, Any]] = field(default_factory=list)
 
 
+CUDA_NAMES = {"up": "__shfl_up_sync", "down": "__shfl_down_sync", "bfly": "__shfl_xor_sync", "idx": "__shfl_sync"}
+
+
 def _describe(site: Site) -> str:
+    """The CUDA call the operands spell (c = ((32 - width) << 8) | clamp), else the PTX form."""
     mode = MODE_NAMES.get(site.mode.value & 3, "?") if site.mode.kind == "const" else "?"
+    if mode != "?" and site.c.kind == "const" and site.mask.kind == "const":
+        c = site.c.value & 0x1F1F
+        width = 32 - (c >> 8)
+        clamp = 0 if mode == "up" else 31
+        if c & 31 == clamp and width in (1, 2, 4, 8, 16, 32):
+            b = str(_s32(site.b.value)) if site.b.kind == "const" else f"<{site.b.kind}>"
+            return f"{CUDA_NAMES[mode]}({site.mask.value & 0xFFFFFFFF:#x}, v, {b}, {width})"
     def op(o):  # noqa: E306
         return hex(o.value & 0xFFFFFFFF) if o.kind == "const" else f"<{o.kind}>"
     return f"shfl.sync.{mode} b={op(site.b)} c={op(site.c)} mask={op(site.mask)}"
@@ -78,6 +89,11 @@ def _classify(site: Site, src: np.ndarray | None) -> str:
             if np.array_equal(src, (lanes & ~(w - 1)) | ((lanes + k) & (w - 1))):
                 return "rotate"
     return "constant map"
+
+
+def _s32(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >= 1 << 31 else v
 
 
 def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple[str, list[SiteReport]]:
@@ -194,9 +210,22 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
 
     hsaco = link_hsaco(obj)
     result.output = hsaco
-    info = inspect_code_object(hsaco)
-    result.kernels = [{"name": k} for k in getattr(info, "kernels", [])]
+    result.kernels = kernel_summaries(inspect_code_object(hsaco), reports)
     return result
+
+
+def kernel_summaries(info: Any, reports: list[SiteReport]) -> list[dict[str, Any]]:
+    """Per kernel: registers, LDS, wave size (code-object metadata note) and its shuffle sites."""
+    meta = {k.get(".name"): k for k in ((info.metadata or {}).get("amdhsa.kernels") or [])}
+    out = []
+    for name in info.kernels:
+        m = meta.get(name, {})
+        mine = [r for r in reports if r.function == name]
+        out.append({"name": name, "vgprs": m.get(".vgpr_count"), "sgprs": m.get(".sgpr_count"),
+                    "agprs": m.get(".agpr_count"), "lds_bytes": m.get(".group_segment_fixed_size"),
+                    "wavefront_size": m.get(".wavefront_size"), "shuffle_sites": len(mine),
+                    "cost": sum(r.cost for r in mine), "baseline_cost": sum(r.baseline_cost for r in mine)})
+    return out
 
 
 def _read_ir(source: Path) -> str:
