@@ -51,6 +51,15 @@ def butterfly_or_u32_w8(x):
     return v
 
 
+def butterfly_half2(x):
+    """x: u32 words, each two float16 lanes; every add rounds to half precision, as __hadd2 does."""
+    v = x.view(np.float16).reshape(-1, 2)
+    for o in (16, 8, 4, 2, 1):
+        other = _shfl(v.reshape(-1).view(np.uint32), "xor", o).view(np.float16).reshape(-1, 2)
+        v = (v + other).astype(np.float16)
+    return v.reshape(-1).view(np.uint32)
+
+
 def butterfly_asc_f64(x):
     v = x
     for o in (1, 2, 4, 8, 16):
@@ -226,6 +235,29 @@ def segmented_scan4(x):
     return v
 
 
+def tile_reduce8(x):
+    v = x.view(np.int32)
+    return np.repeat(v.reshape(-1, 8).sum(axis=1, dtype=np.int64).astype(np.int32), 8)
+
+
+def tile_scan16(x):
+    v = x.view(np.int32).reshape(-1, 16)
+    scan = np.cumsum(v, axis=1, dtype=np.int64).astype(np.int32)
+    return (scan + v[:, 3:4]).reshape(-1)
+
+
+def transpose_reduce2(x):
+    ab = x.reshape(-1, 2).astype(np.float32)
+    a, b = ab[:, 0], ab[:, 1]
+    lane = _lane(len(a))
+    odd = (lane & 1).astype(bool)
+    send, keep = np.where(odd, a, b), np.where(odd, b, a)
+    keep = (keep + _shfl(send, "xor", 1)).astype(np.float32)
+    for o in (2, 4, 8, 16):
+        keep = (keep + _shfl(keep, "xor", o)).astype(np.float32)
+    return keep
+
+
 def _u32(rng, n):
     return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
 
@@ -239,6 +271,8 @@ KERNELS: dict[str, tuple[str, Callable, Callable]] = {
     "butterfly_sum_f32": ("butterfly", lambda r, n: [r.standard_normal(n).astype(np.float32)], butterfly_sum_f32),
     "butterfly_max_i32_w16": ("butterfly", lambda r, n: [_u32(r, n)], butterfly_max_i32_w16),
     "butterfly_or_u32_w8": ("butterfly", lambda r, n: [_u32(r, n)], butterfly_or_u32_w8),
+    "butterfly_half2": ("butterfly", lambda r, n: [r.standard_normal(2 * n).astype(np.float16).view(np.uint32)],
+                        butterfly_half2),
     "butterfly_asc_f64": ("butterfly_asc", lambda r, n: [r.standard_normal(n)], butterfly_asc_f64),
     "argmax_pair": ("pair_argmax", lambda r, n: [r.integers(0, 8, n).astype(np.float32)], argmax_pair),
     "strided_sum": ("strided", lambda r, n: [_small(r, n)], strided_sum),
@@ -263,5 +297,9 @@ KERNELS: dict[str, tuple[str, Callable, Callable]] = {
     "cub_reduce_full": ("ptx_predicated", lambda r, n: [_u32(r, n)], cub_reduce_full),
     "cub_reduce_partial": ("ptx_predicated", lambda r, n: [_u32(r, n)], cub_reduce_partial),
     "segmented_scan4": ("ptx_segmented", lambda r, n: [_small(r, n)], segmented_scan4),
+    "transpose_reduce2": ("transpose_reduce", lambda r, n: [r.standard_normal(2 * n).astype(np.float32)],
+                          transpose_reduce2),
+    "tile_reduce8": ("coop_groups", lambda r, n: [_small(r, n)], tile_reduce8),
+    "tile_scan16": ("coop_groups", lambda r, n: [_small(r, n)], tile_scan16),
 }
 EXTRA_ARGS = {"runtime_broadcast": [7], "runtime_width_sum": [8]}

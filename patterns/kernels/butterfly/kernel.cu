@@ -18,3 +18,10 @@ extern "C" __global__ void butterfly_or_u32_w8(const unsigned *in, unsigned *out
   for (int o = 4; o > 0; o >>= 1) v |= __shfl_xor_sync(0xffffffff, v, o, 8);
   out[i] = v;
 }
+#include <cuda_fp16.h>
+extern "C" __global__ void butterfly_half2(const __half2 *in, __half2 *out) {   // half2 (llama.cpp, vLLM)
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  __half2 v = in[i];
+  for (int o = 16; o > 0; o >>= 1) v = __hadd2(v, __shfl_xor_sync(0xffffffff, v, o));
+  out[i] = v;
+}
