@@ -192,6 +192,7 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
         ir, more = lower_bpermutes(ir, arch, wave)
     lowered, reports = lower_module(ir, arch, wave, baseline)
     reports += more
+    _check_resolved(lowered, source)
     from .codegen.llvm import compile_ir
 
     result = CompileResult(arch, wave, lowered, reports)
@@ -226,6 +227,18 @@ def kernel_summaries(info: Any, reports: list[SiteReport]) -> list[dict[str, Any
                     "wavefront_size": m.get(".wavefront_size"), "shuffle_sites": len(mine),
                     "cost": sum(r.cost for r in mine), "baseline_cost": sum(r.baseline_cost for r in mine)})
     return out
+
+
+def _check_resolved(ir: str, source: Path) -> None:
+    """No call may be left to a function the code object does not define (ld.lld would accept it
+    in a shared object and the kernel would fail only when loaded)."""
+    declared = set(re.findall(r"^declare [^@]*@([\w.$]+)\(", ir, flags=re.M))
+    called = set(re.findall(r"\bcall [^@]*@([\w.$]+)\(", ir))
+    missing = sorted(n for n in declared & called if not n.startswith("llvm."))
+    if missing:
+        raise InputError(f"call to undefined device function(s) {', '.join(missing)}: define them in "
+                         "the translation unit (separate compilation of device code is not supported)",
+                         Location(str(source)))
 
 
 def _read_ir(source: Path) -> str:

@@ -196,3 +196,12 @@ def test_hand_written_bpermute_next_to_cuda_shuffles(tmp_path):
     res = compile_file(src, "gfx1100", emit="asm")
     assert sorted(s.proof for s in res.sites) == ["proved", "proved"]
     assert instruction_counts(res.output)["ds_bpermute"] == 0
+
+
+def test_undefined_device_functions_fail_loudly(tmp_path):
+    src = tmp_path / "ext.cu"
+    src.write_text("__device__ int helper(int);\n__global__ void k(int *p) { p[0] = helper(p[1]); }\n")
+    out = tmp_path / "ext.hsaco"
+    r = run(str(src), "--offload-arch", "gfx942", "-o", str(out))
+    assert r.returncode == 1 and "undefined device function" in r.stderr and "helper" in r.stderr
+    assert not out.exists()
