@@ -20,8 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from shflx.codegen.llvm import compile_ir  # noqa: E402
-from shflx.compiler import compile_file, instruction_counts, lower_module  # noqa: E402
-from shflx.frontend.clang import FrontendOptions, compile_to_ir  # noqa: E402
+from shflx.compiler import compile_file, device_ir, instruction_counts, lower_module  # noqa: E402
 from shflx.isa import amd_target  # noqa: E402
 
 KERNELS = ROOT / "patterns" / "kernels"
@@ -47,7 +46,7 @@ def main() -> None:
                          if "_dpp" in line and not line.strip().startswith(("v_mov_b32_dpp", ";")))
             # overhead: the shflx stage, warm cache, against front end + codegen
             t0 = time.perf_counter()
-            ir = compile_to_ir(src, t.llvm_cpu, t.default_wave, FrontendOptions(), t.has("dpp8"))
+            ir = device_ir(src, arch, t.default_wave)
             t1 = time.perf_counter()
             lowered, _ = lower_module(ir, arch, t.default_wave)
             t2 = time.perf_counter()

@@ -163,16 +163,9 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
     return rewrite(ir, edits, functions, needed), reports
 
 
-def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str = "hsaco",
-                 opts: FrontendOptions = FrontendOptions(), baseline: bool = False) -> CompileResult:
-    if arch not in known_amd_targets():
-        raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
+def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = FrontendOptions()) -> str:
+    """The optimized AMDGPU IR of a .cu/.hip file (or a .ll/.bc as given), inline PTX translated."""
     target = amd_target(arch)
-    wave = wave or target.default_wave
-    if wave not in target.waves:
-        raise UsageError(f"{arch} runs wave{'/'.join(map(str, target.waves))}, not wave{wave}")
-    if emit not in EMITS:
-        raise UsageError(f"unknown --emit '{emit}'; known: {', '.join(EMITS)}")
     if source.suffix in (".ll", ".bc"):
         ir = _read_ir(source)
     else:
@@ -184,9 +177,22 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
             raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None
         ir = compile_to_ir(source, target.llvm_cpu, wave, opts, target.has("dpp8"))
     try:
-        ir = translate_inline_ptx(ir, wave)
+        return translate_inline_ptx(ir, wave)
     except InlinePtxError as e:
         raise InputError(e.what, _location(e.location, source)) from None
+
+
+def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str = "hsaco",
+                 opts: FrontendOptions = FrontendOptions(), baseline: bool = False) -> CompileResult:
+    if arch not in known_amd_targets():
+        raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
+    target = amd_target(arch)
+    wave = wave or target.default_wave
+    if wave not in target.waves:
+        raise UsageError(f"{arch} runs wave{'/'.join(map(str, target.waves))}, not wave{wave}")
+    if emit not in EMITS:
+        raise UsageError(f"unknown --emit '{emit}'; known: {', '.join(EMITS)}")
+    ir = device_ir(source, arch, wave, opts)
     more: list[SiteReport] = []
     if not baseline:                     # only the input's own ds.bpermute calls, before ours exist
         ir, more = lower_bpermutes(ir, arch, wave)
@@ -195,6 +201,11 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     _check_resolved(lowered, source)
     from .codegen.llvm import compile_ir
 
+    if re.search(r"\bcall [^\n]*\basm\b", lowered):   # llvmlite has no AMDGPU asm parser: use clang's backend
+        from .frontend.clang import codegen_with_clang
+
+        def compile_ir(text: str, cpu: str, *, wave: int, emit: str) -> Any:  # noqa: F811
+            return codegen_with_clang(text, cpu, wave, emit, target.has("dpp8"), opts.llvm_bin)
     result = CompileResult(arch, wave, lowered, reports)
     if emit == "llvm":
         result.output = lowered

@@ -205,3 +205,16 @@ def test_undefined_device_functions_fail_loudly(tmp_path):
     r = run(str(src), "--offload-arch", "gfx942", "-o", str(out))
     assert r.returncode == 1 and "undefined device function" in r.stderr and "helper" in r.stderr
     assert not out.exists()
+
+
+def test_amdgpu_inline_asm_compiles_and_bad_asm_is_named(tmp_path):
+    src = tmp_path / "asm.cu"
+    src.write_text('__global__ void k(int *p) {\n  int r;\n  asm volatile("v_mov_b32 %0, 7" : "=v"(r));\n'
+                   '  p[0] = r + __shfl_xor_sync(0xffffffff, p[1], 1);\n}\n')
+    out = tmp_path / "asm.hsaco"
+    r = run(str(src), "--offload-arch", "gfx942", "-o", str(out))
+    assert r.returncode == 0 and out.stat().st_size > 0, r.stderr
+    bad = tmp_path / "bad.cu"
+    bad.write_text('__global__ void k(int *p) {\n  int r;\n  asm volatile("bogus.instr %0" : "=v"(r));\n  p[0] = r;\n}\n')
+    r = run(str(bad), "--offload-arch", "gfx942", "-o", str(tmp_path / "bad.hsaco"))
+    assert r.returncode == 1 and "invalid instruction" in r.stderr and not (tmp_path / "bad.hsaco").exists()

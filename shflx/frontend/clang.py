@@ -59,3 +59,21 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, gfx1
             diag = proc.stderr.strip() or f"clang exited with {proc.returncode}"
             raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))
         return out.read_text()
+
+
+def codegen_with_clang(ir: str, cpu: str, wave: int, emit: str, gfx10_plus: bool,
+                       llvm_bin: str | None = None) -> bytes | str:
+    """Object or asm from IR through clang's backend: used for modules with inline assembly,
+    which llvmlite's LLVM cannot assemble (it ships no AMDGPU asm parser)."""
+    tool = find_clang(llvm_bin)
+    with tempfile.TemporaryDirectory(prefix="shflx-") as tmp:
+        src, out = Path(tmp) / "module.ll", Path(tmp) / ("module.s" if emit == "asm" else "module.o")
+        src.write_text(ir)
+        cmd = [*tool.command, "-cc1", "-triple", "amdgcn-amd-amdhsa", "-target-cpu", cpu,
+               "-emit-obj" if emit != "asm" else "-S", "-x", "ir", "-O2", str(src), "-o", str(out)]
+        if gfx10_plus:
+            cmd[5:5] = ["-target-feature", f"+wavefrontsize{wave}"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0 or not out.exists():
+            raise InputError("code generation failed (inline assembly?):\n" + proc.stderr.strip())
+        return out.read_text() if emit == "asm" else out.read_bytes()
