@@ -21,8 +21,7 @@ TID_LANE_NOTE = ("operand computed from threadIdx.x: assumes the CUDA lane is th
 MODE_NAMES = {0: "up", 1: "down", 2: "bfly", 3: "idx"}
 LOW_BIT_OPS = {"add", "sub", "mul", "and", "or", "xor", "shl"}
 CASTS = {"zext", "sext", "trunc"}
-UNIFORM_CALLS = ("llvm.amdgcn.workgroup.id.", "llvm.amdgcn.dispatch.ptr", "llvm.amdgcn.implicitarg.ptr",
-                 "llvm.amdgcn.readfirstlane", "llvm.amdgcn.readlane")
+UNIFORM_CALLS = ("llvm.amdgcn.workgroup.id.", "llvm.amdgcn.readfirstlane", "llvm.amdgcn.readlane")
 LANE_CALLS = ("llvm.amdgcn.workitem.id.x", "llvm.amdgcn.mbcnt.lo", "llvm.amdgcn.mbcnt.hi")
 
 _DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
@@ -143,9 +142,7 @@ class FunctionBody:
                 out |= k
             # these look at high bits: a lane-dependent input makes the result per-warp
             return out | ({"other"} if "lane" in out else set())
-        if op == "load" and "addrspace(4)" in inst:
-            return {"uniform"}
-        return None
+        return None           # loads, phis, calls we do not know: not provably uniform or lane-only
 
     def _uses_tid(self, token: str, seen: set[str]) -> bool:
         inst = self.defs.get(token)

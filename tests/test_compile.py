@@ -218,3 +218,14 @@ def test_amdgpu_inline_asm_compiles_and_bad_asm_is_named(tmp_path):
     bad.write_text('__global__ void k(int *p) {\n  int r;\n  asm volatile("bogus.instr %0" : "=v"(r));\n  p[0] = r;\n}\n')
     r = run(str(bad), "--offload-arch", "gfx942", "-o", str(tmp_path / "bad.hsaco"))
     assert r.returncode == 1 and "invalid instruction" in r.stderr and not (tmp_path / "bad.hsaco").exists()
+
+
+def test_a_lane_dependent_load_is_never_taken_as_uniform(tmp_path):
+    """The readlane special case needs a warp-uniform lane: a per-lane table read is not one."""
+    src = tmp_path / "tbl.cu"
+    src.write_text("__constant__ int table[64];\n"
+                   "__global__ void k(int *p) { p[threadIdx.x] = __shfl_sync(0xffffffff, p[threadIdx.x], "
+                   "table[threadIdx.x & 63]); }\n")
+    res = compile_file(src, "gfx1100", emit="asm")
+    assert [s.cls for s in res.sites] == ["dynamic"]
+    assert "exact general lowering" in res.sites[0].lowering[0]
