@@ -87,7 +87,10 @@ def step_asm(step: Step, target: Any, wave: int) -> str:
             mods.append("bound_ctrl:1")
         if step.fi:
             mods.append("fi:1")
-        return f"v_mov_b32_dpp {d}, {_v(step.src)} {' '.join(mods)}   ; {d} = {_v(step.old)} where not written"
+        text = f"v_mov_b32_dpp {d}, {_v(step.src)} {' '.join(mods)}"
+        if step.row_mask != 15 or step.bank_mask != 15 or not step.bound_ctrl:
+            text += f"   ; {d} = {_v(step.old)} on lanes not written"     # masked or out-of-range lanes
+        return text
     if isinstance(step, MovDpp8):
         sel = ",".join(str((step.sel >> (3 * k)) & 7) for k in range(8))
         return f"v_mov_b32_dpp {d}, {_v(step.src)} dpp8:[{sel}]" + (" fi:1" if step.fi else "")
