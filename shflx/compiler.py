@@ -21,7 +21,7 @@ from .frontend.clang import FrontendOptions, compile_to_ir
 from .isa import amd_target, known_amd_targets
 from .match import lower
 from .match.cost import bpermute_cost
-from .recognize import MODE_NAMES, InlinePtxError, Site, find_sites, site_map, translate_inline_ptx
+from .recognize import MODE_NAMES, InlinePtxError, Site, _s32, find_sites, site_map, translate_inline_ptx
 from .rewrite import INLINE_ATTRS, replace_call, rewrite
 
 EMITS = ("hsaco", "obj", "asm", "llvm")
@@ -82,18 +82,13 @@ def _classify(site: Site, src: np.ndarray | None) -> str:
         return "xor"
     if mode in ("up", "down"):
         return mode
-    if len(set(src.tolist())) <= 32 // max(1, 32 - ((site.c.value or 0) >> 8 & 31)) and site.b.kind == "const":
+    if site.b.kind == "const":          # idx with one source lane: each segment reads one lane
         return "broadcast"
     for w in (2, 4, 8, 16, 32):
         for k in range(1, w):
             if np.array_equal(src, (lanes & ~(w - 1)) | ((lanes + k) & (w - 1))):
                 return "rotate"
     return "constant map"
-
-
-def _s32(v: int) -> int:
-    v &= 0xFFFFFFFF
-    return v - (1 << 32) if v >= 1 << 31 else v
 
 
 def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple[str, list[SiteReport]]:
@@ -104,8 +99,20 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
     needed: set[str] = set()
     reports: list[SiteReport] = []
     lines = ir.splitlines()
-    dyn_made: set[str] = set()
+    helpers: set[str] = set()
     base_cost = bpermute_cost(arch)
+    target = amd_target(arch)
+
+    def define(name: str, made: tuple[str, set[str]] | None = None, maker=None) -> None:
+        """Append a lowering function (and its declarations) once per module."""
+        nonlocal needed
+        if name in helpers:
+            return
+        fn, need = made if made is not None else maker()
+        functions.append(fn)
+        needed |= need
+        helpers.add(name)
+
     for k, site in enumerate(sites):
         mapped = None if baseline else site_map(site)
         if site.mode.kind != "const":
@@ -122,11 +129,8 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
                 plan = None                   # the general lowering computes the index with ALU ops
         if plan is not None:
             name = f"shflx.site.{k}"
-            fn, need = function_ir(plan, name, INLINE_ATTRS)
-            functions.append(fn)
-            needed |= need
+            define(name, function_ir(plan, name, INLINE_ATTRS))
             edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value])
-            target = amd_target(arch)
             lowering = [step_asm(s, target, wave) for s in plan.steps] or ["(no instruction: every lane keeps its value)"]
             reports.append(SiteReport(site.location, site.function, _describe(site), cls, lowering, plan.cost,
                                       base_cost, plan.proof["status"],
@@ -134,13 +138,8 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
         elif (not baseline and mode == "idx" and site.b.kind == "uniform" and site.c.kind == "const"
               and site.c.value & 0x1F1F == 0x1F and site.mask.kind == "const" and site.mask.value & 0xFFFFFFFF == 0xFFFFFFFF):
             name = "shflx.uniform_idx"
-            if name not in dyn_made:
-                fn, need = general.uniform_idx_ir(wave, name)
-                functions.append(fn)
-                needed |= need
-                dyn_made.add(name)
+            define(name, maker=lambda: general.uniform_idx_ir(wave, name))
             edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value, site.b.text])
-            target = amd_target(arch)
             cost = target.cost("readlane") * (2 if wave == 64 else 1) + (target.cost("select") if wave == 64 else 0)
             reports.append(SiteReport(site.location, site.function, _describe(site), "broadcast (uniform lane)",
                                       ["v_readlane_b32 (lane b of each CUDA warp)"] + (["v_cndmask_b32 (per half)"] if wave == 64 else []),
@@ -148,11 +147,7 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
                                       ["warp-uniform source lane with the full mask: readlane"] + site.notes))
         else:
             name = f"shflx.general.{mode}"
-            if name not in dyn_made:
-                fn, need = general.function_ir(mode, wave, name)
-                functions.append(fn)
-                needed |= need
-                dyn_made.add(name)
+            define(name, maker=lambda: general.function_ir(mode, wave, name))
             edits[site.line_index] = replace_call(lines[site.line_index], site, name,
                                                   [site.mask.text, site.value, site.b.text, site.c.text])
             why = "baseline" if baseline else ("per-lane dynamic operands" if cls == "dynamic" else
@@ -199,21 +194,15 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     lowered, reports = lower_module(ir, arch, wave, baseline)
     reports += more
     _check_resolved(lowered, source)
-    from .codegen.llvm import compile_ir
-
-    if re.search(r"\bcall [^\n]*\basm\b", lowered):   # llvmlite has no AMDGPU asm parser: use clang's backend
-        from .frontend.clang import codegen_with_clang
-
-        def compile_ir(text: str, cpu: str, *, wave: int, emit: str) -> Any:  # noqa: F811
-            return codegen_with_clang(text, cpu, wave, emit, target.has("dpp8"), opts.llvm_bin)
+    codegen = _codegen(lowered, target, opts)
     result = CompileResult(arch, wave, lowered, reports)
     if emit == "llvm":
         result.output = lowered
         return result
     if emit == "asm":
-        result.output = compile_ir(lowered, target.llvm_cpu, wave=wave, emit="asm")
+        result.output = codegen(lowered, target.llvm_cpu, wave=wave, emit="asm")
         return result
-    obj = compile_ir(lowered, target.llvm_cpu, wave=wave, emit="obj")
+    obj = codegen(lowered, target.llvm_cpu, wave=wave, emit="obj")
     if emit == "obj":
         result.output = obj
         return result
@@ -224,6 +213,18 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     result.output = hsaco
     result.kernels = kernel_summaries(inspect_code_object(hsaco), reports)
     return result
+
+
+def _codegen(ir: str, target: Any, opts: FrontendOptions) -> Any:
+    """llvmlite's codegen, or clang's backend for modules with inline asm (llvmlite ships no AMDGPU
+    asm parser and aborts on them)."""
+    from .codegen.llvm import compile_ir
+
+    if not re.search(r"\bcall [^\n]*\basm\b", ir):
+        return compile_ir
+    from .frontend.clang import codegen_with_clang
+
+    return lambda text, cpu, *, wave, emit: codegen_with_clang(text, cpu, wave, emit, target.has("dpp8"), opts.llvm_bin)
 
 
 def kernel_summaries(info: Any, reports: list[SiteReport]) -> list[dict[str, Any]]:

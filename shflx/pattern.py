@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .combine import PATTERN_OPS
-from .cuda import FULL_MASK, INTRINSIC_MODES, MODES, ShflOperands, c_for_width, intrinsic_operands
+from .cuda import FULL_MASK, MODES, ShflOperands, intrinsic_operands
 from .errors import InputError
 from .lanes import CUDA_WARP, LaneMap, lift_to_wave, mask_to_lanes
 
@@ -216,5 +216,4 @@ def describe_intrinsic(p: Shuffle) -> str | None:
     return f"{KINDS[p.kind]}({p.member_mask:#x}, v, {p.arg}, {p.width})"
 
 
-__all__ = ["Shuffle", "Collective", "Pattern", "parse_pattern", "format_pattern", "describe_intrinsic",
-           "c_for_width", "INTRINSIC_MODES"]
+__all__ = ["Shuffle", "Collective", "Pattern", "parse_pattern", "format_pattern", "describe_intrinsic"]

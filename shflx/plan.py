@@ -248,7 +248,8 @@ class Plan:
 _INT_TYPES = {"int", "int | None"}
 
 
-def _bit(value: Any, key: str) -> Any:
+def _bit(value: Any) -> Any:
+    """JSON true/false are the raw bits 1/0."""
     return int(value) if isinstance(value, bool) else value
 
 
@@ -278,7 +279,7 @@ def _step_from_json(obj: Any, where: Location | None, index: int) -> Step:
                 raise InputError(f"{what} must be a list of integers (one per lane)", where)
             value = tuple(value)
         elif ftype in _INT_TYPES:
-            value = _bit(value, name)
+            value = _bit(value)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
                 if isinstance(value, str) and re.fullmatch(r"0[xX][0-9a-fA-F]+|\d+", value):
                     value = int(value, 0)

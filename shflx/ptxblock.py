@@ -179,13 +179,6 @@ def translate(instrs: list[str], operands: list[str], prefix: str, wave: int) ->
 
 def inrange_ir(mode: str, wave: int) -> str:
     """`i1 @shflx.inrange.MODE(i32 %b, i32 %c)`: the predicate output p of shfl.sync (§2.3)."""
-    lines = ["  %lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
-             "  %hw = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lo)" if wave == 64 else "  %hw = add i32 %lo, 0",
-             "  %lane = and i32 %hw, 31"]
-    for res, op, a, b in general.COMMON + general.BY_MODE[mode]:
-        if op.startswith("icmp."):
-            lines.append(f"  %{res} = icmp {op[5:]} i32 {a}, {b}")
-        else:
-            lines.append(f"  %{res} = {op} i32 {a}, {b}")
+    lines = general.lane_prologue(wave) + general.render(general.COMMON + general.BY_MODE[mode])
     return (f"define internal i1 @shflx.inrange.{mode}(i32 %b, i32 %c) alwaysinline nounwind {{\nentry:\n"
             + "\n".join(lines) + "\n  ret i1 %ok\n}\n")

@@ -117,32 +117,22 @@ class FunctionBody:
         if inst is None:
             return None
         op = inst.split()[0]
-        if op == "call" or op == "tail":
+        if op in ("call", "tail"):
             if any(c in inst for c in LANE_CALLS):
-                return {"lane"} if "workitem.id.x" in inst else {"lane"}
-            if any(c in inst for c in UNIFORM_CALLS):
-                return {"uniform"}
-            return None
-        if op in LOW_BIT_OPS or op in CASTS:
-            operands = self._operands(inst)
-            out: set[str] = set()
-            for o in operands:
-                k = self._leaf_kinds(o, seen)
-                if k is None:
-                    return None
-                out |= k
-            return out
-        if op in ("lshr", "ashr", "udiv", "sdiv", "urem", "srem", "select", "icmp"):
-            operands = self._operands(inst)
-            out = set()
-            for o in operands:
-                k = self._leaf_kinds(o, seen)
-                if k is None:
-                    return None
-                out |= k
-            # these look at high bits: a lane-dependent input makes the result per-warp
-            return out | ({"other"} if "lane" in out else set())
-        return None           # loads, phis, calls we do not know: not provably uniform or lane-only
+                return {"lane"}
+            return {"uniform"} if any(c in inst for c in UNIFORM_CALLS) else None
+        high_bit_ops = ("lshr", "ashr", "udiv", "sdiv", "urem", "srem", "select", "icmp")
+        if op not in LOW_BIT_OPS and op not in CASTS and op not in high_bit_ops:
+            return None       # loads, phis, calls we do not know: not provably uniform or lane-only
+        out: set[str] = set()
+        for o in self._operands(inst):
+            k = self._leaf_kinds(o, seen)
+            if k is None:
+                return None
+            out |= k
+        if op in high_bit_ops and "lane" in out:
+            out.add("other")  # these look at high bits: a lane-dependent input makes it per-warp
+        return out
 
     def _uses_tid(self, token: str, seen: set[str]) -> bool:
         inst = self.defs.get(token)

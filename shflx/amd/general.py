@@ -51,18 +51,29 @@ def evaluate(mode: str, hw_lane: np.ndarray, b: np.ndarray, c: np.ndarray) -> np
     return env["%addr"] >> 2
 
 
-def function_ir(mode: str, wave: int, name: str) -> tuple[str, set[str]]:
-    """`i32 @name(i32 %mask, i32 %v, i32 %b, i32 %c)`: the exact CUDA result on every lane."""
-    lines = ["  %lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
-             "  %hw = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lo)" if wave == 64 else "  %hw = add i32 %lo, 0",
-             "  %lane = and i32 %hw, 31", "  %half = and i32 %hw, 32"]
-    for res, op, a, b in ops(mode):
+def lane_prologue(wave: int) -> list[str]:
+    """IR defining %hw (hardware lane), %lane (CUDA lane) and %half (32 on the upper half)."""
+    return ["  %lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
+            "  %hw = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lo)" if wave == 64 else "  %hw = add i32 %lo, 0",
+            "  %lane = and i32 %hw, 31", "  %half = and i32 %hw, 32"]
+
+
+def render(op_list: list[tuple]) -> list[str]:
+    """The op list as LLVM IR instructions."""
+    lines = []
+    for res, op, a, b in op_list:
         if op == "select":
             lines.append(f"  %{res} = select i1 {a}, i32 {b[0]}, i32 {b[1]}")
         elif op.startswith("icmp."):
             lines.append(f"  %{res} = icmp {op[5:]} i32 {a}, {b}")
         else:
             lines.append(f"  %{res} = {op} i32 {a}, {b}")
+    return lines
+
+
+def function_ir(mode: str, wave: int, name: str) -> tuple[str, set[str]]:
+    """`i32 @name(i32 %mask, i32 %v, i32 %b, i32 %c)`: the exact CUDA result on every lane."""
+    lines = lane_prologue(wave) + render(ops(mode))
     lines.append("  %r = call i32 @llvm.amdgcn.ds.bpermute(i32 %addr, i32 %v)")
     body = "\n".join(lines)
     text = (f"define internal i32 @{name}(i32 %mask, i32 %v, i32 %b, i32 %c) alwaysinline convergent nounwind {{\n"

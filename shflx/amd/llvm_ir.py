@@ -5,11 +5,9 @@ internal always-inline `i32 @name(i32 %x)`; `kernel_ir` wraps it in a test kerne
 in[tid], runs the plan and writes out[tid], for hardware checks and `shflx lower --llvm`."""
 from __future__ import annotations
 
-from typing import Any
-
 from ..combine import FNS
 from ..plan import (Combine, DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var,
-                    Permlane64, Plan, Readfirstlane, Readlane, Select, Step, UpdateDpp, Writelane)
+                    Permlane64, Plan, Readfirstlane, Readlane, Select, UpdateDpp, Writelane)
 
 DECLS = {
     "update.dpp": "declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32 immarg, i32 immarg, i32 immarg, i1 immarg)",

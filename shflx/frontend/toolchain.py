@@ -4,6 +4,7 @@
 what to install. One adapter, no semantics (STYLE.md)."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -44,11 +45,8 @@ def _candidates() -> list[tuple[str, list[str]]]:
     which = shutil.which("clang")
     if which:
         out.append(("path", [which]))
-    try:
-        import ziglang  # noqa: F401
+    if importlib.util.find_spec("ziglang") is not None:
         out.append(("ziglang", [sys.executable, "-m", "ziglang", "clang"]))
-    except ImportError:
-        pass
     return out
 
 

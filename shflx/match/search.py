@@ -23,8 +23,8 @@ from ..lanes import ZERO, LaneMap
 from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlanex16, Plan, Readlane,
                     Select, Step, UpdateDpp)
 from .cost import LDS_OPS, steps_cost
-from .solvers import (batch_group_selectors, dpp16_after_many, lane_bits, dpp16_solutions, dpp_table, solve_any, solve_dpp8,
-                      solve_permlane16, solve_readlane, solve_swizzle)
+from .solvers import (batch_group_selectors, dpp16_after_many, dpp16_solutions, dpp_table, lane_bits, solve_any,
+                      solve_readlane, solve_swizzle)
 
 ROW_SWAP = dict(sel_lo=0x76543210, sel_hi=0xFEDCBA98)
 FIXUP_TRIES = 6        # values (by lanes already right) tried as the base of a select fix-up
@@ -128,26 +128,35 @@ def final_steps(arch: str, wave: int, src_ref: str, prov: np.ndarray, want: Lane
                 olds: dict[str, np.ndarray], with_lds: bool) -> list[tuple[Step, ...]]:
     """Every one-step way to turn the value `src_ref` (provenance `prov`) into `want`."""
     target = amd_target(arch)
-    acc = _acc(prov, want)
     keeps = {name: _keep(p, want) for name, p in olds.items()}
     keeps["undef"] = ~want.care
     out: list[tuple[Step, ...]] = []
     for _, sol in dpp16_solutions(arch, wave, prov[None, :], want.src, want.care, keeps):
         old = sol.pop("old")
         out.append((UpdateDpp("f", src_ref, old, **sol),))
-    if target.has("dpp8"):
-        sol = solve_dpp8(acc)
-        if sol:
-            out.append((MovDpp8("f", src_ref, **sol),))
-    if target.has("permlane16"):
-        for cross, cls in ((False, Permlane16), (True, Permlanex16)):
-            sol = solve_permlane16(acc, cross)
-            if sol:
-                out.append((cls("f", src_ref, "undef", fi=0, bound_ctrl=0, **sol),))
+    for _, last in selector_finals(target, prov[None, :], want, src_ref):
+        out.append((last,))
     if with_lds:
         sol = solve_swizzle(arch, wave, want)
         if sol:
             out.append((DsSwizzle("f", src_ref, **sol),))
+    return out
+
+
+def selector_finals(target, provs: np.ndarray, want: LaneMap, src_ref: str,
+                    limit: int | None = None) -> list[tuple[int, Step]]:
+    """DPP8 and permlane16/x16 finals after each current value: one selector per group position
+    (closed form, STYLE.md), shared by every group."""
+    out: list[tuple[int, Step]] = []
+    if target.has("dpp8"):
+        for n, sels in batch_group_selectors(provs, want.src, want.care, 8)[:limit]:
+            out.append((n, MovDpp8("f", src_ref, sum(s << (3 * k) for k, s in enumerate(sels)))))
+    if target.has("permlane16"):
+        for cross, cls in ((False, Permlane16), (True, Permlanex16)):
+            for n, sels in batch_group_selectors(provs, want.src, want.care, 16, cross)[:limit]:
+                lo = sum(s << (4 * k) for k, s in enumerate(sels[:8]))
+                hi = sum(s << (4 * k) for k, s in enumerate(sels[8:]))
+                out.append((n, cls("f", src_ref, "undef", lo, hi, 0, 0)))
     return out
 
 
@@ -200,15 +209,7 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
         for n, sol in dpp16_after_many(arch, wave, provs, want.src, want.care, keep_x):
             old = sol.pop("old")
             finals.append((n, UpdateDpp("f", "SELF", old, **sol)))
-        if target.has("dpp8"):
-            for n, sels in batch_group_selectors(provs, want.src, want.care, 8)[:4]:
-                finals.append((n, MovDpp8("f", "SELF", sum(s << (3 * k) for k, s in enumerate(sels)))))
-        if target.has("permlane16"):
-            for cross, cls in ((False, Permlane16), (True, Permlanex16)):
-                for n, sels in batch_group_selectors(provs, want.src, want.care, 16, cross)[:4]:
-                    lo = sum(s << (4 * k) for k, s in enumerate(sels[:8]))
-                    hi = sum(s << (4 * k) for k, s in enumerate(sels[8:]))
-                    finals.append((n, cls("f", "SELF", "undef", lo, hi, 0, 0)))
+        finals += selector_finals(target, provs, want, "SELF", limit=4)
         final_cost = {}
         for n, last in finals:
             c = values[n].cost + steps_cost(arch, (last,))

@@ -1,11 +1,10 @@
 """Final-step solvers: one primitive, one step, any lane map it can realize.
 
-Each solver gets the acceptance matrix `acc[i, j]` ("destination lane i is right if it reads lane
-j of the current value"; don't-care lanes accept everything) and, for primitives with an `old`
-operand, the lanes each candidate `old` already gets right. It returns the step's parameters,
-or None. Closed forms where structure beats tables (STYLE.md): DPP8 and permlane16/x16 pick one
-selector per group position; DPP16 checks every legal control at once and solves row/bank masks
-cell by cell; ds_swizzle looks the map up in a table of every offset."""
+Each solver gets the current value's provenance (one or many values at once) and the wanted map;
+for primitives with an `old` operand, the lanes each candidate `old` already gets right. Closed
+forms where structure beats tables (STYLE.md): DPP8 and permlane16/x16 pick one selector per
+group position; DPP16 checks every legal control at once and solves row/bank masks cell by cell;
+ds_swizzle is solved bit by bit (FFT/rotate from a small table)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -111,39 +110,6 @@ def dpp16_solutions(arch: str, wave: int, provs: np.ndarray, want_src: np.ndarra
                                              bound_ctrl=bc, old=old)))
             masked_budget -= len(maybe[0])
     return out
-
-
-def _group_selectors(acc: np.ndarray, group: int, cross: bool = False) -> list[int] | None:
-    """One selector per position k of every `group`-lane group, shared by all groups (DPP8,
-    permlane16); with `cross`, lanes read the paired 16-lane row (permlanex16)."""
-    wave = acc.shape[0]
-    sels = []
-    for k in range(group):
-        ok = np.ones(group, bool)
-        for g in range(wave // group):
-            base = ((g ^ 1) if cross else g) * group
-            ok &= acc[g * group + k, base:base + group]
-        hits = np.flatnonzero(ok)
-        if not hits.size:
-            return None
-        sels.append(int(k if ok[k] and not cross else hits[0]))
-    return sels
-
-
-def solve_dpp8(acc: np.ndarray) -> dict[str, Any] | None:
-    sels = _group_selectors(acc, 8)
-    if sels is None:
-        return None
-    return dict(sel=sum(s << (3 * k) for k, s in enumerate(sels)))
-
-
-def solve_permlane16(acc: np.ndarray, cross: bool) -> dict[str, Any] | None:
-    sels = _group_selectors(acc, 16, cross)
-    if sels is None:
-        return None
-    lo = sum(s << (4 * k) for k, s in enumerate(sels[:8]))
-    hi = sum(s << (4 * k) for k, s in enumerate(sels[8:]))
-    return dict(sel_lo=lo, sel_hi=hi)
 
 
 @lru_cache(maxsize=16)
@@ -253,8 +219,9 @@ def batch_group_selectors(provs: np.ndarray, want_src: np.ndarray, care: np.ndar
     ok = ok.all(axis=1)                                                      # (n, group_k, group_v)
     feasible = ok.any(axis=2).all(axis=1)
     out = []
-    for i in np.flatnonzero(feasible):
-        out.append((int(i), [int(np.argmax(ok[i, kk])) for kk in range(group)]))
+    for i in np.flatnonzero(feasible):        # the identity selector where allowed (canonical output)
+        out.append((int(i), [kk if ok[i, kk, kk] and not cross else int(np.argmax(ok[i, kk]))
+                             for kk in range(group)]))
     return out
 
 

@@ -17,7 +17,7 @@ from ..combine import FNS
 from ..emulate import Concrete, Multiset, Provenance, Trace, plan_fn, result
 from ..errors import InputError
 from ..isa import amd_target
-from ..lanes import OPEN, SENTINELS, UNDEF, ZERO, lift_to_wave, mask_to_lanes
+from ..lanes import OPEN, UNDEF, ZERO, mask_to_lanes
 from ..pattern import Collective, Shuffle, parse_pattern
 from ..plan import Combine, Plan, load_plan
 

@@ -12,7 +12,7 @@ import numpy as np
 import z3
 
 from ..amd.gather import Gather
-from ..lanes import OPEN, UNDEF, ZERO
+from ..lanes import OPEN, ZERO
 
 BITS = 32
 
