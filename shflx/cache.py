@@ -35,10 +35,14 @@ def enabled() -> bool:
 
 
 def key(pattern: str, arch: str, wave: int) -> str:
+    return key_for(format_pattern(parse_pattern(pattern)), arch, wave)
+
+
+def key_for(text: str, arch: str, wave: int) -> str:
+    """A key for any other solved item (a chain): its canonical text instead of a pattern."""
     from .match import SEARCH_VERSION
 
-    canon = format_pattern(parse_pattern(pattern))
-    text = f"{canon}|{arch}|{wave}|{target_files_digest()}|{MODEL_VERSION}|{SEARCH_VERSION}"
+    text = f"{text}|{arch}|{wave}|{target_files_digest()}|{MODEL_VERSION}|{SEARCH_VERSION}"
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -79,6 +79,7 @@ ENCODINGS: frozenset[str] = frozenset({"vop1", "vop2", "vopc", "vop3", "vop3p"})
 AMD_COST_KINDS: Mapping[str, str | None] = MappingProxyType({
     "valu": None,
     "select": None,
+    "exec_write": None,
     "dpp_mov": "dpp16",
     "dpp_fused": "dpp16",
     "dpp8_mov": "dpp8",

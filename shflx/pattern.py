@@ -20,7 +20,7 @@ from .errors import InputError
 from .lanes import CUDA_WARP, LaneMap, lift_to_wave, mask_to_lanes
 
 KINDS = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync", "xor": "__shfl_xor_sync"}
-COLLECTIVE_OPS = ("add", "min", "max", "and", "or", "xor", "fadd", "fmin", "fmax")
+COLLECTIVE_OPS = ("add", "min", "max", "and", "or", "xor", "fadd", "fmin", "fmax", "umin", "umax", "mul", "fmul")
 
 
 @dataclass(frozen=True)

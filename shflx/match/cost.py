@@ -30,7 +30,15 @@ def steps_cost(arch: str, steps: tuple[Step, ...] | list[Step]) -> float:
     produced_by = {s.id: s.op for s in steps}
     total = 0.0
     swaps_seen: set[tuple[Any, ...]] = set()
+    full = (1 << 64) - 1
+    current = full                                # EXEC as the steps leave it (all lanes at entry)
     for s in steps:
+        want = full if s.exec is None else int(s.exec)
+        if want != current:
+            total += target.cost("exec_write")
+            current = want
+            if isinstance(s, (UpdateDpp, MovDpp8)):
+                total += target.hazards.get("dpp_after_exec_write", 0) * target.cost("dpp_hazard_nop")
         if isinstance(s, Permlane16Swap):         # both results come from one instruction
             key = (s.op, s.vdst_old, s.src0_old, s.fi, s.bound_ctrl)
             if key in swaps_seen:
@@ -40,6 +48,8 @@ def steps_cost(arch: str, steps: tuple[Step, ...] | list[Step]) -> float:
         if isinstance(s, (UpdateDpp, MovDpp8)) and target.has("dpp_hazard_nops") \
                 and produced_by.get(s.src) in VALU_PRODUCERS:
             total += target.hazards.get("dpp_after_vgpr_write", 0) * target.cost("dpp_hazard_nop")
+    if current != full:
+        total += target.cost("exec_write")        # EXEC restored for the code that follows
     return total
 
 
@@ -61,6 +71,39 @@ def fused_cost(plan: Plan) -> float:
     return plan.cost - target.cost(kind) + target.cost("dpp_fused")
 
 
+def folds_into_combine(step: Step, fn: str | None) -> bool:
+    """Can LLVM fold this DPP move into the combine op that consumes it?
+
+    llvm/llvm-project llvm/lib/Target/AMDGPU/GCNDPPCombine.cpp (header comment; spec §13.5):
+    rule 1, full row/bank masks and BC=1 or `old` 0 (undef taken as 0); rule 2, a binary op,
+    BC=0 and `old` the identity of the op, any masks (the fused op keeps src1 where the move
+    would have kept `old`)."""
+    if isinstance(step, MovDpp8):
+        return not step.fi
+    if not isinstance(step, UpdateDpp) or step.fi:
+        return False
+    if step.row_mask == 15 and step.bank_mask == 15 and (step.bound_ctrl == 1 or step.old in ("zero", "undef")):
+        return True
+    return step.bound_ctrl == 0 and step.old == "identity" and fn is not None
+
+
+def chain_cost(arch: str, steps: tuple[Step, ...] | list[Step]) -> float:
+    """Cost of a plan with combine steps: a DPP move whose only consumer is a combine and that
+    LLVM can fold into it costs `dpp_fused` instead of `dpp_mov` (the combine is charged apart)."""
+    target = amd_target(arch)
+    total = steps_cost(arch, steps)
+    users: dict[str, list[Step]] = {}
+    for s in steps:
+        for r in s.inputs():
+            users.setdefault(r, []).append(s)
+    for s in steps:
+        use = users.get(s.id, [])
+        if len(use) == 1 and isinstance(use[0], Combine) and folds_into_combine(s, use[0].fn):
+            kind = "dpp8_mov" if isinstance(s, MovDpp8) else "dpp_mov"
+            total += target.cost("dpp_fused") - target.cost(kind)
+    return total
+
+
 def uses_lds(plan: Plan) -> bool:
     return any(s.op in LDS_OPS for s in plan.steps)
 
@@ -69,4 +112,5 @@ def bpermute_cost(arch: str) -> float:
     return amd_target(arch).cost("ds_bpermute")
 
 
-__all__ = ["steps_cost", "fusable", "fused_cost", "uses_lds", "bpermute_cost", "Combine"]
+__all__ = ["steps_cost", "chain_cost", "folds_into_combine", "fusable", "fused_cost", "uses_lds",
+           "bpermute_cost", "Combine"]

@@ -29,7 +29,8 @@ WARP = 32
 
 # target OP -> the plan combine fn that implements it
 OP_TO_FN = {"add": "add", "min": "smin", "max": "smax", "and": "and", "or": "or", "xor": "xor",
-            "fadd": "fadd", "fmin": "fmin", "fmax": "fmax"}
+            "fadd": "fadd", "fmin": "fmin", "fmax": "fmax", "umin": "umin", "umax": "umax", "mul": "mul",
+            "fmul": "fmul"}
 
 _INTRINSIC_HEADS = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync",
                     "xor": "__shfl_xor_sync"}

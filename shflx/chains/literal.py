@@ -1,0 +1,65 @@
+"""The step-by-step lowering of a chain: each CUDA shuffle lowered on its own, combined as written.
+
+This is what the compiler emits when a chain may not be re-synthesized (float add without
+`reassoc`, a value used between steps), and the cost every re-synthesized plan is compared with.
+It keeps the CUDA order of operations, so it is bit-exact for every operator."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..cuda import FULL_MASK, ShflOperands, c_for_width, intrinsic_operands
+from ..lanes import CUDA_WARP, mask_to_lanes
+from ..match import lower
+from ..pattern import Collective, Shuffle, format_pattern
+from .shape import ChainStep
+from .synth import Builder, _rename
+from ..plan import Combine, Select
+
+
+def canonical_chain(coll: Collective) -> tuple[ChainStep, ...]:
+    """How CUDA code usually writes the collective: an xor butterfly (16, 8, .. 1) for a
+    reduction; an up-scan guarded by `lane % width >= d` (+ an up-1 for exclusive) for a scan."""
+    fn, w = coll.fn, coll.width
+    lane = np.arange(CUDA_WARP)
+    steps: list[ChainStep] = []
+    if coll.kind == "reduce":
+        d = w // 2
+        while d >= 1:
+            steps.append(ChainStep(intrinsic_operands("__shfl_xor_sync", d, w), fn))
+            d //= 2
+        return tuple(steps)
+    d = 1
+    while d < w:
+        guard = sum(1 << int(i) for i in np.flatnonzero(lane % w >= d))
+        steps.append(ChainStep(intrinsic_operands("__shfl_up_sync", d, w), fn, guard))
+        d *= 2
+    if coll.exclusive:
+        guard = sum(1 << int(i) for i in np.flatnonzero(lane % w >= 1))
+        steps.append(ChainStep(ShflOperands("up", 1, c_for_width("up", w)), None, guard))
+    return tuple(steps)
+
+
+def literal_builder(steps: tuple[ChainStep, ...], fn: str, arch: str, wave: int) -> Builder:
+    """The chain as written: the cheapest proven plan of each shuffle, then its combine; lanes
+    outside a step's guard keep their value (a select), or take the identity for a move."""
+    b = Builder(arch, wave, fn)
+    for step in steps:
+        move = lower(format_pattern(Shuffle(step.operands)), arch, wave)
+        tag = b.fresh("l")
+        body, moved = _rename(move.steps, b.value, tag)
+        guard = mask_to_lanes(step.guard, CUDA_WARP)
+        keep = sum(1 << int(i) for i in np.flatnonzero(np.tile(guard, wave // CUDA_WARP)))
+        if step.fn is None:
+            result = moved
+            if step.guard != FULL_MASK:
+                body.append(Select(f"{tag}.k", moved, "identity", keep))
+                result = f"{tag}.k"
+        else:
+            body.append(Combine(f"{tag}.c", fn, b.value, moved))
+            result = f"{tag}.c"
+            if step.guard != FULL_MASK:
+                body.append(Select(f"{tag}.k", result, b.value, keep))
+                result = f"{tag}.k"
+        b.steps += body
+        b.value = result
+    return b
