@@ -67,6 +67,10 @@ def _build_parser() -> argparse.ArgumentParser:
     co.add_argument("--report", choices=["text", "json"], default="text")
     co.add_argument("--baseline", action="store_true", help="every shuffle as plain ds_bpermute (HIP's lowering)")
     co.add_argument("--wave64", action="store_true", help="wave64 on RDNA targets")
+    co.add_argument("--fp-reassoc", action="store_true", help="allow float add/mul reduction and scan chains "
+                    "to be re-associated (default: only where the IR carries `reassoc`)")
+    co.add_argument("--no-chains", action="store_true", help="lower every shuffle of a reduction/scan "
+                    "chain on its own (for comparisons)")
     co.add_argument("--llvm-bin", help="directory with clang (default: ROCm, PATH, then the ziglang wheel)")
 
     cov = sub.add_parser("coverage", help="how every uniform shfl.sync map lowers, per target")
@@ -214,16 +218,21 @@ def _compile_one(job: tuple) -> dict:
     from .compiler import compile_file, instruction_counts
     from .files import write_atomically
 
-    source, arch, out, ns_emit, wave, opts, baseline = job
+    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains = job
     try:
-        res = compile_file(Path(source), arch, wave=wave, emit=ns_emit, opts=opts, baseline=baseline)
+        res = compile_file(Path(source), arch, wave=wave, emit=ns_emit, opts=opts, baseline=baseline,
+                           fp_reassoc=fp_reassoc, chains=chains)
         write_atomically(Path(out), res.output)
     except ShflxError as e:
         return {"file": source, "arch": arch, "error": str(e), "exit_code": e.exit_code}
+    resynth = [c for c in res.chains if c.cost is not None]     # the others are costed per site
     entry = {"file": source, "arch": arch, "wave": res.wave, "output": out,
-             "sites": [r.to_json() for r in res.sites], "kernels": res.kernels,
-             "summary": {"sites": len(res.sites), "cost": sum(r.cost for r in res.sites),
-                         "baseline_cost": sum(r.baseline_cost for r in res.sites)}}
+             "sites": [r.to_json() for r in res.sites], "chains": [c.to_json() for c in res.chains],
+             "kernels": res.kernels,
+             "summary": {"sites": len(res.sites), "chains": len(res.chains),
+                         "cost": sum(r.cost for r in res.sites) + sum(c.cost for c in resynth),
+                         "baseline_cost": sum(r.baseline_cost for r in res.sites)
+                         + sum(c.baseline_cost for c in resynth)}}
     if ns_emit == "asm":
         entry["summary"]["instructions"] = instruction_counts(res.output)
     return entry
@@ -266,7 +275,8 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
             else:
                 base = Path(ns.output) if ns.output else Path(stem_of(src))
                 out = base.with_name(f"{base.stem}.{arch}{suffix}")
-            jobs.append((str(src), arch, str(out), ns.emit, 64 if ns.wave64 else None, opts, ns.baseline))
+            jobs.append((str(src), arch, str(out), ns.emit, 64 if ns.wave64 else None, opts, ns.baseline,
+                         ns.fp_reassoc, not ns.no_chains))
     if many and ns.output:
         Path(ns.output).mkdir(parents=True, exist_ok=True)
     workers = ns.jobs or os.cpu_count() or 1
@@ -293,11 +303,22 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
         for e in good:
             s = e["summary"]
             print(f"{e['file']} -> {e['output']} ({e['arch']}, wave{e['wave']}): {s['sites']} shuffle site(s), "
-                  f"cost {s['cost']:g} vs {s['baseline_cost']:g} with ds_bpermute")
+                  f"{s['chains']} chain(s), cost {s['cost']:g} vs {s['baseline_cost']:g} with ds_bpermute")
             for kern in e["kernels"]:
-                print(f"  kernel {kern['name']}: {kern['shuffle_sites']} site(s), cost {kern['cost']:g} vs "
+                print(f"  kernel {kern['name']}: {kern['shuffle_sites']} site(s), {kern['chains']} chain(s), "
+                      f"cost {kern['cost']:g} vs "
                       f"{kern['baseline_cost']:g}; {kern['vgprs']} VGPRs, {kern['sgprs']} SGPRs, "
                       f"LDS {kern['lds_bytes']} B, wave{kern['wavefront_size']}")
+            for c in e.get("chains", []):
+                what = f"{c['shape']} {c['op']} {c['type']}" + (f" width {c['width']}" if c["width"] else "")
+                sbs = f", step by step {c['step_by_step_cost']:g}" if c["step_by_step_cost"] is not None else ""
+                cost = f"cost {c['cost']:g}{sbs}, ds_bpermute {c['baseline_cost']:g}, {c['proof']}" \
+                    if c["cost"] is not None else "each shuffle lowered and costed as its own site below"
+                print(f"  {c['location']}: chain of {c['shuffles']} shuffles, {what}: {c['status']}, {cost}")
+                print(f"      live: {c['live']}")
+                print(f"      {'why' if c['status'] != 're-synthesized' else 'target'}: {c['reason']}")
+                for line in c["lowering"]:
+                    print(f"      {line.split('   ;')[0]}")
             for r in e["sites"]:
                 print(f"  {r['location']}: {r['class']:<12} {r['cuda']}  cost {r['cost']:g}/{r['baseline_cost']:g}, {r['proof']}")
                 for line in r["lowering"]:

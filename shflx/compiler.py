@@ -20,6 +20,7 @@ from .errors import InputError, Location, UsageError
 from .frontend.clang import FrontendOptions, compile_to_ir
 from .isa import amd_target, known_amd_targets
 from .match import lower
+from .pattern import format_pattern
 from .match.cost import bpermute_cost
 from .recognize import MODE_NAMES, InlinePtxError, Site, _s32, find_sites, site_map, translate_inline_ptx
 from .rewrite import INLINE_ATTRS, replace_call, rewrite
@@ -53,6 +54,7 @@ class CompileResult:
     sites: list[SiteReport]
     output: bytes | str | None = None
     kernels: list[dict[str, Any]] = field(default_factory=list)
+    chains: list[ChainReport] = field(default_factory=list)
 
 
 CUDA_NAMES = {"up": "__shfl_up_sync", "down": "__shfl_down_sync", "bfly": "__shfl_xor_sync", "idx": "__shfl_sync"}
@@ -89,6 +91,100 @@ def _classify(site: Site, src: np.ndarray | None) -> str:
             if np.array_equal(src, (lanes & ~(w - 1)) | ((lanes + k) & (w - 1))):
                 return "rotate"
     return "constant map"
+
+
+@dataclass
+class ChainReport:
+    """One reduction/scan chain: what it computes, and how it was lowered (issue 5 report)."""
+
+    location: str
+    function: str
+    shape: str
+    op: str
+    type: str
+    width: int | None
+    live: str
+    shuffles: int
+    status: str                  # "re-synthesized" | "step by step"
+    reason: str
+    family: str
+    lowering: list[str]
+    cost: float | None           # None: the shuffles are lowered (and costed) as separate sites
+    step_by_step_cost: float | None
+    baseline_cost: float
+    proof: str
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def lower_chains(ir: str, arch: str, wave: int, fp_reassoc: bool = False) -> tuple[str, list[ChainReport]]:
+    """Every reduction/scan chain re-synthesized as a whole where that is allowed and cheaper; the
+    others are left to per-site lowering, with the reason in the report (DESIGN decision 5)."""
+    from .chains import classify, reassociation_allowed, synthesize
+    from .chains.ir import find_chains
+
+    sites = find_sites(ir)
+    chains = find_chains(ir, sites)
+    if not chains:
+        return ir, []
+    lines = ir.splitlines()
+    edits: dict[int, str] = {}
+    functions: list[str] = []
+    needed: set[str] = set()
+    reports: list[ChainReport] = []
+    target = amd_target(arch)
+    for k, chain in enumerate(chains):
+        first = chain.sites[0]
+        coll = classify(chain.steps, chain.live) if not chain.blockers else chain.blockers[0]
+        per_shuffle = bpermute_cost(arch) + target.cost("valu")
+        entry = ChainReport(first.location, chain.function, chain.shape, chain.fn, chain.type, None,
+                            chain.live_note, len(chain.steps), "step by step", "", "step by step", [],
+                            None, None, per_shuffle * len(chain.steps), "per site")
+        if isinstance(coll, str):
+            entry.reason = coll
+            reports.append(entry)
+            continue
+        entry.width = coll.width
+        allowed = reassociation_allowed(chain.fn, fp_reassoc or chain.reassoc)
+        out = synthesize(coll, arch, wave, chain.steps, reassoc=allowed)
+        entry.cost, entry.step_by_step_cost, entry.baseline_cost = out.plan.cost, out.step_by_step_cost, out.baseline_cost
+        entry.proof = out.plan.proof["status"]
+        if not allowed:
+            entry.reason = (f"float {chain.fn} without `reassoc` (pass --fp-reassoc to allow re-association): "
+                            "the CUDA order of operations is kept")
+            entry.cost = None
+            reports.append(entry)
+            continue
+        if out.family == "step by step":
+            entry.reason = "no re-synthesized plan is cheaper than the chain as written"
+            entry.cost = None
+            reports.append(entry)
+            continue
+        name = f"shflx.chain.{k}"
+        fn, need = function_ir(out.plan, name, INLINE_ATTRS)
+        functions.append(fn)
+        needed |= need
+        for site in chain.sites:            # the markers become dead copies; the plan replaces the result
+            line = lines[site.line_index]
+            indent = line[: len(line) - len(line.lstrip())]
+            edits[site.line_index] = f"{indent}{site.result} = freeze i32 {site.value}"
+        line = lines[chain.result_line]
+        indent = line[: len(line) - len(line.lstrip())]
+        dbg = re.search(r"(, !dbg ![0-9]+)", line)
+        d = dbg.group(1) if dbg else ""
+        call = f"call i32 @{name}(i32 {chain.start}){d}"
+        if chain.type == "float":
+            edits[chain.result_line] = (f"{indent}%{name}.i32 = {call}\n"      # a name: results may be numbered
+                                        f"{indent}{chain.result} = bitcast i32 %{name}.i32 to float")
+        else:
+            edits[chain.result_line] = f"{indent}{chain.result} = {call}"
+        entry.status, entry.family = "re-synthesized", out.family
+        entry.lowering = [step_asm(s, target, wave) for s in out.plan.steps]
+        entry.reason = (f"{format_pattern(coll)}; {len(out.families)} proven plans compared "
+                        f"({', '.join(f'{n} {c:g}' for n, c in sorted(out.families.items(), key=lambda kv: kv[1]))})")
+        reports.append(entry)
+    return rewrite(ir, edits, functions, needed, final=False), reports
 
 
 def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple[str, list[SiteReport]]:
@@ -178,7 +274,8 @@ def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = Fronte
 
 
 def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str = "hsaco",
-                 opts: FrontendOptions = FrontendOptions(), baseline: bool = False) -> CompileResult:
+                 opts: FrontendOptions = FrontendOptions(), baseline: bool = False,
+                 fp_reassoc: bool = False, chains: bool = True) -> CompileResult:
     if arch not in known_amd_targets():
         raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
     target = amd_target(arch)
@@ -189,13 +286,16 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
         raise UsageError(f"unknown --emit '{emit}'; known: {', '.join(EMITS)}")
     ir = device_ir(source, arch, wave, opts)
     more: list[SiteReport] = []
+    found: list[ChainReport] = []
     if not baseline:                     # only the input's own ds.bpermute calls, before ours exist
+        if chains:
+            ir, found = lower_chains(ir, arch, wave, fp_reassoc)
         ir, more = lower_bpermutes(ir, arch, wave)
     lowered, reports = lower_module(ir, arch, wave, baseline)
     reports += more
     _check_resolved(lowered, source)
     codegen = _codegen(lowered, target, opts)
-    result = CompileResult(arch, wave, lowered, reports)
+    result = CompileResult(arch, wave, lowered, reports, chains=found)
     if emit == "llvm":
         result.output = lowered
         return result
@@ -211,7 +311,7 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
 
     hsaco = link_hsaco(obj)
     result.output = hsaco
-    result.kernels = kernel_summaries(inspect_code_object(hsaco), reports)
+    result.kernels = kernel_summaries(inspect_code_object(hsaco), reports, found)
     return result
 
 
@@ -227,16 +327,19 @@ def _codegen(ir: str, target: Any, opts: FrontendOptions) -> Any:
     return lambda text, cpu, *, wave, emit: codegen_with_clang(text, cpu, wave, emit, target.has("dpp8"), opts.llvm_bin)
 
 
-def kernel_summaries(info: Any, reports: list[SiteReport]) -> list[dict[str, Any]]:
-    """Per kernel: registers, LDS, wave size (code-object metadata note) and its shuffle sites."""
+def kernel_summaries(info: Any, reports: list[SiteReport], chains: list[ChainReport] = ()) -> list[dict[str, Any]]:
+    """Per kernel: registers, LDS, wave size (code-object metadata note), its shuffle sites and chains."""
     meta = {k.get(".name"): k for k in ((info.metadata or {}).get("amdhsa.kernels") or [])}
     out = []
     for name in info.kernels:
         m = meta.get(name, {})
-        mine = [r for r in reports if r.function == name]
+        mine = [r for r in reports if r.function == name] + [c for c in chains if c.function == name
+                                                              and c.cost is not None]
+        n_chains = sum(isinstance(r, ChainReport) for r in mine)
         out.append({"name": name, "vgprs": m.get(".vgpr_count"), "sgprs": m.get(".sgpr_count"),
                     "agprs": m.get(".agpr_count"), "lds_bytes": m.get(".group_segment_fixed_size"),
-                    "wavefront_size": m.get(".wavefront_size"), "shuffle_sites": len(mine),
+                    "wavefront_size": m.get(".wavefront_size"), "shuffle_sites": len(mine) - n_chains,
+                    "chains": n_chains,
                     "cost": sum(r.cost for r in mine), "baseline_cost": sum(r.baseline_cost for r in mine)})
     return out
 

@@ -424,7 +424,7 @@ class LaneEvaluator(FunctionBody):
             c, a, b = (self._full(o, lane, wave, depth + 1) for o in self._operands(inst))
             return a if c else b
         if op == "icmp":
-            pred = inst.split()[1]
+            pred = next(w for w in inst.split()[1:] if w != "samesign")
             a, b = (self._full(o, lane, wave, depth + 1) for o in self._operands(inst))
             if pred.startswith("s"):
                 return int(_ICMP["u" + pred[1:]](_s32(a), _s32(b)))

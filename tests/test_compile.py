@@ -35,11 +35,11 @@ def build(family: str, arch: str, baseline: bool = False, emit: str = "asm"):
 def test_every_family_compiles_and_every_site_is_lowered(family, arch):
     res = build(family, arch)
     assert "@__shflx_shfl_sync" not in res.ir        # (debug info may still name it)
-    assert res.sites, "each family has shuffles"
-    for s in res.sites:
+    assert res.sites or res.chains, "each family has shuffles"
+    for s in res.sites + res.chains:
         assert re.match(rf".*{family}/kernel\.cu:\d+:\d+$", s.location), s.location
-        assert s.proof in ("proved", "exact by construction")
-        assert s.cost <= s.baseline_cost
+        assert s.proof in ("proved", "exact by construction", "per site")
+        assert s.cost is None or s.cost <= s.baseline_cost
     general = sum("exact general lowering" in s.lowering[0] for s in res.sites)
     counts = instruction_counts(res.output)
     if general == 0 and not any("ds_bpermute" in " ".join(s.lowering) for s in res.sites):

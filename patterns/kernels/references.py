@@ -258,6 +258,40 @@ def transpose_reduce2(x):
     return keep
 
 
+def excl_scan_add(x):
+    v = scan_add_w32(x)
+    return np.where(_lane(len(x)) == 0, 0, _shfl(v, "up", 1)).astype(np.int32)
+
+
+def lane0_max(x):
+    v = x.view(np.int32)
+    for o in (16, 8, 4, 2, 1):
+        v = np.maximum(v, _shfl(v, "down", o))
+    return np.where(_lane(len(x)) == 0, v, 0).astype(np.int32)
+
+
+def scan_umin_w16(x):
+    v, lane = x.view(np.uint32), _lane(len(x)) & 15
+    for d in (1, 2, 4, 8):
+        v = np.where(lane >= d, np.minimum(v, _shfl(v, "up", d, 16)), v)
+    return v
+
+
+def fmax_butterfly(x):
+    v = x.view(np.float32)
+    for o in (1, 2, 4, 8, 16):
+        v = np.fmax(v, _shfl(v, "xor", o))
+    return v
+
+
+def fsum_reassoc(x):
+    """Exact: the inputs are small integers, so every order of the additions gives the same sum."""
+    v = x.view(np.float32)
+    for o in (16, 8, 4, 2, 1):
+        v = v + _shfl(v, "xor", o)
+    return v
+
+
 def _u32(rng, n):
     return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
 
@@ -301,5 +335,10 @@ KERNELS: dict[str, tuple[str, Callable, Callable]] = {
                           transpose_reduce2),
     "tile_reduce8": ("coop_groups", lambda r, n: [_small(r, n)], tile_reduce8),
     "tile_scan16": ("coop_groups", lambda r, n: [_small(r, n)], tile_scan16),
+    "excl_scan_add": ("chains", lambda r, n: [_small(r, n)], excl_scan_add),
+    "lane0_max": ("chains", lambda r, n: [_small(r, n)], lane0_max),
+    "scan_umin_w16": ("chains", lambda r, n: [_u32(r, n)], scan_umin_w16),
+    "fmax_butterfly": ("chains", lambda r, n: [r.standard_normal(n).astype(np.float32)], fmax_butterfly),
+    "fsum_reassoc": ("chains", lambda r, n: [r.integers(-64, 64, n).astype(np.float32)], fsum_reassoc),
 }
 EXTRA_ARGS = {"runtime_broadcast": [7], "runtime_width_sum": [8]}

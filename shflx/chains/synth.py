@@ -21,7 +21,7 @@ import numpy as np
 
 from ..combine import FNS
 from ..lanes import ZERO, LaneMap
-from ..match.cost import chain_cost
+from ..match.cost import chain_cost, folds_into_combine
 from ..match.search import SearchReport, candidates, pool
 from ..match.solvers import dpp16_solutions
 from ..pattern import Collective, format_pattern
@@ -78,24 +78,31 @@ def _moves(arch: str, wave: int, fn: str, want: bytes) -> tuple[tuple[tuple[Step
     real = ~ident & ~free
     lanes = np.arange(wave)
     out: list[tuple[float, tuple[Step, ...], str, bool]] = []
-    # a DPP16 move, from x or from a cheap first move, whose invalid or masked-off lanes keep
+    # a DPP16 move, from x or else from a cheap first move, whose invalid or masked-off lanes keep
     # `old` = the identity (LLVM folds it into the combine: GCNDPPCombine rule 2)
-    firsts = [((), "x", lanes)] + [(v.steps, v.ref, v.prov) for v in pool(arch, wave)]
-    provs = np.array([f[2] for f in firsts])
-    want_src = np.where(real, src, -9)
     keeps = {"identity": ident | free}
+    want_src = np.where(real, src, -9)
     best: tuple[float, tuple[Step, ...]] | None = None
-    for n, sol in dpp16_solutions(arch, wave, provs, want_src, ~free, keeps):
-        first, ref, _ = firsts[n]
-        step = UpdateDpp("m", ref, sol.pop("old"), **sol)
-        if FNS[fn].identity_is_zero and step.row_mask == 15 and step.bank_mask == 15:
-            step = replace(step, bound_ctrl=1, old="undef")    # BC=1 injects the identity (rule 1)
-        steps = tuple(first) + (step,)
-        cost = chain_cost(arch, steps + (Combine("c", fn, "x", "m"),))
-        if best is None or cost < best[0]:
-            best = (cost, steps)
+    firsts = [((), "x", lanes)]
+    for attempt in ("from x", "from the pool"):
+        if attempt == "from the pool":
+            firsts = [(v.steps, v.ref, v.prov) for v in pool(arch, wave)]
+        provs = np.array([f[2] for f in firsts])
+        for n, sol in dpp16_solutions(arch, wave, provs, want_src, ~free, keeps):
+            first, ref, _ = firsts[n]
+            step = UpdateDpp("m", ref, sol.pop("old"), **sol)
+            if FNS[fn].identity_is_zero and step.row_mask == 15 and step.bank_mask == 15:
+                step = replace(step, bound_ctrl=1, old="undef")    # BC=1 injects the identity (rule 1)
+            steps = tuple(first) + (step,)
+            cost = chain_cost(arch, steps + (Combine("c", fn, "x", "m"),))
+            if best is None or cost < best[0]:
+                best = (cost, steps)
+        if best is not None:
+            break
     if best is not None:
         out.append((best[0], best[1], "m", False))
+        if len(best[1]) == 1 and folds_into_combine(best[1][0], fn):
+            return ((best[1], "m", False),)        # a folded DPP operand: no move is cheaper
     # any shuffle the synthesizer finds for the real lanes; identity lanes then need a select
     if real.any():
         target = LaneMap(np.where(real, src, lanes), real)
@@ -267,8 +274,9 @@ def family_plans(coll: Collective, arch: str, wave: int) -> list[tuple[str, Plan
                      ("readlane", family_readlane(coll, arch, wave, fn)),
                      ("carry", family_carry(coll, arch, wave, fn))]
     else:
-        builders += [("hillis-steele", family_scan(coll, arch, wave, fn, rows=False)),
-                     ("row scan + carry", family_scan(coll, arch, wave, fn, rows=True))]
+        if coll.width < 32:      # at width 32 every up-d stage crosses rows: the row scan dominates
+            builders.append(("hillis-steele", family_scan(coll, arch, wave, fn, rows=False)))
+        builders.append(("row scan + carry", family_scan(coll, arch, wave, fn, rows=True)))
     for name, b in builders:
         if b is not None:
             out.append((name, b.plan(text)))

@@ -86,7 +86,9 @@ def dpp16_solutions(arch: str, wave: int, provs: np.ndarray, want_src: np.ndarra
     out: list[tuple[int, dict[str, Any]]] = []
     masked_budget = max_masked
     for old, keep in keeps.items():
-        keep_bits = np.broadcast_to(lane_bits(np.broadcast_to(keep, provs.shape)), (provs.shape[0],))[:, None]
+        keep = np.asarray(keep)
+        bits = lane_bits(keep) if keep.ndim > 1 else np.full(provs.shape[0], lane_bits(keep[None])[0])
+        keep_bits = np.broadcast_to(bits, (provs.shape[0],))[:, None]   # one lane condition: packed once
         for bc in (1, 0):
             oor = dont if bc else keep_bits                           # what an invalid lane gets right
             written = read_bits | dont | (invalid & oor)              # lanes right if written

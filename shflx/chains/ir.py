@@ -1,0 +1,435 @@
+"""Finding reduction and scan chains in AMDGPU LLVM IR (after clang -O), and their live lanes.
+
+A chain step is a constant-map shuffle marker whose result is combined with the value it shuffled:
+  %r = call @__shflx_shfl_sync(mode, -1, %v, b, c)      (bitcasts around it are looked through)
+  %s = OP %r, %v  |  call @llvm.{s,u}{max,min}/maxnum/minnum(%r, %v)  |  select (icmp %r, %v), %r, %v
+optionally guarded (a scan's `if (lane >= d)`): `select %cond, IDENTITY, %r` feeding OP, or
+`select %cond, %s, %v` after it, with %cond a function of the lane id. The next step shuffles %s.
+A final shuffle of the chain value guarded the same way without a combine is an exclusive scan's
+shift. Live lanes: the lanes whose branch condition reaches the uses of the chain result (an
+`if (lane == 0)` store), else every lane. Text in, facts out; rewriting is the compiler's job."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..combine import FNS
+from ..cuda import FULL_MASK, ShflOperands
+from ..recognize import MODE_NAMES, LaneEvaluator, Site
+from .shape import ChainStep
+
+BINARY = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "fadd": "fadd", "fmul": "fmul"}
+INTRINSICS = {"llvm.smax.i32": "smax", "llvm.smin.i32": "smin", "llvm.umax.i32": "umax",
+              "llvm.umin.i32": "umin", "llvm.maxnum.f32": "fmax", "llvm.minnum.f32": "fmin"}
+ICMP_FNS = {"sgt": "smax", "sge": "smax", "slt": "smin", "sle": "smin",
+            "ugt": "umax", "uge": "umax", "ult": "umin", "ule": "umin"}
+MAX_BLOCK_THREADS = 1024         # a lane condition is evaluated for every thread id of a block
+
+_DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
+_TOKEN = re.compile(r"%[\w.\-]+")
+
+
+@dataclass
+class Chain:
+    """A recognized chain: its steps, the IR it spans and what is known about its uses."""
+
+    function: str
+    sites: list[Site]
+    steps: tuple[ChainStep, ...]
+    start: str                           # the i32 token the first shuffle reads
+    result: str                          # the token holding the chain's final value
+    result_line: int                     # module line index defining `result`
+    type: str                            # i32 | float
+    fn: str
+    reassoc: bool                        # every combine carries `reassoc` (or `fast`)
+    live: int = FULL_MASK
+    live_note: str = "every lane (no lane condition guards the uses)"
+    blockers: list[str] = field(default_factory=list)   # why it may not be re-synthesized
+
+    @property
+    def shape(self) -> str:
+        modes = {s.operands.mode for s in self.steps}
+        moves = any(s.fn is None for s in self.steps)
+        if modes == {"bfly"}:
+            return "butterfly"
+        if modes == {"down"}:
+            return "down-tree"
+        if modes == {"up"}:
+            return "exclusive up-scan" if moves else "up-scan"
+        return "mixed"
+
+
+class _Body(LaneEvaluator):
+    """One function's SSA defs (with their module line) and uses."""
+
+    def __init__(self, name: str, lines: list[str], params: list[str], first: int):
+        super().__init__(name, lines, params)
+        self.line_of: dict[str, int] = {}
+        self.users: dict[str, list[str | int]] = {}
+        self.block_of: list[str] = []
+        self.branch_to: dict[str, tuple[str, str, bool]] = {}   # block -> (pred block, cond, taken-if-true)
+        block = "entry"
+        for k, line in enumerate(lines, first):
+            stripped = line.strip()
+            m = re.match(r"^([\w.\-]+):", stripped)
+            if m and not stripped.startswith(("%", "call", "store")):
+                block = m.group(1)
+            self.block_of.append(block)
+            d = _DEF.match(line)
+            target = d.group(1) if d else k
+            if d:
+                self.line_of[d.group(1)] = k
+            body = d.group(2) if d else stripped
+            for tok in set(_TOKEN.findall(body.split(", !")[0])):
+                self.users.setdefault(tok, []).append(target)
+            br = re.match(r"^br i1 (%[\w.\-]+), label %([\w.\-]+), label %([\w.\-]+)", stripped)
+            if br:
+                self.branch_to.setdefault(br.group(2), (block, br.group(1), True))
+                self.branch_to.setdefault(br.group(3), (block, br.group(1), False))
+        self.first = first
+        self.preds: dict[str, int] = {}
+        for line in lines:
+            for lab in re.findall(r"label %([\w.\-]+)", line):
+                self.preds[lab] = self.preds.get(lab, 0) + 1
+
+    def op(self, tok: str) -> str:
+        inst = self.defs.get(tok, "")
+        return inst.split()[0] if inst else ""
+
+    def aliases(self, tok: str) -> set[str]:
+        """`tok` and every bitcast of it, transitively, both ways."""
+        out, todo = {tok}, [tok]
+        while todo:
+            t = todo.pop()
+            src = self._copy_of(t)
+            if src is not None and src not in out:
+                out.add(src)
+                todo.append(src)
+            for u in self.users.get(t, []):
+                if isinstance(u, str) and self._copy_of(u) == t and u not in out:
+                    out.add(u)
+                    todo.append(u)
+        return out
+
+    def _copy_of(self, tok: str) -> str | None:
+        """The value `tok` copies: a bitcast, or `add X, 0` (the PTX translator's moves)."""
+        inst = self.defs.get(tok, "")
+        if inst.startswith("bitcast "):
+            return self._operands(inst)[0]
+        m = re.match(r"^add i32 (%[\w.\-]+), 0(,|$)", inst)
+        return m.group(1) if m else None
+
+    def lane_condition(self, cond: str, negate: bool = False) -> int | None:
+        """CUDA lanes (bit per lane 0..31) for which `cond` can be true in some warp of a block,
+        when it is a function of the thread id alone; None otherwise."""
+        slice_text = self._slice_text(cond, set())
+        if slice_text is None:
+            return None
+        if "mbcnt" in slice_text and "workitem.id" in slice_text:
+            return None
+        ids = range(64) if "mbcnt" in slice_text else range(MAX_BLOCK_THREADS)
+        lanes = 0
+        for tid in ids:
+            try:
+                v = self._full(cond, tid, 64, 0)
+            except (KeyError, ValueError, IndexError, ZeroDivisionError):
+                return None
+            if (v & 1) != negate:
+                lanes |= 1 << (tid % 32)
+        return lanes
+
+
+    def _slice_text(self, tok: str, seen: set[str]) -> str | None:
+        """Every instruction of `tok`'s backward slice, or None if it reaches a param or load."""
+        if re.fullmatch(r"-?\d+|true|false", tok) or tok in seen:
+            return ""
+        seen.add(tok)
+        inst = self.defs.get(tok)
+        if inst is None or inst.split()[0] in ("load", "phi"):
+            return None
+        if inst.split()[0] in ("call", "tail"):
+            return inst
+        parts = [inst]
+        for o in self._operands(inst):
+            sub = self._slice_text(o, seen)
+            if sub is None:
+                return None
+            parts.append(sub)
+        return "\n".join(parts)
+
+
+def _identity_const(text: str, fn: str) -> bool:
+    """Is the IR constant `text` the identity of `fn` (what an unguarded lane adds)?"""
+    f = FNS[fn]
+    if f.is_float:
+        try:
+            val = float(text)
+        except ValueError:
+            return False
+        return np.float32(val).view(np.uint32) == f.identity or (fn == "fadd" and val == 0.0)
+    if not re.fullmatch(r"-?\d+", text):
+        return False
+    return int(text) & 0xFFFFFFFF == f.identity
+
+
+def _combine_of(body: _Body, tok: str, a: set[str], b: set[str]) -> str | None:
+    """The combine fn when `tok` = OP(x, y) with x in a and y in b (either order)."""
+    inst = body.defs.get(tok, "")
+    if not inst:
+        return None
+    ops = body._operands(inst) if not inst.startswith(("call", "tail")) else _call_args(inst)
+    head = inst.split()[0]
+    fn = None
+    if head in BINARY:
+        fn = BINARY[head]
+    elif head in ("call", "tail"):
+        callee = re.search(r"@([\w.]+)\(", inst)
+        fn = INTRINSICS.get(callee.group(1)) if callee else None
+    elif head == "select" and len(ops) == 3:
+        cmp = body.defs.get(ops[0], "")
+        if cmp.startswith("icmp "):
+            pred = cmp.split()[1]
+            x, y = body._operands(cmp)
+            if pred in ICMP_FNS and (ops[1], ops[2]) == (x, y):
+                fn = ICMP_FNS[pred]
+            elif pred in ICMP_FNS and (ops[1], ops[2]) == (y, x):
+                fn = {"smax": "smin", "smin": "smax", "umax": "umin", "umin": "umax"}[ICMP_FNS[pred]]
+            ops = ops[1:]
+    if fn is None or len(ops) != 2:
+        return None
+    if (ops[0] in a and ops[1] in b) or (ops[0] in b and ops[1] in a):
+        return fn
+    return None
+
+
+def _call_args(inst: str) -> list[str]:
+    inner = inst[inst.index("(") + 1: inst.rindex(")")]
+    return [a.split()[-1] for a in inner.split(",") if a.strip()]
+
+
+@dataclass
+class _Step:
+    site: Site
+    step: ChainStep
+    out: str                 # token holding the value after this step
+    own: set[str]            # tokens this step defines (marker, casts, selects, combine)
+    reassoc: bool
+    type: str
+
+
+def _guard_select(body: _Body, tok: str, moved: set[str], fn: str | None) -> tuple[int, str, bool] | None:
+    """`tok` = select %cond, A, B with one arm in `moved` and the other the identity (or, when
+    fn is None, any identity): (lanes taking the moved arm, cond, moved-arm-when-true)."""
+    inst = body.defs.get(tok, "")
+    if not inst.startswith("select "):
+        return None
+    cond, a, b = body._operands(inst)
+    consts = re.findall(r"(?:i32|float|half|double) ([^,\s]+)", inst)
+    for moved_arm, other, when_true in ((a, b, True), (b, a, False)):
+        if moved_arm in moved and other not in moved and other in consts + [other]:
+            if fn is not None and not _identity_const(other, fn):
+                continue
+            lanes = body.lane_condition(cond)
+            if lanes is None:
+                return None
+            return (lanes if when_true else ~lanes & FULL_MASK), cond, when_true
+    return None
+
+
+def _step_at(body: _Body, site: Site) -> _Step | None:
+    """Recognize the combine (and guard) that consumes `site`'s shuffle."""
+    mode = MODE_NAMES[site.mode.value & 3]
+    mask = site.mask.value & 0xFFFFFFFF if site.mask.kind == "const" else 0   # runtime: never full
+    operands = ShflOperands(mode, site.b.value & 0xFFFFFFFF, site.c.value & 0xFFFFFFFF, mask)
+    moved = body.aliases(site.result)
+    value = body.aliases(site.value)
+    users = {u for t in moved for u in body.users.get(t, []) if isinstance(u, str) and u not in moved}
+    for u in sorted(users, key=lambda t: body.line_of.get(t, 0)):
+        inst = body.defs.get(u, "")
+        fn = _combine_of(body, u, moved, value)
+        if fn is not None:                     # unguarded combine, or guarded after it
+            own = moved | {u}
+            step = ChainStep(operands, fn)
+            out = u
+            for g in body.users.get(u, []):
+                if isinstance(g, str) and body.defs.get(g, "").startswith("select "):
+                    cond, a, b = body._operands(body.defs[g])
+                    pred = _predicate_lanes(body, cond, operands)
+                    # `@p add` after `shfl.sync ... r|p`: where p is false, r is the lane's own value
+                    others = value | (moved if pred is not None else set())
+                    if {a, b} <= ({u} | others) and a != b:
+                        lanes = pred if pred is not None else body.lane_condition(cond)
+                        if lanes is not None:
+                            keep = lanes if a == u else ~lanes & FULL_MASK
+                            step, out = ChainStep(operands, fn, keep), g
+                            own.add(g)
+                            break
+            return _Step(site, step, out, own, "reassoc" in inst or " fast " in inst, _type_of(inst))
+        if inst.startswith("select "):         # guard first: select %c, IDENTITY, %r -> OP(sel, v)
+            for fn_user in body.users.get(u, []):
+                if not isinstance(fn_user, str):
+                    continue
+                fn = _combine_of(body, fn_user, body.aliases(u), value)
+                if fn is None:
+                    continue
+                guard = _guard_select(body, u, moved, fn)
+                if guard is None:
+                    continue
+                text = body.defs[fn_user]
+                return _Step(site, ChainStep(operands, fn, guard[0]), fn_user, moved | {u, fn_user},
+                             "reassoc" in text or " fast " in text, _type_of(text))
+            guard = _guard_select(body, u, moved, None)
+            if guard is not None:                # a guarded move: an exclusive scan's shift
+                return _Step(site, ChainStep(operands, None, guard[0]), u, moved | {u}, True,
+                             _type_of(body.defs[u]))
+    return None
+
+
+def _predicate_lanes(body: _Body, cond: str, operands: ShflOperands) -> int | None:
+    """Lanes where `cond` is this shuffle's own PTX predicate (`shflx.inrange.MODE(b, c)`)."""
+    m = re.match(r"^call i1 @shflx\.inrange\.(\w+)\(i32 (-?\d+), i32 (-?\d+)\)", body.defs.get(cond, ""))
+    if not m or (m.group(1), int(m.group(2)) & 0xFFFFFFFF, int(m.group(3)) & 0xFFFFFFFF) != \
+            (operands.mode, operands.b, operands.c):
+        return None
+    return sum(1 << int(i) for i in np.flatnonzero(operands.predicate()))
+
+
+def _type_of(inst: str) -> str:
+    m = re.search(r"\b(i32|float|half|double|i64|i16)\b", inst)
+    return m.group(1) if m else "?"
+
+
+def find_chains(ir: str, sites: list[Site]) -> list[Chain]:
+    """Chains of two or more steps among `sites` (constant maps; any mask, reported)."""
+    from ..recognize import _functions
+
+    lines = ir.splitlines()
+    by_fn: dict[str, list[Site]] = {}
+    for s in sites:
+        if s.constant_map and s.b.kind == "const" and s.c.kind == "const":
+            by_fn.setdefault(s.function, []).append(s)
+    chains: list[Chain] = []
+    for name, start, end, params in _functions(lines):
+        fsites = by_fn.get(name)
+        if not fsites:
+            continue
+        body = _Body(name, lines[start + 1:end], params, start + 1)
+        readers = {s.result: _read_lanes(s) for s in fsites
+                   if s.mask.kind == "const" and s.mask.value & FULL_MASK == FULL_MASK}
+        where = {s.result: s.location for s in fsites}
+        steps = {s.result: st for s in fsites if (st := _step_at(body, s)) is not None}
+        by_value = {}
+        for st in steps.values():
+            for alias in body.aliases(st.site.value):
+                by_value.setdefault(alias, []).append(st)
+        used = set()
+        for s in sorted(fsites, key=lambda s: s.line_index):
+            if s.result in used or s.result not in steps:
+                continue
+            run = [steps[s.result]]
+            while run[-1].step.fn is not None:
+                nxt = list({st.site.result: st for a in body.aliases(run[-1].out) for st in by_value.get(a, [])
+                            if st.site.result not in used and st is not run[-1]}.values())
+                if len(nxt) != 1:
+                    break
+                run.append(nxt[0])
+            if len(run) < 2 or any(st.step.fn is None for st in run[:-1]):
+                continue
+            used |= {st.site.result for st in run}
+            chains.append(_make_chain(body, run, readers, where))
+    return chains
+
+
+def _make_chain(body: _Body, run: list[_Step], readers: dict[str, int], where: dict[str, str]) -> Chain:
+    fns = {st.step.fn for st in run if st.step.fn is not None}
+    fn = sorted(fns)[0]
+    combines = [st for st in run if st.step.fn is not None]
+    chain = Chain(body.name, [st.site for st in run], tuple(st.step for st in run), run[0].site.value,
+                  run[-1].out, body.line_of[run[-1].out], combines[-1].type, fn,
+                  all(st.reassoc for st in combines))
+    if len(fns) > 1:
+        chain.blockers.append(f"mixes combine operators {sorted(fns)}")
+    if any(st.site.mask.kind != "const" for st in run):
+        chain.blockers.append("a runtime member mask (e.g. a cooperative-groups tile mask): only "
+                              "constant full-warp masks are re-synthesized")
+    if chain.type not in ("i32", "float"):
+        chain.blockers.append(f"{chain.type} values (only 32-bit chains are re-synthesized)")
+    inside = set().union(*(st.own for st in run))
+    for st in run[:-1]:                 # intermediate values: used only by the next step
+        for tok in body.aliases(st.out) | body.aliases(st.site.result):
+            for u in body.users.get(tok, []):
+                if u not in inside and not (isinstance(u, str) and u in body.aliases(st.out)) \
+                        and not _is_marker_of(u, run):
+                    chain.blockers.append(f"an intermediate value ({tok}) is used between the steps")
+                    break
+    blocks = {body.block_of[st.site.line_index - body.first] for st in run}
+    if len(blocks) > 1:
+        chain.blockers.append("the steps are not in one basic block")
+    chain.live, chain.live_note = _liveness(body, chain, readers, where)
+    return chain
+
+
+def _select_lanes(body: _Body, tok: str, value: set[str]) -> int | None:
+    """Lanes where `select %c, A, B` passes the chain value on (the other arm does not read it)."""
+    cond, a, b = body._operands(body.defs[tok])
+    if (a in value) == (b in value) or cond in value:
+        return None
+    return body.lane_condition(cond, negate=b in value)
+
+
+def _read_lanes(site: Site) -> int:
+    """The lanes a constant-map full-mask shuffle reads (its source lanes)."""
+    from ..recognize import site_map
+
+    _, src = site_map(site)
+    return sum(1 << int(j) for j in set(np.asarray(src).tolist()))
+
+
+def _is_marker_of(user: str | int, run: list[_Step]) -> bool:
+    return any(user == st.site.result for st in run)
+
+
+def _liveness(body: _Body, chain: Chain, readers: dict[str, int], where: dict[str, str]) -> tuple[int, str]:
+    """Lanes that read the chain result: the union over its uses of the lanes whose branch
+    condition leads to the use (an `if (lane == 0)` store) or that a constant-map shuffle reads
+    (a `__shfl_sync(v, 0)` broadcast); every lane when any use is unguarded."""
+    def line_loc(tok: str) -> str:
+        return where.get(tok, tok)
+
+    live = 0
+    result_block = body.block_of[chain.result_line - body.first]
+    conds = []
+    for tok in body.aliases(chain.result):
+        for u in body.users.get(tok, []):
+            if isinstance(u, str) and u in body.aliases(chain.result):
+                continue
+            line = body.line_of[u] if isinstance(u, str) else u
+            block = body.block_of[line - body.first]
+            if isinstance(u, str) and u in readers:        # read by another shuffle: its source lanes
+                live |= readers[u]
+                conds.append(f"the shuffle at {line_loc(u)}")
+                continue
+            if isinstance(u, str) and body.op(u) == "select":     # `lane == 0 ? v : 0`
+                picked = _select_lanes(body, u, body.aliases(chain.result))
+                if picked is not None:
+                    live |= picked
+                    conds.append(body._operands(body.defs[u])[0])
+                    continue
+            if isinstance(u, str) and body.op(u) == "phi":
+                return FULL_MASK, "every lane (the result flows into a phi)"
+            guard = body.branch_to.get(block)
+            if block == result_block or guard is None or body.preds.get(block, 0) != 1:
+                return FULL_MASK, "every lane (an unguarded use)"
+            _, cond, taken = guard
+            lanes = body.lane_condition(cond)
+            if lanes is None:
+                return FULL_MASK, "every lane (a use under a condition that is not a lane condition)"
+            if not taken:
+                lanes = body.lane_condition(cond, negate=True)
+            live |= lanes
+            conds.append(cond)
+    if not conds:
+        return FULL_MASK, "every lane (no use found)"
+    return live, f"lanes {live:#x} (uses only under {', '.join(sorted(set(conds)))})"
