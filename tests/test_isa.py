@@ -323,6 +323,10 @@ source = "v"
 [costs.select]
 cycles = 8
 source = "s"
+
+[costs.exec_write]
+cycles = 4
+source = "e"
 """
 
 

@@ -61,7 +61,7 @@ def test_reduce_and_scan_multisets():
     ("shfl.up b=1", "expected 'shfl.MODE b=B c=C'"),
     ("map 1,2,3", "needs 32 comma-separated"),
     ("map " + ",".join(["40"] * 32), "outside 0..31"),
-    ("reduce mul", "needs one operator"),
+    ("reduce nand", "needs one operator"),
     ("reduce add mask 0x1", "take 'lanes M'"),
     ("xor 1 lanes 0x1", "'lanes' is for reduce/scan"),
     ("xor 1 mask 0", "nonzero 32-bit lane mask"),

@@ -781,7 +781,7 @@ def test_target_grammar():
     # shfl.up b=1 c=0 = __shfl_up_sync(1): row_shr:1 only right inside rows -> refuted at 16
     assert ref_judge(P("gfx1100", 32, "shfl.up b=1 c=0", dpp("a", 0x111))) == ("refuted", 16)
     assert ref_judge(P("gfx1100", 32, "shfl.up b=1 c=0x1800", dpp("a", 0x111))) == ("refuted", 8)
-    for bad in ("xor 1 width 3", "xor 1 width 64", "reduce mul", "scan add exclusive width", "map 1,2",
+    for bad in ("xor 1 width 3", "xor 1 width 64", "reduce nand", "scan add exclusive width", "map 1,2",
                 "shfl.foo b=1 c=2", "frobnicate 3", "xor 1 lanes 3", "reduce add exclusive"):
         with pytest.raises(amd_ref.RefPlanError):
             ref_judge(P("gfx1100", 32, bad, rl))
