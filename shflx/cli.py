@@ -79,6 +79,21 @@ def _build_parser() -> argparse.ArgumentParser:
                      "in a checkout, else no file)")
     cov.add_argument("--limit", type=int, help="only the first N maps (a quick look)")
 
+    px = sub.add_parser("ptx", help="report (and with -o rewrite) the warp shuffles of a PTX file",
+                        description="Find every shfl.sync site and reduction chain in IN.ptx, report them, and "
+                        "with -o write the PTX with proven rewrites (redux.sync, load -> shuffle).")
+    px.add_argument("input", metavar="IN.ptx")
+    px.add_argument("-o", dest="output", help="write the rewritten PTX here (atomically); without it, report only")
+    px.add_argument("--sm", help="the GPU it will run on (NN or sm_NN); rewrites must be legal there and on "
+                    "the PTX's .target (default: the .target)")
+    px.add_argument("--report", choices=["text", "json"], default="text")
+    px.add_argument("--no-load-shuffle", action="store_true", help="skip the load -> shuffle synthesis")
+
+    pa = sub.add_parser("ptxas", help="rewrite the input PTX, then run the real ptxas with the same arguments",
+                        description="A ptxas wrapper: the real ptxas comes from SHFLX_PTXAS or PATH (skipping "
+                        "shflx wrappers). The input file is never modified.")
+    pa.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
+
     sub.add_parser("doctor", help="what toolchain and runtimes shflx found, and what each is used for")
 
     t = sub.add_parser("targets", help="list the known AMD and NVIDIA targets and their features")
@@ -328,6 +343,30 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     return max((r["exit_code"] for r in failed), default=0)
 
 
+def _cmd_ptx(ns: argparse.Namespace) -> int:
+    from .files import write_atomically
+    from .nvidia.ptxpass import read_ptx, report_text, run
+
+    result = run(read_ptx(ns.input), ns.input, sm=ns.sm, load_shuffle=not ns.no_load_shuffle)
+    if ns.output:
+        write_atomically(Path(ns.output), result.text)
+    if ns.report == "json":
+        out = result.to_json()
+        out["output"] = ns.output
+        print(json.dumps(out, indent=1))
+    else:
+        print(report_text(result))
+        if ns.output:
+            print(f"wrote {ns.output}")
+    return 0
+
+
+def _cmd_ptxas(ns: argparse.Namespace) -> int:
+    from .nvidia.ptxas import wrap
+
+    return wrap(ns.args[1:] if ns.args[:1] == ["--"] else ns.args)
+
+
 def _cmd_doctor(ns: argparse.Namespace) -> int:
     """Each dependency: found or not, where, and what it is for; exit 2 if compile cannot work."""
     import importlib.metadata as md
@@ -377,14 +416,18 @@ def _cmd_doctor(ns: argparse.Namespace) -> int:
     return 0 if ok else 2
 
 
-COMMANDS = {"verify": _cmd_verify, "compile": _cmd_compile, "doctor": _cmd_doctor, "lower": _cmd_lower, "coverage": _cmd_coverage, "targets": _cmd_targets}
+COMMANDS = {"verify": _cmd_verify, "compile": _cmd_compile, "doctor": _cmd_doctor, "lower": _cmd_lower, "coverage": _cmd_coverage, "targets": _cmd_targets,
+            "ptx": _cmd_ptx, "ptxas": _cmd_ptxas}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     try:
-        ns = _build_parser().parse_args(argv)
+        if argv[:1] == ["ptxas"]:          # ptxas's own flags (-arch=sm_90 ...) go through untouched
+            ns = argparse.Namespace(command="ptxas", args=argv[1:])
+        else:
+            ns = _build_parser().parse_args(argv)
         if ns.command is None:
             _build_parser().print_help()
             return EXIT_INVALID

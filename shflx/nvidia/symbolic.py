@@ -1,0 +1,918 @@
+"""Symbolic emulation of a PTX kernel over bit-vectors, as in PTXASW (Matsumura et al., CC'23;
+spec/synthesis_notes.md §1.3): each register holds an expression over the thread's coordinates.
+
+Why: load->shuffle synthesis must prove that lane i's address of one load equals lane i+N's
+address of another for every launch. Registers become expressions over %tid (thread-varying),
+%ctaid/%ntid/%nctaid and kernel parameters (warp-uniform symbols); loaded values are a function of
+(memory epoch, address); float and other pure instructions are uninterpreted functions of their
+operands; branches give per-block path conditions. Soundness rule: whatever is not understood
+(special registers other than the thread geometry, shuffles, atomics, loop-carried values, call
+results, ...) becomes a fresh *thread-varying* unknown `u(tid.x, tid.y, tid.z)`: a value about which
+nothing is known in another lane, never a wrong fact.
+
+Expressions are small hash-consed nodes (`Expr`), evaluated concretely in Python (cheap candidate
+search) and translated to Z3 only for proofs (`prove_shift`). This module and verify/ are z3's homes.
+
+Lane model: a proof is only used on the rewritten path, which runs only when the whole warp is
+active and `%ntid.x % 32 == 0`; there `%laneid == %tid.x % 32` and lane i+N is the thread
+(tid.x+N, tid.y, tid.z) of the same CTA (PTX ISA §10.2 %laneid, CUDA Programming Guide "Thread
+Hierarchy": warps are consecutive thread ids, x fastest). `prove_shift` assumes exactly that."""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from ..errors import InputError, Location
+from . import ptxir
+
+# ------------------------------------------------------------------------------ expressions
+
+_INTERN: dict[tuple, "Expr"] = {}
+
+
+class Expr:
+    """A hash-consed bit-vector node: equal structure is the same object (identity compares).
+
+    `tv` (lane-varying): the node depends on %tid.x (or %laneid); every other node has the same
+    value in two lanes of one warp, which the prover exploits (see `_z3_of`)."""
+
+    __slots__ = ("op", "w", "args", "id", "tv", "__weakref__")
+
+    def __init__(self, op: str, w: int, args: tuple, tv: bool):
+        self.op, self.w, self.args, self.tv = op, w, args, tv
+        self.id = len(_INTERN)
+
+    def __repr__(self) -> str:
+        if self.op == "const":
+            return f"{self.args[0]:#x}:{self.w}"
+        if self.op in ("sym", "tid"):
+            return str(self.args[0])
+        return f"{self.op}({', '.join(map(repr, self.args))})"
+
+
+def mk(op: str, w: int, *args) -> Expr:
+    key = (op, w) + tuple(a.id if isinstance(a, Expr) else ("v", a) for a in args)
+    e = _INTERN.get(key)
+    if e is None:
+        tv = (op == "tid" and args[0] == "x") or op == "laneid" or any(isinstance(a, Expr) and a.tv for a in args)
+        e = _INTERN[key] = Expr(op, w, args, tv)
+    return e
+
+
+def const(v: int, w: int) -> Expr:
+    return mk("const", w, v & ((1 << w) - 1))
+
+
+def sym(name: str, w: int) -> Expr:
+    """A warp-uniform unknown (kernel parameter, %ctaid, %ntid, a global's address)."""
+    return mk("sym", w, name)
+
+
+TID = {a: mk("tid", 32, a) for a in "xyz"}
+LANEID = mk("laneid", 32)  # = tid.x & 31 on the rewritten path (see module docstring)
+TRUE, FALSE = const(1, 1), const(0, 1)
+
+
+def uf(name: str, w: int, *args: Expr) -> Expr:
+    """An uninterpreted function: equal arguments give equal results (pure instructions, memory)."""
+    return mk("uf", w, name, *args)
+
+
+def unknown(name: str, w: int) -> Expr:
+    """A thread-varying unknown: nothing is known about its value in any other thread."""
+    return uf(name, w, TID["x"], TID["y"], TID["z"])
+
+
+def _c(e: Expr) -> int | None:
+    return e.args[0] if e.op == "const" else None
+
+
+def binop(op: str, a: Expr, b: Expr) -> Expr:
+    """Build with light folding (constants, x+0, x*1) so equal values usually share one node."""
+    w = a.w
+    ca, cb = _c(a), _c(b)
+    m = (1 << w) - 1
+    if ca is not None and cb is not None and op in _FOLD:
+        return const(_FOLD[op](ca, cb, w), w)
+    if op == "add":
+        if cb == 0:
+            return a
+        if ca == 0:
+            return b
+        if b.op == "const" and a.op == "add" and a.args[1].op == "const":
+            return binop("add", a.args[0], const(a.args[1].args[0] + cb, w))
+        if a.op == "const":
+            return binop("add", b, a)
+    if op == "sub" and cb is not None:
+        return binop("add", a, const(-cb & m, w))
+    if op == "mul":
+        if cb == 1:
+            return a
+        if ca is not None:
+            return binop("mul", b, a)
+    if op in ("and", "or", "xor") and ca is not None and cb is None:
+        return binop(op, b, a)
+    return mk(op, w, a, b)
+
+
+_FOLD = {
+    "add": lambda a, b, w: a + b, "sub": lambda a, b, w: a - b, "mul": lambda a, b, w: a * b,
+    "and": lambda a, b, w: a & b, "or": lambda a, b, w: a | b, "xor": lambda a, b, w: a ^ b,
+    "shl": lambda a, b, w: (a << b) if b < w else 0,
+    "lshr": lambda a, b, w: (a >> b) if b < w else 0,
+}
+
+
+def resize(e: Expr, w: int, signed: bool) -> Expr:
+    """Zero/sign extension or truncation to w bits (PTX cvt between integer types, §9.7.9.21)."""
+    if w == e.w:
+        return e
+    if w < e.w:
+        return const(e.args[0], w) if e.op == "const" else mk("trunc", w, e)
+    if e.op == "const":
+        v = e.args[0]
+        if signed and v >> (e.w - 1):
+            v -= 1 << e.w
+        return const(v, w)
+    return mk("sext" if signed else "zext", w, e)
+
+
+def ite(c: Expr, a: Expr, b: Expr) -> Expr:
+    if a is b or c is TRUE:
+        return a
+    if c is FALSE:
+        return b
+    return mk("ite", a.w, c, a, b)
+
+
+def cmp(op: str, a: Expr, b: Expr) -> Expr:
+    """Boolean (width 1) comparison: eq, ne, ult, ule, ugt, uge, slt, sle, sgt, sge."""
+    swap = {"ugt": "ult", "uge": "ule", "sgt": "slt", "sge": "sle"}
+    if op in swap:
+        return cmp(swap[op], b, a)
+    if op == "ne":
+        return bnot(cmp("eq", a, b))
+    if a is b:
+        return TRUE if op in ("eq", "ule", "sle") else FALSE
+    return mk(op, 1, a, b)
+
+
+def bnot(a: Expr) -> Expr:
+    if a.op == "bnot":
+        return a.args[0]
+    return const(1 - a.args[0], 1) if a.op == "const" else mk("bnot", 1, a)
+
+
+def band(a: Expr, b: Expr) -> Expr:
+    if a is TRUE or a is b:
+        return b
+    if b is TRUE:
+        return a
+    return FALSE if FALSE in (a, b) else mk("band", 1, a, b)
+
+
+def bor(a: Expr, b: Expr) -> Expr:
+    if a is FALSE or a is b:
+        return b
+    if b is FALSE:
+        return a
+    return TRUE if TRUE in (a, b) else mk("bor", 1, a, b)
+
+
+# ------------------------------------------------------------------------------ concrete evaluation
+
+def _s(v: int, w: int) -> int:
+    return v - (1 << w) if v >> (w - 1) else v
+
+
+def evaluate(e: Expr, env: dict[str, int], memo: dict[int, int] | None = None,
+             uniform: dict[int, int] | None = None) -> int:
+    """The value of e for one thread: env maps tid.x/y/z and symbol names to ints; uninterpreted
+    functions hash their arguments (deterministic, so equal arguments give equal values).
+    `uniform` caches the nodes that do not depend on tid.x, shared by calls that vary only tid.x."""
+    memo = {} if memo is None else memo
+    if uniform is not None:
+        memo.update(uniform)
+    stack = [e]
+    while stack:
+        n = stack[-1]
+        if n.id in memo:
+            stack.pop()
+            continue
+        kids = [a for a in n.args if isinstance(a, Expr) and a.id not in memo]
+        if kids:
+            stack.extend(kids)
+            continue
+        stack.pop()
+        memo[n.id] = v = _eval1(n, env, memo)
+        if uniform is not None and not n.tv:
+            uniform[n.id] = v
+    return memo[e.id]
+
+
+def _eval1(n: Expr, env: dict[str, int], memo: dict[int, int]) -> int:
+    w, m = n.w, (1 << n.w) - 1
+    v = [memo[a.id] if isinstance(a, Expr) else a for a in n.args]
+    ws = [a.w for a in n.args if isinstance(a, Expr)]
+    op = n.op
+    if op == "const":
+        return v[0]
+    if op == "sym":
+        return env.get(v[0], int.from_bytes(hashlib.blake2b(v[0].encode(), digest_size=8).digest(), "little")) & m
+    if op == "tid":
+        return env["tid." + v[0]] & m
+    if op == "laneid":
+        return env["tid.x"] & 31
+    if op == "uf":
+        h = hashlib.blake2b(repr(v).encode(), digest_size=8).digest()
+        return int.from_bytes(h, "little") & m
+    if op in _FOLD:
+        return _FOLD[op](v[0], v[1], w) & m
+    if op == "ashr":
+        return (_s(v[0], w) >> min(v[1], w)) & m
+    if op == "not":
+        return ~v[0] & m
+    if op == "trunc":
+        return v[0] & m
+    if op == "zext":
+        return v[0]
+    if op == "sext":
+        return _s(v[0], ws[0]) & m
+    if op == "ite":
+        return v[1] if v[0] else v[2]
+    if op == "eq":
+        return int(v[0] == v[1])
+    if op == "ult":
+        return int(v[0] < v[1])
+    if op == "ule":
+        return int(v[0] <= v[1])
+    if op == "slt":
+        return int(_s(v[0], ws[0]) < _s(v[1], ws[0]))
+    if op == "sle":
+        return int(_s(v[0], ws[0]) <= _s(v[1], ws[0]))
+    if op == "bnot":
+        return 1 - v[0]
+    if op == "band":
+        return v[0] & v[1]
+    if op == "bor":
+        return v[0] | v[1]
+    if op == "concat":  # args: hi, lo
+        return (v[0] << ws[1]) | v[1]
+    if op == "extract":  # args: x, lo
+        return (v[0] >> v[1]) & m
+    raise AssertionError(f"no concrete semantics for {op}")
+
+
+# ------------------------------------------------------------------------------ the emulator
+
+@dataclass
+class Load:
+    """One load the emulator saw: where, what, and its address as an expression of the thread."""
+
+    inst: ptxir.Instruction
+    block: int
+    pos: int            # position of the instruction in its block (0-based)
+    addr: Expr
+    width: int
+    epoch: int          # memory epoch: equal epochs see the same memory (no store, barrier, call between)
+
+
+@dataclass
+class Block:
+    label: str | None
+    insts: list[ptxir.Instruction] = field(default_factory=list)
+    succs: list[tuple[int, "Expr | None"]] = field(default_factory=list)  # (block, edge condition)
+
+
+@dataclass
+class Emulation:
+    """Per-block path conditions (necessary conditions for reaching the block) and loads."""
+
+    function: ptxir.Function
+    blocks: list[Block]
+    pc: list[Expr]
+    loads: list[Load]
+    loop_blocks: set[int]
+    unsupported: str | None = None   # why the function cannot be rewritten at all (None: fine)
+
+
+_INT_TYPES = re.compile(r"^[bus](8|16|32|64)$")
+_TYPE_W = {"pred": 1, "b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "f16": 16, "bf16": 16,
+           "b32": 32, "u32": 32, "s32": 32, "f32": 32, "f16x2": 32, "bf16x2": 32, "b64": 64, "u64": 64,
+           "s64": 64, "f64": 64, "b128": 128}
+# Instructions that are deterministic functions of their operands (PTX ISA §9.7: integer, float,
+# conversion and bit-manipulation instructions read no state but their operands); the float ones
+# are left uninterpreted, as PTXASW does with its uninterpreted conversion functions.
+_PURE = frozenset({
+    "add", "sub", "mul", "mad", "fma", "div", "rem", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin",
+    "cos", "tanh", "min", "max", "abs", "neg", "copysign", "testp", "cvt", "cvta", "popc", "clz",
+    "brev", "bfe", "bfi", "bfind", "prmt", "dp4a", "dp2a", "lop3", "shf", "mul24", "mad24", "sad",
+    "not", "cnot", "and", "or", "xor", "shl", "shr", "selp", "setp", "set", "slct", "mov", "fns",
+    "addc", "subc", "madc", "szext", "bmsk", "cvt.pack"})
+_SPECIAL_UNIFORM = re.compile(r"^%(ntid|ctaid|nctaid)\.([xyz])$")
+# Memory effects that end an epoch: stores, atomics/reductions, barriers and fences, calls, and
+# asynchronous copies (their destination changes behind the thread's back).
+_EPOCH_END = ("st", "atom", "red", "bar", "barrier", "membar", "fence", "call", "cp", "mbarrier",
+              "wmma", "stmatrix", "tensormap", "multimem", "cp.async")
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _imm(tok: str, w: int) -> Expr | None:
+    t = tok.strip()
+    m = re.fullmatch(r"([-+]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9]\d*)U?", t)
+    if m:
+        v = int(m.group(2), 0) if not re.fullmatch(r"0[0-7]+", m.group(2)) else int(m.group(2), 8)
+        return const(-v if m.group(1) == "-" else v, w)
+    m = re.fullmatch(r"0[fF]([0-9a-fA-F]{8})|0[dD]([0-9a-fA-F]{16})", t)
+    if m:
+        return const(int(m.group(1) or m.group(2), 16), w)
+    return None
+
+
+class _Emu:
+    """Walks the CFG in reverse post-order, one register environment per block entry."""
+
+    def __init__(self, fn: ptxir.Function, filename: str):
+        self.fn, self.filename = fn, filename
+        self.types = fn.reg_types()
+        self.params = {p.name for p in fn.params}
+        self.fresh = 0
+        self.loads: list[Load] = []
+
+    # --- helpers
+    def where(self, inst: ptxir.Instruction) -> Location:
+        return Location(self.filename, inst.line or None)
+
+    def new_unknown(self, w: int, tag: str = "u") -> Expr:
+        self.fresh += 1
+        return unknown(f"{tag}{self.fresh}", w)
+
+    def reg_width(self, name: str) -> int | None:
+        t = self.types.get(name)
+        if t is None:
+            m = re.fullmatch(r"(.*?)(\d+)", name)
+            t = self.types.get(m.group(1) + "<>") if m else None
+        return _TYPE_W.get(t.lstrip(".")) if t else None
+
+    def read(self, env: dict, tok: str, w: int) -> Expr:
+        tok = tok.strip()
+        neg = tok.startswith("!")
+        if neg:
+            return bnot(self.read(env, tok[1:], 1))
+        e = _imm(tok, w)
+        if e is not None:
+            return e
+        m = _SPECIAL_UNIFORM.match(tok)
+        if m:
+            return resize(sym(tok[1:], 32), w, False)
+        if tok in ("%tid.x", "%tid.y", "%tid.z"):
+            return resize(TID[tok[-1]], w, False)
+        if tok == "%laneid":
+            return resize(LANEID, w, False)
+        if tok.startswith("{"):
+            parts = [p.strip() for p in tok[1:-1].split(",")]
+            pw = w // len(parts)
+            vals = [self.read(env, p, pw) for p in parts]
+            out = vals[0]
+            for v in vals[1:]:   # {lo, ..., hi}: the first element is the least significant
+                out = mk("concat", out.w + v.w, v, out)
+            return out
+        if tok in env:
+            v = env[tok]
+            return v if v.w == w else resize(v, w, False)
+        if self.reg_width(tok) is not None or tok.startswith("%"):
+            # never written on any path seen (or a special register not modelled): unknown
+            return self.new_unknown(w, "r")
+        return resize(sym("&" + tok, 64), w, False)   # the address of a named variable: uniform
+
+    def address(self, env: dict, op: str) -> Expr:
+        body = op.strip()[1:-1].strip()
+        m = re.fullmatch(r"(.+?)\s*\+\s*(-?\s*(?:0[xX][0-9a-fA-F]+|\d+))", body)
+        base, off = (m.group(1), int(m.group(2).replace(" ", ""), 0)) if m else (body, 0)
+        if _imm(base, 64) is not None:
+            return const(_imm(base, 64).args[0] + off, 64)
+        b = self.read(env, base, 64)
+        if b.w != 64:
+            b = resize(b, 64, False)
+        return binop("add", b, const(off, 64))
+
+    # --- one instruction
+    def step(self, env: dict, inst: ptxir.Instruction, epoch: list, bi: int, pos: int) -> None:
+        base, mods = inst.base, inst.modifiers
+        dests = inst.dests()
+        if base in ("bra", "ret", "exit"):
+            return
+        if base in _EPOCH_END or inst.opcode.startswith(_EPOCH_END):
+            epoch[0] = self.new_epoch(epoch[0])
+            for d in dests:
+                self.write(env, inst, d, self.new_unknown(self.reg_width(d) or 64, "m"))
+            return
+        if base == "ld" or base == "ldu":
+            self.load(env, inst, mods, epoch, bi, pos)
+            return
+        if not dests:
+            return
+        vals = None
+        try:
+            vals = self.semantics(env, inst, base, mods, dests)
+        except _Unsupported:
+            vals = None
+        if vals is None:
+            vals = [self.new_unknown(self.reg_width(d) or 32, "i") for d in dests]
+        for d, v in zip(dests, vals):
+            self.write(env, inst, d, v)
+
+    def new_epoch(self, old: tuple) -> tuple:
+        self.fresh += 1
+        return (self.fresh, old[1])
+
+    def write(self, env: dict, inst: ptxir.Instruction, dest: str, v: Expr) -> None:
+        w = self.reg_width(dest)
+        if w is not None and v.w != w:
+            v = resize(v, w, False)
+        if inst.pred is not None:
+            p = self.read(env, ("!" if inst.neg else "") + inst.pred, 1)
+            old = env.get(dest) or self.new_unknown(v.w, "r")
+            v = ite(p, v, old if old.w == v.w else resize(old, v.w, False))
+        env[dest] = v
+
+    def load(self, env: dict, inst, mods, epoch, bi: int, pos: int) -> None:
+        dests = inst.dests()
+        space = next((m for m in mods if m in ("global", "shared", "local", "const", "param")), "generic")
+        tname = mods[-1] if mods else "b32"
+        ew = _TYPE_W.get(tname, 32)
+        src = inst.operands[-1]
+        if space == "param":
+            m = re.fullmatch(r"\[\s*([A-Za-z_$][\w$]*)\s*(?:\+\s*(\d+))?\s*\]", src.strip())
+            if m and m.group(1) in self.params:
+                for k, d in enumerate(dests):
+                    self.write(env, inst, d, sym(f"param:{m.group(1)}+{int(m.group(2) or 0) + k * ew // 8}", ew))
+                return
+            for d in dests:
+                self.write(env, inst, d, self.new_unknown(ew, "p"))
+            return
+        addr = self.address(env, src)
+        volatile = any(m in ("volatile", "relaxed", "acquire", "mmio", "cv") for m in mods)
+        if volatile or space in ("local", "generic"):
+            vals = [self.new_unknown(ew, "v") for _ in dests]
+        else:
+            ep, varying = epoch[0]
+            name = f"mem{ep}.{space}.{ew}"
+            args = (TID["x"], TID["y"], TID["z"]) if varying else ()
+            vals = [uf(name, ew, binop("add", addr, const(k * ew // 8, 64)), *args)
+                    for k in range(len(dests))]
+        for d, v in zip(dests, vals):
+            self.write(env, inst, d, v)
+        if space == "global" and len(dests) == 1 and inst.pred is None:
+            self.loads.append(Load(inst, bi, pos, addr, ew, epoch[0][0]))
+
+    def semantics(self, env, inst, base, mods, dests) -> list[Expr] | None:
+        ops = inst.operands
+        if base not in _PURE:
+            return None
+        tname = mods[-1] if mods else ""
+        w = _TYPE_W.get(tname)
+        if w is None:
+            return None
+        is_int = bool(_INT_TYPES.match(tname)) or tname == "pred"
+        signed = tname.startswith("s")
+        if base == "mov":
+            if ops[0].startswith("{"):  # unpack: mov.b64 {lo, hi}, x
+                x = self.read(env, ops[1], w)
+                parts = [p.strip() for p in ops[0][1:-1].split(",")]
+                pw = w // len(parts)
+                return [mk("extract", pw, x, k * pw) for k in range(len(parts))]
+            return [self.read(env, ops[1], w)]
+        if base == "setp":
+            return self.setp(env, inst, mods, dests)
+        if base == "selp":
+            a, b = self.read(env, ops[1], w), self.read(env, ops[2], w)
+            return [ite(self.read(env, ops[3], 1), a, b)]
+        if base == "cvt" and len(mods) >= 2 and _INT_TYPES.match(mods[-1]) and _INT_TYPES.match(mods[-2]) \
+                and not any(m in ("sat",) for m in mods):
+            dw, sw = _TYPE_W[mods[-2]], _TYPE_W[mods[-1]]
+            x = self.read(env, ops[1], sw)
+            return [resize(resize(x, sw, False), dw, mods[-1].startswith("s"))]
+        if not is_int or any(m in ("sat", "cc") for m in mods) or base in ("addc", "subc", "madc"):
+            return [uf(inst.opcode, self.reg_width(dests[0]) or w,
+                       *[self.read(env, o, w) for o in ops[1:]])] if len(dests) == 1 else None
+        if tname == "pred":
+            a = [self.read(env, o, 1) for o in ops[1:]]
+            f = {"and": band, "or": bor, "xor": lambda x, y: bor(band(x, bnot(y)), band(bnot(x), y))}
+            if base in f:
+                return [f[base](a[0], a[1])]
+            if base == "not":
+                return [bnot(a[0])]
+            return None
+        out = self.integer(env, base, mods, w, signed, ops)
+        if out is None and len(dests) == 1:   # deterministic, not modelled bit by bit: uninterpreted
+            out = [uf(inst.opcode, self.reg_width(dests[0]) or w, *[self.read(env, o, w) for o in ops[1:]])]
+        return out
+
+    def integer(self, env, base, mods, w, signed, ops) -> list[Expr] | None:
+        rd = lambda k, ww=w: self.read(env, ops[k], ww)  # noqa: E731
+        if base in ("add", "sub", "and", "or", "xor"):
+            return [binop(base, rd(1), rd(2))]
+        if base in ("mul", "mad"):
+            mode = next((m for m in mods if m in ("lo", "hi", "wide")), "lo")
+            a, b = rd(1), rd(2)
+            if mode == "lo":
+                p = binop("mul", a, b)
+            elif mode == "wide":
+                p = binop("mul", resize(a, 2 * w, signed), resize(b, 2 * w, signed))
+            else:
+                return None   # .hi: uninterpreted below
+            if base == "mad":
+                p = binop("add", p, rd(3, p.w))
+            return [p]
+        if base == "shl":
+            return [binop("shl", rd(1), resize(rd(2, 32), w, False))]
+        if base == "shr":
+            return [binop("ashr" if signed else "lshr", rd(1), resize(rd(2, 32), w, False))]
+        if base == "not":
+            return [mk("not", w, rd(1))]
+        if base == "neg":
+            return [binop("sub", const(0, w), rd(1))]
+        if base in ("min", "max"):
+            a, b = rd(1), rd(2)
+            lt = cmp("slt" if signed else "ult", a, b)
+            return [ite(lt, a, b) if base == "min" else ite(lt, b, a)]
+        return None
+
+    def setp(self, env, inst, mods, dests) -> list[Expr] | None:
+        ops = inst.operands
+        cmpop, tname = mods[0], mods[-1]
+        boolop = mods[1] if len(mods) == 3 else None
+        w = _TYPE_W.get(tname)
+        if w is None:
+            return None
+        a, b = self.read(env, ops[1], w), self.read(env, ops[2], w)
+        if _INT_TYPES.match(tname):
+            s = "s" if tname.startswith("s") else "u"
+            table = {"eq": "eq", "ne": "ne", "lt": s + "lt", "le": s + "le", "gt": s + "gt", "ge": s + "ge",
+                     "lo": "ult", "ls": "ule", "hi": "ugt", "hs": "uge"}
+            if cmpop not in table:
+                return None
+            c = cmp(table[cmpop], a, b)
+        else:
+            c = uf(f"setp.{cmpop}.{tname}", 1, a, b)
+        outs = [c, bnot(c)]
+        if boolop:
+            x = self.read(env, ops[3], 1)
+            f = {"and": band, "or": bor}.get(boolop)
+            if f is None:
+                return None
+            outs = [f(c, x), f(bnot(c), x)]
+        return outs[:len(dests)]
+
+
+def _blocks(fn: ptxir.Function) -> tuple[list[Block], str | None]:
+    """Basic blocks of the body; the second value says why the CFG is not understood (or None)."""
+    blocks: list[Block] = [Block(None)]
+    labels: dict[str, int] = {}
+    why = None
+    depth = 0
+    for s in fn.body or ():
+        if isinstance(s, ptxir.ScopeOpen):
+            depth += 1
+        elif isinstance(s, ptxir.ScopeClose):
+            depth -= 1
+        elif isinstance(s, ptxir.RegDecl) and depth > 0:
+            why = why or f"line {s.line}: register declared in a nested scope"
+        if isinstance(s, ptxir.Label):
+            if blocks[-1].insts or blocks[-1].label is not None:
+                blocks.append(Block(s.name))
+            else:
+                blocks[-1].label = s.name
+            labels[s.name] = len(blocks) - 1
+        elif isinstance(s, ptxir.Instruction):
+            blocks[-1].insts.append(s)
+            if s.base in ("bra", "ret", "exit", "brx", "trap"):
+                blocks.append(Block(None))
+    for k, b in enumerate(blocks):
+        last = b.insts[-1] if b.insts else None
+        nxt = k + 1 if k + 1 < len(blocks) else None
+        if last is not None and last.base == "brx":
+            why = why or f"line {last.line}: indirect branch"
+        if last is not None and last.base == "bra":
+            target = labels.get(last.operands[0].strip())
+            if target is None:
+                why = why or f"line {last.line}: branch to unknown label"
+                continue
+            if last.pred is None:
+                b.succs = [(target, None)]
+            else:
+                b.succs = [(target, ("t", last)), (nxt, ("f", last))] if nxt is not None else [(target, ("t", last))]
+        elif last is not None and last.base in ("ret", "exit", "trap"):
+            b.succs = [(nxt, ("f", last))] if last.pred is not None and nxt is not None else []
+        elif nxt is not None:
+            b.succs = [(nxt, None)]
+    return blocks, why
+
+
+def emulate(fn: ptxir.Function, filename: str = "<ptx>") -> Emulation:
+    """Symbolically execute one kernel body; see the module docstring for what is modelled."""
+    if fn.body is None:
+        raise InputError(f"{fn.name} is a declaration without a body", Location(filename, fn.line))
+    blocks, why = _blocks(fn)
+    n = len(blocks)
+    # depth-first order: back edges (to a block on the stack) mark loops
+    order, state, back = [], [0] * n, set()
+    stack = [(0, iter([s for s, _ in blocks[0].succs]))]
+    state[0] = 1
+    while stack:
+        node, it = stack[-1]
+        nxt = next(it, None)
+        if nxt is None:
+            stack.pop()
+            state[node] = 2
+            order.append(node)
+        elif state[nxt] == 1:
+            back.add((node, nxt))
+        elif state[nxt] == 0:
+            state[nxt] = 1
+            stack.append((nxt, iter([s for s, _ in blocks[nxt].succs])))
+    rpo = order[::-1]
+    loop_blocks: set[int] = set()
+    headers: dict[int, set[int]] = {}
+    preds: dict[int, list[int]] = {k: [] for k in range(n)}
+    for k, b in enumerate(blocks):
+        for s, _ in b.succs:
+            preds[s].append(k)
+    for src, hdr in back:   # natural loop: blocks that reach src without passing hdr
+        body, work = {hdr, src}, [src]
+        while work:
+            x = work.pop()
+            for p in preds[x]:
+                if p not in body:
+                    body.add(p)
+                    work.append(p)
+        headers.setdefault(hdr, set()).update(body)
+        loop_blocks |= body
+    emu = _Emu(fn, filename)
+    out: dict[int, tuple[dict, tuple, Expr]] = {}
+    pc = [FALSE] * n
+    for k in rpo:
+        b = blocks[k]
+        incoming = []
+        for p in preds[k]:
+            if (p, k) in back or p not in out:
+                continue
+            penv, pep, ppc = out[p]
+            cond = ppc
+            for s, ec in blocks[p].succs:
+                if s == k and ec is not None:
+                    kind, br = ec
+                    g = emu.read(penv, ("!" if br.neg else "") + br.pred, 1)
+                    cond = band(ppc, g if kind == "t" else bnot(g))
+            incoming.append((penv, pep, cond))
+        if k == 0:
+            env, ep, c = {}, (0, False), TRUE
+        elif not incoming:
+            continue   # unreachable
+        else:
+            env, ep, c = _merge(emu, incoming)
+        if k in headers:   # loop-carried state: thread-varying unknowns (lanes may be at different trips)
+            body = headers[k]
+            written = {d for j in body for i in blocks[j].insts for d in i.dests()}
+            for d in written:
+                env[d] = emu.new_unknown(emu.reg_width(d) or 64, "loop")
+            if any(i.base in _EPOCH_END or i.opcode.startswith(_EPOCH_END) for j in body for i in blocks[j].insts):
+                emu.fresh += 1
+                ep = (emu.fresh, True)
+        pc[k] = c
+        epoch = [ep]
+        for pos, inst in enumerate(b.insts):
+            emu.step(env, inst, epoch, k, pos)
+        out[k] = (env, epoch[0], c)
+    return Emulation(fn, blocks, pc, emu.loads, loop_blocks, why)
+
+
+def _merge(emu: _Emu, incoming: list[tuple[dict, tuple, Expr]]) -> tuple[dict, tuple, Expr]:
+    """Join: each register is an ite over the incoming edge conditions; epochs that differ make a
+    fresh thread-varying memory."""
+    if len(incoming) == 1:
+        env, ep, c = incoming[0]
+        return dict(env), ep, c
+    c = FALSE
+    for _, _, ci in incoming:
+        c = bor(c, ci)
+    env: dict[str, Expr] = {}
+    for name in set().union(*(e.keys() for e, _, _ in incoming)):
+        vals = [e.get(name) for e, _, _ in incoming]
+        if all(v is vals[0] for v in vals):
+            env[name] = vals[0]
+            continue
+        w = next(v.w for v in vals if v is not None)
+        vals = [v if v is not None and v.w == w else emu.new_unknown(w, "r") for v in vals]
+        acc = vals[-1]
+        for (_, _, ci), v in zip(incoming[-2::-1], vals[-2::-1]):
+            acc = ite(ci, v, acc)
+        env[name] = acc
+    eps = {ep for _, ep, _ in incoming}
+    if len(eps) == 1:
+        ep = eps.pop()
+    else:
+        emu.fresh += 1
+        ep = (emu.fresh, True)
+    return env, ep, c
+
+
+# ------------------------------------------------------------------------------ Z3
+
+@dataclass(frozen=True)
+class ShiftProof:
+    """Outcome of proving addr_b(t) == addr_a(t + delta): 'proved', 'refuted' or 'unknown'."""
+
+    status: str
+    assumptions: tuple[str, ...] = ()
+    reason: str = ""
+
+
+NSW_FREE_TIMEOUT_MS = 10   # budget for dropping the no-wrap assumption from a proof
+NSW_ASSUMPTION = ("no signed 32-bit overflow in the index arithmetic that is sign-extended into the "
+                  "addresses (C/C++ int semantics, where that overflow is undefined)")
+
+
+def _z3_of(z3, e: Expr, delta: int, memo: dict, ufs: dict, nsw: bool = False):
+    """Z3 term of e for the thread (tid.x + delta, tid.y, tid.z); memo is per (delta, nsw).
+
+    With `nsw`, a sign extension of 32-bit add/sub/mul/shl is taken as the same operation on the
+    sign-extended operands (no signed wrap: NSW_ASSUMPTION)."""
+    stack = [e]
+    while stack:
+        n = stack[-1]
+        if n.id in memo:
+            stack.pop()
+            continue
+        opaque = not n.tv and (n.op == "uf" or (n.op == "mul" and n.args[1].op != "const"))
+        kids = [a for a in n.args if isinstance(a, Expr) and a.id not in memo] if not opaque else []
+        if nsw and n.op == "sext" and n.tv:
+            stack.pop()
+            memo[n.id] = _sext_nsw(z3, n.args[0], n.w, delta, memo, ufs)
+            continue
+        if kids:
+            stack.extend(kids)
+            continue
+        stack.pop()
+        if opaque:
+            # A product or call that does not depend on tid.x has the same value in both lanes:
+            # one opaque constant serves both. Sound (the formula only gets more general) and it
+            # keeps products of launch parameters out of the bit-blaster.
+            memo[n.id] = z3.Bool(f"k{n.id}") if n.w == 1 else z3.BitVec(f"k{n.id}", n.w)
+            memo["opaque"] = True
+            continue
+        a = [memo[x.id] if isinstance(x, Expr) else x for x in n.args]
+        memo[n.id] = _z3_node(z3, n, a, delta, ufs)
+    return memo[e.id]
+
+
+def _sext_nsw(z3, x: Expr, w: int, delta: int, memo: dict, ufs: dict):
+    """sext(x) to w bits, pushed through add/sub/mul/shl-by-constant of thread-varying terms."""
+    if x.tv and x.op in ("add", "sub", "mul"):
+        a = _sext_nsw(z3, x.args[0], w, delta, memo, ufs)
+        b = _sext_nsw(z3, x.args[1], w, delta, memo, ufs)
+        return a + b if x.op == "add" else a - b if x.op == "sub" else a * b
+    if x.tv and x.op == "shl" and x.args[1].op == "const" and x.args[1].args[0] < x.w:
+        return _sext_nsw(z3, x.args[0], w, delta, memo, ufs) << x.args[1].args[0]
+    if x.op == "const":
+        return z3.BitVecVal(_s(x.args[0], x.w), w)
+    return z3.SignExt(w - x.w, _z3_of(z3, x, delta, memo, ufs, True))
+
+
+def _z3_node(z3, n: Expr, a: list, delta: int, ufs: dict):
+    op, w = n.op, n.w
+    if op == "const":
+        return z3.BoolVal(bool(a[0])) if w == 1 else z3.BitVecVal(a[0], w)
+    if op == "sym":
+        return z3.BitVec(a[0], w)
+    if op == "tid":
+        t = z3.BitVec("tid." + a[0], 32)
+        return t + delta if a[0] == "x" and delta else t
+    if op == "laneid":
+        return (z3.BitVec("tid.x", 32) + delta) & 31
+    if op == "uf":
+        args = a[1:]
+        key = (a[0], w, tuple(_sort_key(z3, x) for x in args))
+        f = ufs.get(key)
+        if f is None:
+            f = ufs[key] = z3.Function(f"{a[0]}#{len(ufs)}", *[x.sort() for x in args],
+                                       z3.BoolSort() if w == 1 else z3.BitVecSort(w))
+        return f(*args) if args else z3.Const(f"{a[0]}#{len(ufs)}", z3.BoolSort() if w == 1 else z3.BitVecSort(w))
+    bv = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+          "and": lambda x, y: x & y, "or": lambda x, y: x | y, "xor": lambda x, y: x ^ y,
+          "shl": lambda x, y: x << y, "lshr": z3.LShR, "ashr": lambda x, y: x >> y}
+    if op in bv:
+        return bv[op](a[0], a[1])
+    if op == "not":
+        return ~a[0]
+    if op == "trunc":
+        return z3.Extract(w - 1, 0, a[0])
+    if op == "zext":
+        return z3.ZeroExt(w - a[0].size(), a[0])
+    if op == "sext":
+        return z3.SignExt(w - a[0].size(), a[0])
+    if op == "ite":
+        return z3.If(a[0], a[1], a[2])
+    cmps = {"eq": lambda x, y: x == y, "ult": z3.ULT, "ule": z3.ULE, "slt": lambda x, y: x < y,
+            "sle": lambda x, y: x <= y}
+    if op in cmps:
+        return cmps[op](a[0], a[1])
+    if op == "bnot":
+        return z3.Not(a[0])
+    if op == "band":
+        return z3.And(a[0], a[1])
+    if op == "bor":
+        return z3.Or(a[0], a[1])
+    if op == "concat":
+        return z3.Concat(a[0], a[1])
+    if op == "extract":
+        return z3.Extract(a[1] + w - 1, a[1], a[0])
+    raise AssertionError(op)
+
+
+def _sort_key(z3, x) -> int:
+    return 1 if x.sort() == z3.BoolSort() else x.size()
+
+
+def geometry_facts(z3, delta: int) -> list:
+    """What holds on the rewritten path: launch limits (PTX ISA §10.5-10.8: %ntid.x,y <= 1024,
+    %ntid.z <= 64; %tid < %ntid; %ctaid < %nctaid), the runtime guard %ntid.x % 32 == 0, and the
+    source lane (tid.x % 32) + delta inside the warp."""
+    f = []
+    for ax, lim in (("x", 1024), ("y", 1024), ("z", 64)):
+        t, nt = z3.BitVec("tid." + ax, 32), z3.BitVec("ntid." + ax, 32)
+        c, nc = z3.BitVec("ctaid." + ax, 32), z3.BitVec("nctaid." + ax, 32)
+        f += [z3.ULT(t, nt), z3.UGE(nt, 1), z3.ULE(nt, lim), z3.ULT(c, nc)]
+    lane = z3.BitVec("tid.x", 32) & 31
+    f += [z3.BitVec("ntid.x", 32) & 31 == 0, lane + delta >= 0, lane + delta <= 31]
+    return f
+
+
+def prove_shift(addr_b: Expr, addr_a: Expr, pc: Expr, delta: int, timeout_ms: int = 2000,
+                nsw: bool = True) -> ShiftProof:
+    """Prove addr_b(t) == addr_a(t') for every launch and thread t whose warp is full, where t' is
+    t's lane + delta (same CTA, tid.x + delta) and both t and t' reach the block (pc holds for both).
+
+    Tried first exactly; if that fails and `nsw`, again assuming that the 32-bit add/sub/mul/shl
+    feeding each sign extension does not overflow (nvcc and clang derive these from C `int`
+    indices, whose overflow is undefined in the source: NSW_ASSUMPTION). The result says which."""
+    import z3
+    ufs: dict = {}
+
+    opaque = [False]
+
+    def query(nsw_mode: bool, budget_ms: int):
+        m0, m1 = {}, {}
+        b = _z3_of(z3, addr_b, 0, m0, ufs, nsw_mode)
+        a = _z3_of(z3, addr_a, delta, m1, ufs, nsw_mode)
+        pcs = [_z3_of(z3, pc, 0, m0, ufs, nsw_mode), _z3_of(z3, pc, delta, m1, ufs, nsw_mode)]
+        s = z3.Solver()
+        s.set("timeout", budget_ms)
+        s.add(*geometry_facts(z3, delta), *pcs, b != a)
+        opaque[0] = opaque[0] or "opaque" in m0 or "opaque" in m1
+        return s.check()
+
+    def failed(r) -> ShiftProof:
+        # A model is a real counterexample only when no opaque abstraction was involved.
+        if r == z3.sat and not opaque[0]:
+            return ShiftProof("refuted", reason="counterexample")
+        return ShiftProof("unknown", reason="counterexample under abstraction" if r == z3.sat else str(r))
+
+    # Exact first, on a short budget (a counterexample that wraps can be slow to find).
+    r = query(False, min(timeout_ms, NSW_FREE_TIMEOUT_MS) if nsw and _sext_nodes(addr_b) else timeout_ms)
+    if r == z3.unsat:
+        return ShiftProof("proved")
+    if not nsw or not (_sext_nodes(addr_a) or _sext_nodes(addr_b)):
+        return failed(r)
+    r = query(True, timeout_ms)
+    if r == z3.unsat:
+        return ShiftProof("proved", (NSW_ASSUMPTION,))
+    return failed(r)
+
+
+def _sext_nodes(e: Expr) -> set[Expr]:
+    out, seen, stack = set(), set(), [e]
+    while stack:
+        n = stack.pop()
+        if n.id in seen:
+            continue
+        seen.add(n.id)
+        if n.op == "sext" and n.tv:
+            out.add(n)
+        stack.extend(a for a in n.args if isinstance(a, Expr))
+    return out
+
+
+def loads_of(fn: ptxir.Function, filename: str = "<ptx>") -> Sequence[Load]:
+    """Convenience: the global loads of one function with their symbolic addresses."""
+    return emulate(fn, filename).loads
+
+
+__all__: Iterable[str] = ("Expr", "Emulation", "Load", "ShiftProof", "emulate", "evaluate", "prove_shift",
+                          "geometry_facts", "NSW_ASSUMPTION", "loads_of")
