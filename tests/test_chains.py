@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shflx.chains import ChainStep, chain_multisets, classify, synthesize
-from shflx.chains.literal import canonical_chain
 from shflx.cuda import intrinsic_operands
 from shflx.match.cost import chain_cost
 from shflx.pattern import Collective, parse_pattern

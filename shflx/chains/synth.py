@@ -177,7 +177,7 @@ def _half_pos(wave: int) -> np.ndarray:
 
 # ------------------------------------------------------------------------ families
 
-def butterfly_stages(b: Builder, width: int, upto: int, live: np.ndarray) -> None:
+def butterfly_stages(b: Builder, width: int, upto: int) -> None:
     """Reduction stages d = 1, 2, .. < upto: after stage d every aligned 2d block is reduced."""
     lanes = np.arange(b.wave)
     d = 1
@@ -194,7 +194,7 @@ def butterfly_stages(b: Builder, width: int, upto: int, live: np.ndarray) -> Non
 
 def family_butterfly(coll: Collective, arch: str, wave: int, fn: str) -> Builder:
     b = Builder(arch, wave, fn)
-    butterfly_stages(b, coll.width, coll.width, _live(coll, wave))
+    butterfly_stages(b, coll.width, coll.width)
     return b
 
 
@@ -203,7 +203,7 @@ def family_readlane(coll: Collective, arch: str, wave: int, fn: str) -> Builder 
     if coll.width != 32:
         return None
     b = Builder(arch, wave, fn)
-    butterfly_stages(b, 32, 16, _live(coll, wave))
+    butterfly_stages(b, 32, 16)
     live = _live(coll, wave)
     if not live[_half_pos(wave) >= 16].any():      # only row 0 of each half is used: one readlane
         halves = []
@@ -229,7 +229,7 @@ def family_carry(coll: Collective, arch: str, wave: int, fn: str) -> Builder | N
     if coll.width != 32:
         return None
     b = Builder(arch, wave, fn)
-    butterfly_stages(b, 32, 16, _live(coll, wave))
+    butterfly_stages(b, 32, 16)
     pos = _half_pos(wave)
     base = np.arange(wave) - pos
     stage(b, np.where(pos >= 16, base + 15, IDENT))
