@@ -122,24 +122,22 @@ def stage(b: Builder, src: np.ndarray, combine: bool = True) -> None:
     for steps, ref, needs_select in _moves(b.arch, b.wave, b.fn, src.astype(np.int16).tobytes()):
         tag = b.fresh("s")
         body, moved = _rename(steps, b.value, tag)
+        holes = np.flatnonzero(src == IDENT)
+        keep = sum(1 << int(i) for i in np.flatnonzero(src != IDENT))
+        result = moved
         if combine:
             body.append(Combine(f"{tag}.c", b.fn, b.value, moved))
             result = f"{tag}.c"
-            if needs_select:
-                keep = sum(1 << int(i) for i in np.flatnonzero(src != IDENT))
+            if needs_select:                                   # identity lanes keep their value
                 body.append(Select(f"{tag}.k", result, b.value, keep))
                 result = f"{tag}.k"
-        else:
-            result = moved
-            holes = np.flatnonzero(src == IDENT)
-            if needs_select and len(holes) <= b.wave // 32:        # one lane per half: writelanes
-                for k, lane in enumerate(holes.tolist()):
-                    body.append(Writelane(f"{tag}.w{k}", "identity", lane, result))
-                    result = f"{tag}.w{k}"
-            elif needs_select:
-                keep = sum(1 << int(i) for i in np.flatnonzero(src != IDENT))
-                body.append(Select(f"{tag}.k", moved, "identity", keep))
-                result = f"{tag}.k"
+        elif needs_select and len(holes) <= b.wave // 32:      # one lane per half: writelanes
+            for k, lane in enumerate(holes.tolist()):
+                body.append(Writelane(f"{tag}.w{k}", "identity", lane, result))
+                result = f"{tag}.w{k}"
+        elif needs_select:
+            body.append(Select(f"{tag}.k", moved, "identity", keep))
+            result = f"{tag}.k"
         cost = chain_cost(b.arch, b.steps + body)
         if best is None or cost < best[0]:
             best = (cost, body, result)

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
@@ -77,14 +78,15 @@ _NUMBER_RE = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+U?|0[fFdD][0-9a-fA-F]+|\d+(\.\d
 # ----------------------------------------------------------------------------- statements
 
 @dataclass(eq=False)
-class Statement:
+class Statement(ABC):
     """One PTX statement; `lead` is the exact text (whitespace, comments) before it."""
 
     lead: str = "\n\t"
     line: int = 0
 
+    @abstractmethod
     def render(self) -> str:
-        raise NotImplementedError
+        """The statement's own text (without `lead`)."""
 
 
 @dataclass(eq=False)
