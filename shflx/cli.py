@@ -51,21 +51,25 @@ def _build_parser() -> argparse.ArgumentParser:
         fmt.add_argument(f"--{flag}", dest="format", action="store_const", const=flag, help=what)
     lo.add_argument("--no-cache", action="store_true", help="do not read or write the plan cache")
 
-    co = sub.add_parser("compile", help="CUDA/HIP device code -> AMD code object, shuffles lowered",
-                        description="Compile the device code of FILE for each --offload-arch, lowering every "
-                        "warp shuffle to its cheapest proven AMD sequence, and report each one.")
+    co = sub.add_parser("compile", help="CUDA/HIP device code -> AMD code object (or NVIDIA cubin/PTX), "
+                        "shuffles lowered", description="Compile the device code of FILE for each --offload-arch, "
+                        "lowering every warp shuffle to its cheapest proven sequence (AMD: DPP, permlane, ...; "
+                        "NVIDIA sm_NN: shfl.sync with synthesized operands, redux.sync, load -> shuffle), "
+                        "and report each one.")
     co.add_argument("files", nargs="+", metavar="FILE.cu", help=".cu/.hip files or directories of them")
     co.add_argument("-j", dest="jobs", type=int, default=0, help="parallel compiles (default: CPU count)")
-    co.add_argument("--offload-arch", action="append", required=True, dest="archs", metavar="gfxNNN")
+    co.add_argument("--offload-arch", action="append", required=True, dest="archs", metavar="gfxNNN|sm_NN")
     co.add_argument("-o", dest="output", help="output file; with several targets the target is added; "
                     "with several inputs a directory")
-    co.add_argument("--emit", default="hsaco", choices=["hsaco", "obj", "asm", "llvm"])
+    co.add_argument("--emit", choices=["hsaco", "obj", "asm", "llvm", "cubin", "ptx"],
+                    help="AMD: hsaco (default), obj, asm, llvm; NVIDIA: cubin (default, needs ptxas), ptx, llvm")
     co.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR")
     co.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=V]")
     co.add_argument("-O", dest="opt", type=int, default=3, choices=[0, 1, 2, 3])
     co.add_argument("-g", dest="debug", action="store_true", help="(line tables are always kept for the report)")
     co.add_argument("--report", choices=["text", "json"], default="text")
-    co.add_argument("--baseline", action="store_true", help="every shuffle as plain ds_bpermute (HIP's lowering)")
+    co.add_argument("--baseline", action="store_true", help="every shuffle as plain ds_bpermute (HIP's lowering); "
+                    "on NVIDIA every shuffle as written, no rewrite")
     co.add_argument("--wave64", action="store_true", help="wave64 on RDNA targets")
     co.add_argument("--fp-reassoc", action="store_true", help="allow float add/mul reduction and scan chains "
                     "to be re-associated (default: only where the IR carries `reassoc`)")
@@ -234,9 +238,14 @@ def _compile_one(job: tuple) -> dict:
     from .files import write_atomically
 
     source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains = job
+    nvidia = arch.startswith("sm_")
     try:
-        res = compile_file(Path(source), arch, wave=wave, emit=ns_emit, opts=opts, baseline=baseline,
-                           fp_reassoc=fp_reassoc, chains=chains)
+        if nvidia:
+            from .nvidia.compile import compile_cuda
+            res = compile_cuda(Path(source), arch, emit=ns_emit, opts=opts, baseline=baseline, chains_on=chains)
+        else:
+            res = compile_file(Path(source), arch, wave=wave, emit=ns_emit, opts=opts, baseline=baseline,
+                               fp_reassoc=fp_reassoc, chains=chains)
         write_atomically(Path(out), res.output)
     except ShflxError as e:
         return {"file": source, "arch": arch, "error": str(e), "exit_code": e.exit_code}
@@ -248,6 +257,9 @@ def _compile_one(job: tuple) -> dict:
                          "cost": sum(r.cost for r in res.sites) + sum(c.cost for c in resynth),
                          "baseline_cost": sum(r.baseline_cost for r in res.sites)
                          + sum(c.baseline_cost for c in resynth)}}
+    if nvidia:
+        entry["loads"] = res.loads
+        entry["summary"]["rewritten_loads"] = sum(e.get("status") == "rewritten" for e in res.loads)
     if ns_emit == "asm":
         entry["summary"]["instructions"] = instruction_counts(res.output)
     return entry
@@ -275,7 +287,9 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
 
     opts = FrontendOptions(tuple(ns.includes), tuple(ns.defines), ns.opt, True, ns.llvm_bin)
     sources = _sources(ns.files)
-    suffix = {"hsaco": ".hsaco", "obj": ".o", "asm": ".s", "llvm": ".ll"}[ns.emit]
+    suffixes = {"hsaco": ".hsaco", "obj": ".o", "asm": ".s", "llvm": ".ll", "cubin": ".cubin", "ptx": ".ptx"}
+    def emit_of(arch: str) -> str:  # noqa: E306 - the default output kind differs per vendor
+        return ns.emit or ("cubin" if arch.startswith("sm_") else "hsaco")
     many = len(sources) > 1
     stems = [s.stem for s in sources]
     def stem_of(src: Path) -> str:  # noqa: E306 - unique output names for same-named inputs
@@ -283,6 +297,7 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     jobs = []
     for src in sources:
         for arch in ns.archs:
+            suffix = suffixes[emit_of(arch)]
             if ns.output and not many and len(ns.archs) == 1:
                 out = Path(ns.output)
             elif ns.output and many:
@@ -290,7 +305,7 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
             else:
                 base = Path(ns.output) if ns.output else Path(stem_of(src))
                 out = base.with_name(f"{base.stem}.{arch}{suffix}")
-            jobs.append((str(src), arch, str(out), ns.emit, 64 if ns.wave64 else None, opts, ns.baseline,
+            jobs.append((str(src), arch, str(out), emit_of(arch), 64 if ns.wave64 else None, opts, ns.baseline,
                          ns.fp_reassoc, not ns.no_chains))
     if many and ns.output:
         Path(ns.output).mkdir(parents=True, exist_ok=True)
@@ -317,17 +332,26 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     else:
         for e in good:
             s = e["summary"]
-            print(f"{e['file']} -> {e['output']} ({e['arch']}, wave{e['wave']}): {s['sites']} shuffle site(s), "
-                  f"{s['chains']} chain(s), cost {s['cost']:g} vs {s['baseline_cost']:g} with ds_bpermute")
+            nvidia = e["arch"].startswith("sm_")
+            versus = "as written" if nvidia else "with ds_bpermute"
+            loads = f", {s['rewritten_loads']} load(s) -> shuffle" if nvidia else ""
+            print(f"{e['file']} -> {e['output']} ({e['arch']}, {'warp32' if nvidia else 'wave' + str(e['wave'])}): "
+                  f"{s['sites']} shuffle site(s), {s['chains']} chain(s){loads}, "
+                  f"cost {s['cost']:g} vs {s['baseline_cost']:g} {versus}")
             for kern in e["kernels"]:
+                where = (f"{kern['registers']} registers, smem {kern['smem_bytes']} B, spills {kern['spill_bytes']} B"
+                         if nvidia else f"{kern['vgprs']} VGPRs, {kern['sgprs']} SGPRs, "
+                         f"LDS {kern['lds_bytes']} B, wave{kern['wavefront_size']}")
                 print(f"  kernel {kern['name']}: {kern['shuffle_sites']} site(s), {kern['chains']} chain(s), "
-                      f"cost {kern['cost']:g} vs "
-                      f"{kern['baseline_cost']:g}; {kern['vgprs']} VGPRs, {kern['sgprs']} SGPRs, "
-                      f"LDS {kern['lds_bytes']} B, wave{kern['wavefront_size']}")
+                      f"cost {kern['cost']:g} vs {kern['baseline_cost']:g}; {where}")
+            for ld in e.get("loads", []):
+                print(f"  {e['file']} (PTX line {ld['line']}): {ld['function']}: load = lane{ld['delta']:+d} of "
+                      f"PTX line {ld['source_line']}: {ld['status']}: {ld['reason']}")
             for c in e.get("chains", []):
                 what = f"{c['shape']} {c['op']} {c['type']}" + (f" width {c['width']}" if c["width"] else "")
                 sbs = f", step by step {c['step_by_step_cost']:g}" if c["step_by_step_cost"] is not None else ""
-                cost = f"cost {c['cost']:g}{sbs}, ds_bpermute {c['baseline_cost']:g}, {c['proof']}" \
+                base = "" if nvidia else f", ds_bpermute {c['baseline_cost']:g}"
+                cost = f"cost {c['cost']:g}{sbs}{base}, {c['proof']}" \
                     if c["cost"] is not None else "each shuffle lowered and costed as its own site below"
                 print(f"  {c['location']}: chain of {c['shuffles']} shuffles, {what}: {c['status']}, {cost}")
                 print(f"      live: {c['live']}")

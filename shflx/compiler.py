@@ -55,6 +55,7 @@ class CompileResult:
     output: bytes | str | None = None
     kernels: list[dict[str, Any]] = field(default_factory=list)
     chains: list[ChainReport] = field(default_factory=list)
+    loads: list[dict[str, Any]] = field(default_factory=list)     # NVIDIA: load -> shuffle entries
 
 
 CUDA_NAMES = {"up": "__shfl_up_sync", "down": "__shfl_down_sync", "bfly": "__shfl_xor_sync", "idx": "__shfl_sync"}
@@ -165,26 +166,36 @@ def lower_chains(ir: str, arch: str, wave: int, fp_reassoc: bool = False) -> tup
         fn, need = function_ir(out.plan, name, INLINE_ATTRS)
         functions.append(fn)
         needed |= need
-        for site in chain.sites:            # the markers become dead copies; the plan replaces the result
-            line = lines[site.line_index]
-            indent = line[: len(line) - len(line.lstrip())]
-            edits[site.line_index] = f"{indent}{site.result} = freeze i32 {site.value}"
-        line = lines[chain.result_line]
-        indent = line[: len(line) - len(line.lstrip())]
-        dbg = re.search(r"(, !dbg ![0-9]+)", line)
-        d = dbg.group(1) if dbg else ""
-        call = f"call i32 @{name}(i32 {chain.start}){d}"
-        if chain.type == "float":
-            edits[chain.result_line] = (f"{indent}%{name}.i32 = {call}\n"      # a name: results may be numbered
-                                        f"{indent}{chain.result} = bitcast i32 %{name}.i32 to float")
-        else:
-            edits[chain.result_line] = f"{indent}{chain.result} = {call}"
+        edits.update(chain_edits(lines, chain, f"call i32 @{name}(i32 {chain.start})", name))
         entry.status, entry.family = "re-synthesized", out.family
         entry.lowering = [step_asm(s, target, wave) for s in out.plan.steps]
         entry.reason = (f"{format_pattern(coll)}; {len(out.families)} proven plans compared "
                         f"({', '.join(f'{n} {c:g}' for n, c in sorted(out.families.items(), key=lambda kv: kv[1]))})")
         reports.append(entry)
     return rewrite(ir, edits, functions, needed, final=False), reports
+
+
+def chain_edits(lines: list[str], chain: Any, call: str, name: str, call_type: str = "i32",
+                prelude: str = "") -> dict[int, str]:
+    """Line edits that replace a chain by `call` (returning `call_type`): its shuffle markers become
+    dead copies, and the line defining the chain's result computes it with the call instead
+    (`prelude`: one instruction placed before it; a float result from an i32 call is a bitcast)."""
+    edits = {}
+    for site in chain.sites:
+        line = lines[site.line_index]
+        indent = line[: len(line) - len(line.lstrip())]
+        edits[site.line_index] = f"{indent}{site.result} = freeze i32 {site.value}"
+    line = lines[chain.result_line]
+    indent = line[: len(line) - len(line.lstrip())]
+    dbg = re.search(r"(, !dbg ![0-9]+)", line)
+    call += dbg.group(1) if dbg else ""
+    head = f"{indent}{prelude}\n" if prelude else ""
+    if chain.type == "float" and call_type == "i32":
+        edits[chain.result_line] = (f"{head}{indent}%{name}.i32 = {call}\n"    # a name: results may be numbered
+                                    f"{indent}{chain.result} = bitcast i32 %{name}.i32 to float")
+    else:
+        edits[chain.result_line] = f"{head}{indent}{chain.result} = {call}"
+    return edits
 
 
 def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple[str, list[SiteReport]]:
@@ -283,7 +294,7 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     if wave not in target.waves:
         raise UsageError(f"{arch} runs wave{'/'.join(map(str, target.waves))}, not wave{wave}")
     if emit not in EMITS:
-        raise UsageError(f"unknown --emit '{emit}'; known: {', '.join(EMITS)}")
+        raise UsageError(f"--emit {emit} is not for AMD targets; for {arch}: {', '.join(EMITS)}")
     ir = device_ir(source, arch, wave, opts)
     more: list[SiteReport] = []
     found: list[ChainReport] = []
@@ -356,8 +367,9 @@ def _check_resolved(ir: str, source: Path) -> None:
                          Location(str(source)))
 
 
-def _read_ir(source: Path) -> str:
-    """LLVM IR from another front end (hipcc, Triton): text, or bitcode through llvmlite."""
+def _read_ir(source: Path, triple: str = "amdgcn") -> str:
+    """LLVM IR from another front end (hipcc, Triton, clang): text, or bitcode through llvmlite;
+    its target triple must start with `triple`."""
     try:
         if source.suffix == ".bc":
             import llvmlite.binding as llvm
@@ -369,9 +381,10 @@ def _read_ir(source: Path) -> str:
     except Exception as e:  # noqa: BLE001 - llvmlite raises plain RuntimeError for bad bitcode
         raise InputError(f"not LLVM bitcode: {e}", Location(str(source))) from None
     m = re.search(r'^target triple = "([^"]*)"', ir, flags=re.M)
-    if not m or not m.group(1).startswith("amdgcn"):
-        raise InputError(f"not AMDGPU LLVM IR (target triple {m.group(1) if m else 'missing'}); "
-                         "compile the device code for amdgcn-amd-amdhsa", Location(str(source)))
+    if not m or not m.group(1).startswith(triple):
+        what, full = ("AMDGPU", "amdgcn-amd-amdhsa") if triple == "amdgcn" else ("NVPTX", triple)
+        raise InputError(f"not {what} LLVM IR (target triple {m.group(1) if m else 'missing'}); "
+                         f"compile the device code for {full}", Location(str(source)))
     return ir
 
 

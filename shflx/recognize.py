@@ -1,8 +1,8 @@
-"""Finding warp-shuffle sites in AMDGPU LLVM IR and deciding what each one is.
+"""Finding warp-shuffle sites in AMDGPU (or NVPTX) LLVM IR and deciding what each one is.
 
 Sites are the prelude's markers `call i32 @__shflx_shfl_sync(mode, mask, v, b, c)`. For each
 operand: a constant; a function of the lane id alone (a slice of add/sub/mul/and/or/xor/shl and
-casts over `workitem.id.x`: those keep "low 5 bits of the result depend only on the low 5 bits of
+casts over threadIdx.x (`workitem.id.x`, `sreg.tid.x`): those keep "low 5 bits of the result depend only on the low 5 bits of
 the inputs", and shfl.sync reads only b[4:0], so evaluating lanes 0..31 gives the exact map); a
 warp-uniform runtime value (kernel arguments, block ids, sizes); or per-lane dynamic. The source
 location comes from the line tables, followed through `inlinedAt` to the user's own line.
@@ -21,8 +21,11 @@ TID_LANE_NOTE = ("operand computed from threadIdx.x: assumes the CUDA lane is th
 MODE_NAMES = {0: "up", 1: "down", 2: "bfly", 3: "idx"}
 LOW_BIT_OPS = {"add", "sub", "mul", "and", "or", "xor", "shl"}
 CASTS = {"zext", "sext", "trunc"}
-UNIFORM_CALLS = ("llvm.amdgcn.workgroup.id.", "llvm.amdgcn.readfirstlane", "llvm.amdgcn.readlane")
-LANE_CALLS = ("llvm.amdgcn.workitem.id.x", "llvm.amdgcn.mbcnt.lo", "llvm.amdgcn.mbcnt.hi")
+UNIFORM_CALLS = ("llvm.amdgcn.workgroup.id.", "llvm.amdgcn.readfirstlane", "llvm.amdgcn.readlane",
+                 "llvm.nvvm.read.ptx.sreg.ctaid.", "llvm.nvvm.read.ptx.sreg.ntid.", "llvm.nvvm.read.ptx.sreg.nctaid.")
+TID_X_CALLS = ("llvm.amdgcn.workitem.id.x", "llvm.nvvm.read.ptx.sreg.tid.x")      # threadIdx.x
+LANE_CALLS = (*TID_X_CALLS, "llvm.amdgcn.mbcnt.lo", "llvm.amdgcn.mbcnt.hi", "llvm.nvvm.read.ptx.sreg.laneid",
+              'asm "mov.u32 $0, %laneid;"', 'asm sideeffect "mov.u32 $0, %laneid;"')  # cub::LaneId() (NVPTX IR)
 
 _DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
 _CALL = re.compile(r"^(?P<res>%[\w.\-]+) = (?:tail |musttail |notail )?call [^@]*@" + MARKER +
@@ -139,7 +142,7 @@ class FunctionBody:
         if inst is None or token in seen:
             return False
         seen.add(token)
-        if "workitem.id.x" in inst:
+        if any(c in inst for c in TID_X_CALLS):
             return True
         return any(self._uses_tid(o, seen) for o in self._operands(inst) if o.startswith("%"))
 
@@ -326,6 +329,11 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
                 extra_fns[mode] = inrange_ir(mode, wave)
             changed = True
             continue
+        if _LANEID_PTX.match(instrs[0]) and m.group("lhs").strip():     # cub::LaneId(): the CUDA lane
+            lane = _hw_lane_ir(wave, f"%shflx.laneid.{k}")
+            lines[k] = "\n".join(lane + [f"{m.group('lhs')}and i32 %shflx.laneid.{k}, 31"])
+            changed = True
+            continue
         sm = _SHFL_PTX.match(instrs[0] + ";")
         if not sm:
             raise InlinePtxError(f"inline PTX '{instrs[0]}' is not supported", where)
@@ -353,7 +361,7 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
         changed = True
     if not changed:
         return ir
-    text = "\n".join(lines)
+    text = "\n".join(lines) + "\n"
     if not re.search(rf"^declare [^@]*@{MARKER}\(", text, flags=re.M):
         text += f"\ndeclare i32 @{MARKER}(i32, i32, i32, i32, i32)\n"
     for decl in ("declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)", "declare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)",
@@ -364,6 +372,17 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
         if not re.search(rf"^declare [^@]*@{re.escape(name)}\(", text, flags=re.M):
             text += decl + "\n"
     return text + "\n" + "\n".join(extra_fns.values())
+
+
+_LANEID_PTX = re.compile(r"^mov\.(u32|b32|s32)\s+\$0\s*,\s*%laneid$")
+
+
+def _hw_lane_ir(wave: int, name: str) -> list[str]:
+    """IR defining `name` = the lane in the hardware wave (mbcnt), as the prelude's __shflx_lane."""
+    if wave == 32:
+        return [f"  {name} = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)"]
+    return [f"  {name}.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
+            f"  {name} = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 {name}.lo)"]
 
 
 def _looks_like_ptx(instrs: list[str]) -> bool:
@@ -412,8 +431,10 @@ class LaneEvaluator(FunctionBody):
         inst = self.defs[token]
         op = inst.split()[0]
         if op in ("call", "tail"):
-            if "workitem.id.x" in inst:
+            if any(c in inst for c in TID_X_CALLS):
                 return lane
+            if "sreg.laneid" in inst or "%laneid" in inst:
+                return lane % 32
             if "mbcnt.lo" in inst:
                 return min(lane, 32)
             if "mbcnt.hi" in inst:

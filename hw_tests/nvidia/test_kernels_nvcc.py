@@ -25,9 +25,11 @@ from test_shfl_sync_hw import NoGPU, open_device  # noqa: E402
 BLOCKS = 4
 
 
-def run_kernel(dev, ptx: str, name: str, inputs: list[np.ndarray], out_like: np.ndarray, scalars: list[int]):
+def run_kernel(dev, ptx: str, name: str, inputs: list[np.ndarray], out_like: np.ndarray, scalars: list[int],
+               fn=None):
+    """Run kernel `name` (from `ptx`, or the already loaded `fn`) once over BLOCKS blocks."""
     cu = dev.cu
-    fn = dev.function(dev.load(ptx), name)
+    fn = fn if fn is not None else dev.function(dev.load(ptx), name)
     ptrs = []
     try:
         for arr in inputs:

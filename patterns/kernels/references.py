@@ -128,6 +128,13 @@ def rotate_f64(x):
     return np.concatenate([w[(np.arange(32) + 1) & 31] for w in _warps(x)])
 
 
+def lane_arith(x):
+    lane = np.arange(32)
+    srcs = (lane ^ 1, (lane + 16) & 31, (lane & ~7) | 2, (lane & ~7) | ((lane + 4) & 7))
+    return np.concatenate([sum(np.uint32(k) * w[s] for k, s in zip((1, 3, 5, 7), srcs)).astype(np.uint32)
+                           for w in _warps(x)])
+
+
 def affine_gather(x):
     src, _ = shfl_sync("idx", np.arange(32) * 5 + 3, 0x1F)
     return np.concatenate([w[src] for w in _warps(x)])
@@ -319,6 +326,7 @@ KERNELS: dict[str, tuple[str, Callable, Callable]] = {
     "broadcast_u64": ("broadcast", lambda r, n: [r.integers(0, 2**63, n, dtype=np.uint64)], broadcast_u64),
     "rotate_f64": ("rotate", lambda r, n: [r.standard_normal(n)], rotate_f64),
     "affine_gather": ("rotate", lambda r, n: [_u32(r, n)], affine_gather),
+    "lane_arith": ("lane_arith", lambda r, n: [_u32(r, n)], lane_arith),
     "quad_table": ("quad_table", lambda r, n: [_u32(r, n)], quad_table),
     "lut_gather": ("gather", lambda r, n: [_u32(r, n), r.integers(0, 64, n).astype(np.int32)], lut_gather),
     "transpose4": ("transpose", lambda r, n: [_small(r, 4 * n)], transpose4),

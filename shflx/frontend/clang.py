@@ -1,4 +1,5 @@
-"""CUDA/HIP source -> optimized AMDGPU LLVM IR with clang's HIP device front end and our prelude.
+"""CUDA/HIP source -> optimized LLVM IR with clang's device front end and our prelude: AMDGPU
+(HIP mode) for gfx targets, NVPTX (CUDA mode, the same prelude under __NVPTX__) for sm targets.
 
 Optimization runs here (-O levels as given) so constant loops are unrolled before recognition;
 line tables are kept so every shuffle site can be reported with its file:line:col."""
@@ -26,12 +27,28 @@ class FrontendOptions:
 
 
 def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions, gfx10_plus: bool) -> list[str]:
-    args = ["-cc1", "-triple", "amdgcn-amd-amdhsa", "-target-cpu", cpu, "-fcuda-is-device", "-x", "hip",
-            "-std=c++17", "-fms-extensions", "-fgnuc-version=4.2.1", f"-O{opts.opt}", "-emit-llvm",
-            "-include", str(PRELUDE), "-I", str(INCLUDE / "stubs"), f"-D__SHFLX_WAVE__={wave}",
-            "-fno-threadsafe-statics", "-o", str(out)]
+    """AMDGPU: HIP device mode (clang's HIP language rules match CUDA's for device code)."""
+    args = ["-cc1", "-triple", "amdgcn-amd-amdhsa", "-target-cpu", cpu, "-fcuda-is-device", "-x", "hip"]
     if gfx10_plus:
         args += ["-target-feature", f"+wavefrontsize{wave}"]
+    return args + _common_args(source, wave, out, opts)
+
+
+def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: FrontendOptions) -> list[str]:
+    """NVPTX: CUDA device mode; `ptx_feature` (+ptxNN) is the PTX ISA the backend will emit, so the
+    builtins clang allows (redux.sync needs ptx70) match what codegen can do."""
+    args = ["-cc1", "-triple", "nvptx64-nvidia-cuda", "-target-cpu", sm, "-target-feature", ptx_feature,
+            "-fcuda-is-device", "-x", "cuda"]
+    common = _common_args(source, 32, out, opts)
+    # .loc lines only, like nvcc -lineinfo: full debug info makes ptxas refuse optimized code
+    return args + [("-debug-info-kind=line-directives-only" if a.startswith("-debug-info-kind=") else a)
+                   for a in common]
+
+
+def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> list[str]:
+    args = ["-std=c++17", "-fms-extensions", "-fgnuc-version=4.2.1", f"-O{opts.opt}", "-emit-llvm",
+            "-include", str(PRELUDE), "-I", str(INCLUDE / "stubs"), f"-D__SHFLX_WAVE__={wave}",
+            "-fno-threadsafe-statics", "-o", str(out)]
     if opts.debug:
         args += ["-debug-info-kind=line-tables-only", "-dwarf-version=5"]
     for inc in opts.includes:
@@ -42,13 +59,22 @@ def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions
 
 
 def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, gfx10_plus: bool) -> str:
-    """LLVM IR text of the device code; clang's diagnostics become an InputError (exit 1)."""
+    """LLVM IR text of the AMDGPU device code; clang's diagnostics become an InputError (exit 1)."""
+    return _run_cc1(source, opts, lambda out: cc1_args(source, cpu, wave, out, opts, gfx10_plus))
+
+
+def compile_to_nvptx_ir(source: Path, sm: str, ptx_feature: str, opts: FrontendOptions) -> str:
+    """LLVM IR text of the NVPTX device code (see nvptx_cc1_args)."""
+    return _run_cc1(source, opts, lambda out: nvptx_cc1_args(source, sm, ptx_feature, out, opts))
+
+
+def _run_cc1(source: Path, opts: FrontendOptions, make_args) -> str:
     if not source.is_file():
         raise InputError("cannot read the source file", Location(str(source)))
     tool = find_clang(opts.llvm_bin)
     with tempfile.TemporaryDirectory(prefix="shflx-") as tmp:
         out = Path(tmp) / "device.ll"
-        cmd = [*tool.command, *cc1_args(source, cpu, wave, out, opts, gfx10_plus)]
+        cmd = [*tool.command, *make_args(out)]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         except OSError as e:

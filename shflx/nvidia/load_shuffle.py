@@ -35,7 +35,8 @@ import random
 import time
 from dataclasses import dataclass
 
-from ..isa import nvidia_target
+from ..errors import UsageError
+from ..isa import known_nvidia_targets, nvidia_target
 from . import ptxir
 from .symbolic import Emulation, Load, ShiftProof, emulate, evaluate, prove_shift
 
@@ -224,8 +225,12 @@ class CostModel:
 
 
 def cost_model_for(sm: int) -> CostModel:
-    """The model's constants come from the sm's table where it has them (isa/nvidia)."""
-    t = nvidia_target(f"sm_{sm}")
+    """The model's constants come from the sm's table where it has them (isa/nvidia); `sm` is the
+    number (100 for sm_100a: the arch-specific targets are named with a suffix)."""
+    names = [n for n in known_nvidia_targets() if nvidia_target(n).sm == sm]
+    if not names:
+        raise UsageError(f"unknown NVIDIA target sm_{sm}; known: {', '.join(known_nvidia_targets())}")
+    t = nvidia_target(names[0])
     alu = 1.0 / 2.0   # 2 warp-instr/SM/clk (spec §7 throughput column); latency is in t.cost("alu")
     _ = t.cost("shfl")  # present on every target: the shuffle exists there
     return CostModel(alu_clk=alu)

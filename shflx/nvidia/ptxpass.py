@@ -90,7 +90,8 @@ def _chain_json(chain: Chain, dec: redux.Decision, file: str, target: NvidiaTarg
             "notes": chain.notes}
 
 
-def run(text: str, filename: str, sm: str | int | None = None, load_shuffle: bool = True) -> PtxResult:
+def run(text: str, filename: str, sm: str | int | None = None, load_shuffle: bool = True,
+        redux_sync: bool = True) -> PtxResult:
     """Parse, report and rewrite one PTX file (InputError for malformed or unsupported PTX)."""
     t0 = time.perf_counter()
     sm = sm_name(sm)
@@ -99,7 +100,8 @@ def run(text: str, filename: str, sm: str | int | None = None, load_shuffle: boo
     main = targets[-1]
     sites = find_sites(module)
     chains = find_chains(module, sites)
-    decisions = [redux.decide(c, targets, module.version_tuple) for c in chains]
+    decisions = [redux.decide(c, targets, module.version_tuple) if redux_sync else
+                 redux.Decision(None, "the redux.sync rewrite is off (--baseline)") for c in chains]
     of_site: dict[int, tuple[int, str]] = {}
     for k, (c, d) in enumerate(zip(chains, decisions)):
         for s in c.sites:

@@ -16,6 +16,7 @@ spec/cuda_ptx_shfl.md §5.1):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from ..combine import FNS
 from ..cuda import shuffle_values
 from ..isa import NvidiaTarget
 from ..lanes import CUDA_WARP, mask_to_lanes
+from ..pattern import Collective
 from .ptxir import Instruction
 from .sites import Chain
 
@@ -52,10 +54,17 @@ class Decision:
 
 
 def decide(chain: Chain, targets: list[NvidiaTarget], version: tuple[int, int]) -> Decision:
-    """The redux.sync form for a chain on every target in `targets`, or why there is none."""
+    """The redux.sync form for a PTX chain on every target in `targets`, or why there is none."""
     if chain.reason is not None:
         return Decision(None, chain.reason)
-    coll = chain.collective
+    return decide_collective(chain, chain.collective, chain.ptx_type == "s32", targets, version,
+                             chain.live_why)
+
+
+def decide_collective(chain: Any, coll: Collective | None, signed: bool, targets: list[NvidiaTarget],
+                      version: tuple[int, int], live_why: str) -> Decision:
+    """The redux.sync form for a chain (PTX or LLVM IR: it needs .fn, .steps and .live) that
+    computes `coll` on its live lanes, or why there is none. `signed` picks .s32 for add."""
     if coll is None or coll.kind != "reduce" or coll.width != CUDA_WARP:
         what = "a scan" if coll is not None and coll.kind == "scan" else f"a width-{coll.width} reduction" \
             if coll is not None else "no collective"
@@ -63,7 +72,7 @@ def decide(chain: Chain, targets: list[NvidiaTarget], version: tuple[int, int]) 
     if chain.fn in _NO_FORM:
         return Decision(None, _NO_FORM[chain.fn])
     op, typ, feature, need = _FORMS[chain.fn]
-    typ = typ or ("s32" if chain.ptx_type == "s32" else "u32")
+    typ = typ or ("s32" if signed else "u32")
     lacking = [t.name for t in targets if not t.has(feature)]
     if lacking:
         return Decision(None, f"redux.sync.{op}.{typ} is not available on {', '.join(lacking)} "
@@ -73,11 +82,11 @@ def decide(chain: Chain, targets: list[NvidiaTarget], version: tuple[int, int]) 
                               f"the module is .version {version[0]}.{version[1]}")
     if not _replay_agrees(chain):
         return Decision(None, "numpy replay disagrees with the multiset proof (not rewritten; a shflx bug)")
-    return Decision(f"redux.sync.{op}.{typ}", f"proved: the live lanes ({chain.live_why}) hold the "
+    return Decision(f"redux.sync.{op}.{typ}", f"proved: the live lanes ({live_why}) hold the "
                                                f"whole-warp {chain.fn} reduction (multiset semantics)")
 
 
-def _replay_agrees(chain: Chain, trials: int = 64) -> bool:
+def _replay_agrees(chain: Any, trials: int = 64) -> bool:
     """Run the chain as CUDA would (shfl.sync model + the combine) on random words; every live lane
     must equal the reduction of all 32 inputs."""
     f = FNS[chain.fn]

@@ -1,12 +1,14 @@
-// shflx CUDA device prelude for AMDGPU: force-included into every .cu compiled by `shflx compile`.
+// shflx CUDA device prelude: force-included into every .cu compiled by `shflx compile`.
 //
-// It maps the CUDA device API onto clang's AMDGPU builtins so ordinary kernels compile unchanged.
-// A CUDA warp is 32 lanes on every target (DESIGN decision 2): on wave64 one wave holds two CUDA
-// warps, and ballot/activemask give each 32-lane half its own 32 bits. Every warp shuffle becomes
-// an opaque marker, __shflx_shfl_sync(mode, mask, value, b, c), carrying the PTX operands; the
-// shflx recognizer replaces every marker with a proven lowering, and compilation fails if one is
-// left. APIs shflx does not support are declared `unavailable`, so clang names them with their
-// line instead of producing a wrong kernel.
+// It maps the CUDA device API onto clang's AMDGPU builtins (or, for --offload-arch sm_NN, the NVVM
+// builtins: __NVPTX__) so ordinary kernels compile unchanged. A CUDA warp is 32 lanes on every
+// target (DESIGN decision 2): on wave64 one wave holds two CUDA warps, and ballot/activemask give
+// each 32-lane half its own 32 bits. Every warp shuffle becomes an opaque marker,
+// __shflx_shfl_sync(mode, mask, value, b, c), carrying the PTX operands; the shflx recognizer
+// replaces every marker with a proven lowering (on NVIDIA: one shfl.sync, its operands
+// re-synthesized where a cheaper form is proven), and compilation fails if one is left. APIs
+// shflx does not support are declared `unavailable`, so clang names them with their line instead
+// of producing a wrong kernel.
 #pragma once
 #ifndef __SHFLX_WAVE__
 #define __SHFLX_WAVE__ 64
@@ -14,7 +16,9 @@
 
 #define __CUDACC__ 1
 #define __NVCC__ 1
+#ifndef __CUDA_ARCH__          // clang defines it for NVPTX device code from -target-cpu
 #define __CUDA_ARCH__ 800
+#endif
 #define __SHFLX__ 1
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -26,7 +30,11 @@
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
+#if defined(__NVPTX__)
+#define __shflx_unsupported(name) __attribute__((unavailable("CUDA API '" name "' is not supported by shflx on NVIDIA")))
+#else
 #define __shflx_unsupported(name) __attribute__((unavailable("CUDA API '" name "' is not supported by shflx on AMD")))
+#endif
 
 #include "shflx_stdint.h"
 
@@ -47,6 +55,13 @@ typedef struct dim3 uint3;
     __device__ operator dim3() const { return dim3(FX, FY, FZ); }                          \
   };                                                                                       \
   extern const __device__ __attribute__((weak)) __shflx_##NAME##_t NAME;
+#if defined(__NVPTX__)
+__SHFLX_XYZ(threadIdx, __nvvm_read_ptx_sreg_tid_x(), __nvvm_read_ptx_sreg_tid_y(), __nvvm_read_ptx_sreg_tid_z())
+__SHFLX_XYZ(blockIdx, __nvvm_read_ptx_sreg_ctaid_x(), __nvvm_read_ptx_sreg_ctaid_y(), __nvvm_read_ptx_sreg_ctaid_z())
+__SHFLX_XYZ(blockDim, __nvvm_read_ptx_sreg_ntid_x(), __nvvm_read_ptx_sreg_ntid_y(), __nvvm_read_ptx_sreg_ntid_z())
+__SHFLX_XYZ(gridDim, __nvvm_read_ptx_sreg_nctaid_x(), __nvvm_read_ptx_sreg_nctaid_y(),
+            __nvvm_read_ptx_sreg_nctaid_z())
+#else
 __SHFLX_XYZ(threadIdx, __builtin_amdgcn_workitem_id_x(), __builtin_amdgcn_workitem_id_y(),
             __builtin_amdgcn_workitem_id_z())
 __SHFLX_XYZ(blockIdx, __builtin_amdgcn_workgroup_id_x(), __builtin_amdgcn_workgroup_id_y(),
@@ -56,10 +71,13 @@ __SHFLX_XYZ(blockDim, __builtin_amdgcn_workgroup_size_x(), __builtin_amdgcn_work
 __SHFLX_XYZ(gridDim, __builtin_amdgcn_grid_size_x() / __builtin_amdgcn_workgroup_size_x(),
             __builtin_amdgcn_grid_size_y() / __builtin_amdgcn_workgroup_size_y(),
             __builtin_amdgcn_grid_size_z() / __builtin_amdgcn_workgroup_size_z())
+#endif
 static constexpr int warpSize = 32;
 
 __device__ __forceinline__ unsigned __shflx_lane() {   // lane in the hardware wave
-#if __SHFLX_WAVE__ == 64
+#if defined(__NVPTX__)
+  return __nvvm_read_ptx_sreg_laneid();
+#elif __SHFLX_WAVE__ == 64
   return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));
 #else
   return __builtin_amdgcn_mbcnt_lo(~0u, 0u);
@@ -67,6 +85,16 @@ __device__ __forceinline__ unsigned __shflx_lane() {   // lane in the hardware w
 }
 
 // ------------------------------------------------------------------------ synchronization
+#if defined(__NVPTX__)
+// __syncthreads is a clang builtin for NVPTX (bar.sync 0)
+__device__ __forceinline__ int __syncthreads_count(int p) { return __nvvm_bar0_popc(p); }
+__device__ __forceinline__ int __syncthreads_and(int p) { return __nvvm_bar0_and(p); }
+__device__ __forceinline__ int __syncthreads_or(int p) { return __nvvm_bar0_or(p); }
+__device__ __forceinline__ void __syncwarp(unsigned mask = 0xffffffffu) { __nvvm_bar_warp_sync(mask); }
+__device__ __forceinline__ void __threadfence() { __nvvm_membar_gl(); }
+__device__ __forceinline__ void __threadfence_block() { __nvvm_membar_cta(); }
+__device__ __forceinline__ void __threadfence_system() { __nvvm_membar_sys(); }
+#else
 __device__ __forceinline__ void __syncthreads() {
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
   __builtin_amdgcn_s_barrier();
@@ -82,6 +110,7 @@ __device__ __forceinline__ void __syncwarp(unsigned mask = 0xffffffffu) {
 __device__ __forceinline__ void __threadfence() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
 __device__ __forceinline__ void __threadfence_block() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "workgroup"); }
 __device__ __forceinline__ void __threadfence_system() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); }
+#endif
 
 // ------------------------------------------------------------------------ warp shuffles
 // mode: 0 up, 1 down, 2 bfly (xor), 3 idx; c = ((32 - width) << 8) | clamp (cuda_ptx_shfl.md §1.2)
@@ -122,6 +151,15 @@ template <class T> __device__ __forceinline__ T __shfl_down(T v, unsigned d, int
 template <class T> __device__ __forceinline__ T __shfl_xor(T v, int m, int w = 32) { return __shfl_xor_sync(0xffffffffu, v, m, w); }
 
 // ------------------------------------------------------------------------ votes (32 bits per CUDA warp)
+#if defined(__NVPTX__)
+__device__ __forceinline__ unsigned __activemask() { return __nvvm_activemask(); }
+__device__ __forceinline__ unsigned __ballot_sync(unsigned mask, int p) { return __nvvm_vote_ballot_sync(mask, p != 0); }
+__device__ __forceinline__ int __any_sync(unsigned mask, int p) { return __nvvm_vote_any_sync(mask, p != 0); }
+__device__ __forceinline__ int __all_sync(unsigned mask, int p) { return __nvvm_vote_all_sync(mask, p != 0); }
+__device__ __forceinline__ unsigned __ballot(int p) { return __ballot_sync(__activemask(), p); }
+__device__ __forceinline__ int __any(int p) { return __any_sync(__activemask(), p); }
+__device__ __forceinline__ int __all(int p) { return __all_sync(__activemask(), p); }
+#else
 __device__ __forceinline__ unsigned __shflx_ballot(bool p) {
 #if __SHFLX_WAVE__ == 64
   return (unsigned)(__builtin_amdgcn_ballot_w64(p) >> (__shflx_lane() & 32));
@@ -137,6 +175,7 @@ __device__ __forceinline__ unsigned __ballot(int p) { return __shflx_ballot(p !=
 __device__ __forceinline__ int __any(int p) { return __shflx_ballot(p != 0) != 0; }
 __device__ __forceinline__ int __all(int p) { return __shflx_ballot(p == 0) == 0; }
 __device__ __forceinline__ int __syncthreads_count(int p);
+#endif
 
 // ------------------------------------------------------------------------ bit tricks
 __device__ __forceinline__ int __popc(unsigned x) { return __builtin_popcount(x); }
@@ -153,6 +192,17 @@ __device__ __forceinline__ unsigned __funnelshift_r(unsigned lo, unsigned hi, un
   return (unsigned)((((unsigned long long)hi << 32) | lo) >> (s & 31)); }
 
 // ------------------------------------------------------------------------ warp reduce / match
+#if defined(__NVPTX__) && __CUDA_ARCH__ >= 800    // redux.sync, as nvcc compiles these
+__device__ __forceinline__ unsigned __reduce_add_sync(unsigned m, unsigned v) { return (unsigned)__nvvm_redux_sync_add((int)v, m); }
+__device__ __forceinline__ int __reduce_add_sync(unsigned m, int v) { return __nvvm_redux_sync_add(v, m); }
+__device__ __forceinline__ unsigned __reduce_min_sync(unsigned m, unsigned v) { return __nvvm_redux_sync_umin(v, m); }
+__device__ __forceinline__ int __reduce_min_sync(unsigned m, int v) { return __nvvm_redux_sync_min(v, m); }
+__device__ __forceinline__ unsigned __reduce_max_sync(unsigned m, unsigned v) { return __nvvm_redux_sync_umax(v, m); }
+__device__ __forceinline__ int __reduce_max_sync(unsigned m, int v) { return __nvvm_redux_sync_max(v, m); }
+__device__ __forceinline__ unsigned __reduce_and_sync(unsigned m, unsigned v) { return (unsigned)__nvvm_redux_sync_and((int)v, m); }
+__device__ __forceinline__ unsigned __reduce_or_sync(unsigned m, unsigned v) { return (unsigned)__nvvm_redux_sync_or((int)v, m); }
+__device__ __forceinline__ unsigned __reduce_xor_sync(unsigned m, unsigned v) { return (unsigned)__nvvm_redux_sync_xor((int)v, m); }
+#else
 template <class T, class F>
 __device__ __forceinline__ T __shflx_reduce(unsigned mask, T v, F op) {
   if (mask == 0xffffffffu) {
@@ -174,6 +224,16 @@ __device__ __forceinline__ int __reduce_max_sync(unsigned m, int v) { return __s
 __device__ __forceinline__ unsigned __reduce_and_sync(unsigned m, unsigned v) { return __shflx_reduce(m, v, [](unsigned a, unsigned b) { return a & b; }); }
 __device__ __forceinline__ unsigned __reduce_or_sync(unsigned m, unsigned v) { return __shflx_reduce(m, v, [](unsigned a, unsigned b) { return a | b; }); }
 __device__ __forceinline__ unsigned __reduce_xor_sync(unsigned m, unsigned v) { return __shflx_reduce(m, v, [](unsigned a, unsigned b) { return a ^ b; }); }
+#endif
+#if defined(__NVPTX__)
+__device__ __forceinline__ unsigned __match_any_sync(unsigned mask, int v) { return __nvvm_match_any_sync_i32(mask, v); }
+__device__ __forceinline__ unsigned __match_any_sync(unsigned mask, unsigned v) { return __nvvm_match_any_sync_i32(mask, (int)v); }
+__device__ __forceinline__ unsigned __match_any_sync(unsigned mask, long long v) { return __nvvm_match_any_sync_i64(mask, v); }
+__device__ __forceinline__ unsigned __match_any_sync(unsigned mask, unsigned long long v) { return __nvvm_match_any_sync_i64(mask, (long long)v); }
+__device__ __forceinline__ unsigned __match_any_sync(unsigned mask, float v) { return __nvvm_match_any_sync_i32(mask, __builtin_bit_cast(int, v)); }
+__device__ __forceinline__ unsigned __match_all_sync(unsigned mask, int v, int *pred) { return __nvvm_match_all_sync_i32p(mask, v, pred); }
+__device__ __forceinline__ unsigned __match_all_sync(unsigned mask, unsigned v, int *pred) { return __nvvm_match_all_sync_i32p(mask, (int)v, pred); }
+#else
 template <class T>
 __device__ __forceinline__ unsigned __match_any_sync(unsigned mask, T v) {
   unsigned r = 0;
@@ -187,11 +247,21 @@ __device__ __forceinline__ unsigned __match_all_sync(unsigned mask, T v, int *pr
   *pred = same == (mask & __activemask());
   return *pred ? mask : 0;
 }
+#endif
 
 // ------------------------------------------------------------------------ atomics
+#if defined(__NVPTX__)      // device scope, relaxed: CUDA's atomicXxx (scoped builtins, clang 18+)
+#define __SHFLX_ATOMIC_OP(OP, p, v) __scoped_atomic_##OP(p, v, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE)
+#define __scoped_atomic_exchange(p, v, o, s) __scoped_atomic_exchange_n(p, v, o, s)
+#define __SHFLX_CAS_OP(p, cmp, v) __scoped_atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_RELAXED, \
+                                                                    __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE)
+#else
+#define __SHFLX_ATOMIC_OP(OP, p, v) __hip_atomic_##OP(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)
+#define __SHFLX_CAS_OP(p, cmp, v) __hip_atomic_compare_exchange_strong(p, &cmp, v, __ATOMIC_RELAXED, \
+                                                                       __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)
+#endif
 #define __SHFLX_ATOMIC(NAME, OP, T)                                                        \
-  __device__ __forceinline__ T NAME(T *p, T v) {                                          \
-    return __hip_atomic_##OP(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
+  __device__ __forceinline__ T NAME(T *p, T v) { return __SHFLX_ATOMIC_OP(OP, p, v); }
 #define __SHFLX_ATOMIC_INTS(NAME, OP) \
   __SHFLX_ATOMIC(NAME, OP, int) __SHFLX_ATOMIC(NAME, OP, unsigned) __SHFLX_ATOMIC(NAME, OP, unsigned long long) \
   __SHFLX_ATOMIC(NAME, OP, long long)
@@ -205,11 +275,15 @@ __SHFLX_ATOMIC_INTS(atomicAnd, fetch_and)
 __SHFLX_ATOMIC_INTS(atomicOr, fetch_or)
 __SHFLX_ATOMIC_INTS(atomicXor, fetch_xor)
 __SHFLX_ATOMIC_INTS(atomicExch, exchange)
+#if defined(__NVPTX__)      // the scoped exchange builtin takes integers only
+__device__ __forceinline__ float atomicExch(float *p, float v) {
+  return __builtin_bit_cast(float, atomicExch((unsigned *)p, __builtin_bit_cast(unsigned, v))); }
+#else
 __SHFLX_ATOMIC(atomicExch, exchange, float)
+#endif
 #define __SHFLX_CAS(T)                                                                     \
   __device__ __forceinline__ T atomicCAS(T *p, T cmp, T v) {                              \
-    __hip_atomic_compare_exchange_strong(p, &cmp, v, __ATOMIC_RELAXED, __ATOMIC_RELAXED,   \
-                                         __HIP_MEMORY_SCOPE_AGENT);                        \
+    __SHFLX_CAS_OP(p, cmp, v);                                                             \
     return cmp; }
 __SHFLX_CAS(int) __SHFLX_CAS(unsigned) __SHFLX_CAS(unsigned long long)
 __device__ unsigned atomicInc(unsigned *, unsigned) __shflx_unsupported("atomicInc");
@@ -220,18 +294,6 @@ template <class T> __device__ __forceinline__ T __ldg(const T *p) { return *p; }
 __device__ __forceinline__ float sqrtf(float x) { return __builtin_sqrtf(x); }
 __device__ __forceinline__ double sqrt(double x) { return __builtin_sqrt(x); }
 __device__ __forceinline__ float rsqrtf(float x) { return 1.0f / __builtin_sqrtf(x); }
-__device__ __forceinline__ float expf(float x) { return __builtin_expf(x); }
-__device__ __forceinline__ float __expf(float x) { return __builtin_expf(x); }
-__device__ __forceinline__ float exp2f(float x) { return __builtin_exp2f(x); }
-__device__ __forceinline__ float logf(float x) { return __builtin_logf(x); }
-__device__ __forceinline__ float __logf(float x) { return __builtin_logf(x); }
-__device__ __forceinline__ float log2f(float x) { return __builtin_log2f(x); }
-__device__ __forceinline__ float powf(float x, float y) { return __builtin_powf(x, y); }
-__device__ __forceinline__ float __powf(float x, float y) { return __builtin_powf(x, y); }
-__device__ __forceinline__ float sinf(float x) { return __builtin_sinf(x); }
-__device__ __forceinline__ float cosf(float x) { return __builtin_cosf(x); }
-__device__ __forceinline__ float __sinf(float x) { return __builtin_sinf(x); }
-__device__ __forceinline__ float __cosf(float x) { return __builtin_cosf(x); }
 __device__ __forceinline__ float fmaxf(float a, float b) { return __builtin_fmaxf(a, b); }
 __device__ __forceinline__ float fminf(float a, float b) { return __builtin_fminf(a, b); }
 __device__ __forceinline__ double fmax(double a, double b) { return __builtin_fmax(a, b); }
@@ -247,6 +309,36 @@ __device__ __forceinline__ float truncf(float x) { return __builtin_truncf(x); }
 __device__ __forceinline__ float __fdividef(float a, float b) { return a / b; }
 __device__ __forceinline__ float __frcp_rn(float a) { return 1.0f / a; }
 __device__ __forceinline__ float __saturatef(float x) { return __builtin_fminf(__builtin_fmaxf(x, 0.0f), 1.0f); }
+#if defined(__NVPTX__)   // the fast forms, as nvcc's (ex2/lg2/sin/cos.approx); precise ones need libdevice
+#define __SHFLX_LOG2E 1.4426950408889634f
+#define __SHFLX_LN2 0.6931471805599453f
+__device__ __forceinline__ float __expf(float x) { return __nvvm_ex2_approx_f(x * __SHFLX_LOG2E); }
+__device__ __forceinline__ float __logf(float x) { return __nvvm_lg2_approx_f(x) * __SHFLX_LN2; }
+__device__ __forceinline__ float __sinf(float x) { return __nvvm_sin_approx_f(x); }
+__device__ __forceinline__ float __cosf(float x) { return __nvvm_cos_approx_f(x); }
+__device__ __forceinline__ float __powf(float x, float y) { return __nvvm_ex2_approx_f(y * __nvvm_lg2_approx_f(x)); }
+__device__ float expf(float) __shflx_unsupported("expf (no libdevice; use __expf)");
+__device__ float exp2f(float) __shflx_unsupported("exp2f (no libdevice)");
+__device__ float logf(float) __shflx_unsupported("logf (no libdevice; use __logf)");
+__device__ float log2f(float) __shflx_unsupported("log2f (no libdevice)");
+__device__ float powf(float, float) __shflx_unsupported("powf (no libdevice; use __powf)");
+__device__ float sinf(float) __shflx_unsupported("sinf (no libdevice; use __sinf)");
+__device__ float cosf(float) __shflx_unsupported("cosf (no libdevice; use __cosf)");
+__device__ float tanhf(float) __shflx_unsupported("tanhf (no libdevice)");
+__device__ float erff(float) __shflx_unsupported("erff (no libdevice)");
+#else
+__device__ __forceinline__ float expf(float x) { return __builtin_expf(x); }
+__device__ __forceinline__ float __expf(float x) { return __builtin_expf(x); }
+__device__ __forceinline__ float exp2f(float x) { return __builtin_exp2f(x); }
+__device__ __forceinline__ float logf(float x) { return __builtin_logf(x); }
+__device__ __forceinline__ float __logf(float x) { return __builtin_logf(x); }
+__device__ __forceinline__ float log2f(float x) { return __builtin_log2f(x); }
+__device__ __forceinline__ float powf(float x, float y) { return __builtin_powf(x, y); }
+__device__ __forceinline__ float __powf(float x, float y) { return __builtin_powf(x, y); }
+__device__ __forceinline__ float sinf(float x) { return __builtin_sinf(x); }
+__device__ __forceinline__ float cosf(float x) { return __builtin_cosf(x); }
+__device__ __forceinline__ float __sinf(float x) { return __builtin_sinf(x); }
+__device__ __forceinline__ float __cosf(float x) { return __builtin_cosf(x); }
 __device__ __forceinline__ float tanhf(float x) {   // via expf; |x| > 9: +-1 exactly in f32
   float a = __builtin_fabsf(x);
   float e = __builtin_expf(-2.0f * a);
@@ -259,6 +351,7 @@ __device__ __forceinline__ float erff(float x) {    // Abramowitz & Stegun 7.1.2
                     0.254829592f) * t * __builtin_expf(-a * a);
   return __builtin_copysignf(y, x);
 }
+#endif
 __device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
 __device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }
 __device__ __forceinline__ unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
@@ -305,6 +398,8 @@ __device__ long long clock64() __shflx_unsupported("clock64");
 __device__ long long clock() __shflx_unsupported("clock");
 __device__ void __trap() __shflx_unsupported("__trap");
 __device__ void __brkpt() __shflx_unsupported("__brkpt");
+#if !defined(__NVPTX__)
 __device__ __forceinline__ int __syncthreads_count(int p) __shflx_unsupported("__syncthreads_count");
 __device__ int __syncthreads_and(int) __shflx_unsupported("__syncthreads_and");
 __device__ int __syncthreads_or(int) __shflx_unsupported("__syncthreads_or");
+#endif

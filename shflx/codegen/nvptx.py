@@ -1,0 +1,79 @@
+"""llvmlite adapter for NVIDIA: NVPTX LLVM IR text -> PTX text (STYLE "one thin adapter per tool").
+
+The PTX ISA version is the one LLVM itself picks for the processor (its minimum for that sm:
+7.8 for sm_90, 8.6 for sm_100a, ...), read from a probe module once per processor; the front end
+is given the same `+ptxNN` feature so clang allows exactly the builtins codegen can emit."""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from ..errors import Location, ToolchainError
+from .llvm import IRError, _ir_error, _version
+
+TRIPLE = "nvptx64-nvidia-cuda"
+_PROBE_IR = f'target triple = "{TRIPLE}"\ndefine ptx_kernel void @shflx_probe() {{\n  ret void\n}}\n'
+_INSTALL = "install llvmlite>=0.44 (pip install llvmlite; its wheels bundle LLVM with the NVPTX target)"
+
+
+@functools.cache
+def _binding() -> Any:
+    try:
+        import llvmlite.binding as llvm
+    except ImportError:
+        raise ToolchainError(f"llvmlite is not installed; {_INSTALL}") from None
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    try:
+        llvm.Target.from_triple(TRIPLE)
+    except RuntimeError as e:
+        raise ToolchainError(f"this llvmlite's LLVM {_version(llvm)} has no NVPTX target ({e}); {_INSTALL}") from None
+    return llvm
+
+
+@functools.lru_cache(maxsize=None)
+def _target_machine(sm: str, opt: int) -> tuple[Any, str]:
+    """(target machine, PTX ISA version) for `sm`. LLVM only warns on a processor it does not know
+    and falls back to PTX ISA 3.2; every target shflx lists (sm_70+) needs 6.0 or later, so an
+    older version means this LLVM does not know `sm`."""
+    llvm = _binding()
+    tm = llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=sm, opt=opt)
+    probe = tm.emit_assembly(llvm.parse_assembly(_PROBE_IR))
+    version = re.search(r"^\.version\s+(\d+)\.(\d+)", probe, flags=re.M)
+    if not version or int(version.group(1)) < 6:
+        raise ToolchainError(f"LLVM {_version(llvm)} (llvmlite) does not know the NVIDIA processor '{sm}'")
+    return tm, f"{version.group(1)}.{version.group(2)}"
+
+
+def ptx_version(sm: str) -> str:
+    """The PTX ISA version LLVM emits for `sm` ("7.8" for sm_90)."""
+    return _target_machine(sm, 2)[1]
+
+
+def ptx_feature(sm: str) -> str:
+    """The `+ptxNN` target feature for clang's front end (see the module docstring)."""
+    return "+ptx" + ptx_version(sm).replace(".", "")
+
+
+def compile_to_ptx(ir_text: str, sm: str, *, opt: int = 3, source: str = "<ir>") -> str:
+    """PTX text for a complete NVPTX module: parsed, verified, optimized at `opt`, then emitted."""
+    llvm = _binding()
+    tm, _ = _target_machine(sm, opt)
+    try:
+        module = llvm.parse_assembly(ir_text)
+    except RuntimeError as e:
+        raise _ir_error(e, "could not parse the IR", source) from None
+    try:
+        module.verify()
+    except RuntimeError as e:
+        raise _ir_error(e, "rejected the IR", source) from None
+    if module.triple and module.triple != TRIPLE:
+        raise IRError(f"the IR targets '{module.triple}', not '{TRIPLE}'", Location(source))
+    if opt > 0:
+        pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=opt))
+        pb.getModulePassManager().run(module, pb)
+    try:
+        return tm.emit_assembly(module)
+    except RuntimeError as e:
+        raise ToolchainError(f"LLVM PTX generation for {sm} failed: {' '.join(str(e).split())}") from None

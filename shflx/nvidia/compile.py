@@ -1,0 +1,329 @@
+"""`shflx compile --offload-arch sm_NN`: CUDA device code -> PTX (-> cubin), shuffles re-synthesized.
+
+Flow: clang (CUDA device mode, triple nvptx64-nvidia-cuda, the shflx prelude under __NVPTX__) ->
+NVPTX LLVM IR whose shuffles are the prelude's markers -> each marker becomes one
+`llvm.nvvm.shfl.sync.<mode>.i32`, with immediate operands wherever a per-lane source lane computes
+a map that one uniform (mode, b, c) realizes (checked on all 32 lanes with the CUDA model) -> LLVM
+(llvmlite) NVPTX codegen -> the PTX pass that `shflx ptx` and the ptxas wrapper run (redux.sync
+for integer shuffle reductions, load -> shuffle with its cost model; every rewrite proven) ->
+ptxas for a cubin. The report has the compile command's schema (docs/report-schema.md)."""
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..compiler import ChainReport, CompileResult, SiteReport, _check_resolved, _classify, _describe
+from ..cuda import shfl_sync, uniform_table
+from ..errors import InputError, Location, ToolchainError, UsageError
+from ..frontend.clang import FrontendOptions, compile_to_nvptx_ir
+from ..isa import NvidiaTarget, known_nvidia_targets, nvidia_target
+from ..recognize import MODE_NAMES, TID_LANE_NOTE, Site, find_sites, site_map
+from ..rewrite import rewrite
+
+EMITS = ("cubin", "ptx", "llvm")
+INTRINSIC = "llvm.nvvm.shfl.sync.{mode}.i32"
+
+
+@dataclass(frozen=True)
+class Shfl:
+    """The operands of the one shfl.sync a site becomes (IR operand text for each)."""
+
+    mode: str
+    mask: str
+    b: str
+    c: str
+
+    def ptx(self) -> str:
+        def show(v: str) -> str:  # noqa: E306
+            return hex(int(v) & 0xFFFFFFFF) if re.fullmatch(r"-?\d+", v) else "%r"
+        return f"shfl.sync.{self.mode}.b32 %r, %v, {show(self.b)}, {show(self.c)}, {show(self.mask)}"
+
+
+def nvidia_arch(arch: str) -> NvidiaTarget:
+    """The isa target for an --offload-arch sm_NN, or UsageError listing the known ones."""
+    if arch not in known_nvidia_targets():
+        raise UsageError(f"unknown --offload-arch '{arch}'; known NVIDIA targets: {', '.join(known_nvidia_targets())}")
+    return nvidia_target(arch)
+
+
+def synthesize_site(site: Site) -> tuple[Shfl, str] | None:
+    """A cheaper single shfl.sync for a site whose b is a per-lane function of the lane id: one
+    uniform (mode, b, c) with immediate operands that reads, on every one of the 32 lanes, the
+    same source lane (and so the same value, under the same member mask). None if there is none.
+
+    Only for a b computed from %laneid (cub::LaneId()): with b from threadIdx.x the map holds only
+    when the CUDA lane is threadIdx.x % 32, which 2-D blocks with blockDim.x % 32 != 0 break, and
+    the original shuffle is correct for every block shape, so it is kept."""
+    mapped = site_map(site)
+    if mapped is None or site.b.kind != "lane" or site.b.from_tid:
+        return None
+    src = np.asarray(mapped[1], np.int8)
+    hit = uniform_table().get(src.tobytes())
+    if hit is None:
+        return None
+    mode, b, c = hit
+    again, _ = shfl_sync(mode, b, c)            # exhaustive check over the 32 lanes
+    if not np.array_equal(np.asarray(again, np.int64), src.astype(np.int64)):
+        return None
+    return Shfl(mode, site.mask.text, str(b), str(c)), \
+        f"proved: shfl.sync.{mode} b={b} c={c:#x} reads the same source lane as the site on all 32 lanes"
+
+
+def lower_shuffles(ir: str, target: NvidiaTarget, baseline: bool = False) -> tuple[str, list[SiteReport]]:
+    """Every marker in `ir` replaced by one llvm.nvvm.shfl.sync call; a report entry per site."""
+    lines = ir.splitlines()
+    edits: dict[int, str] = {}
+    reports: list[SiteReport] = []
+    used: set[str] = set()
+    for site in find_sites(ir):
+        if site.mode.kind != "const":
+            raise InputError(f"{site.location}: a shuffle whose mode is not a constant (internal prelude misuse)")
+        mode = MODE_NAMES[site.mode.value & 3]
+        written = Shfl(mode, site.mask.text, site.b.text, site.c.text)
+        cost_of = {True: target.cost("shfl"), False: target.cost("shfl_reg")}
+        as_written = cost_of[site.b.kind == "const"]
+        mapped = site_map(site)
+        cls = _classify(site, mapped[1] if mapped else None)
+        found = None if baseline else synthesize_site(site)
+        chosen, proof, notes = written, "unchanged", list(site.notes)
+        if found is not None:
+            chosen, proof = found
+            notes.append("the per-lane source lane is replaced by immediate operands (no lane-id arithmetic)")
+        elif site.b.kind == "lane" and site.b.from_tid and not baseline:
+            notes = [n for n in notes if n != TID_LANE_NOTE]
+            notes.append("source lane computed from threadIdx.x: kept as written (an immediate form is exact "
+                         "only when the lane is threadIdx.x % 32; compute it from %laneid to allow it)")
+        elif site.b.kind == "lane" and not baseline:
+            notes.append("no single uniform shfl.sync realizes this map: the source lane stays per-lane")
+        used.add(chosen.mode)
+        line = lines[site.line_index]
+        dbg = re.search(r"(, !dbg ![0-9]+)", line)
+        indent = line[: len(line) - len(line.lstrip())]
+        edits[site.line_index] = (f"{indent}{site.result} = call i32 @{INTRINSIC.format(mode=chosen.mode)}("
+                                  f"i32 {chosen.mask}, i32 {site.value}, i32 {chosen.b}, i32 {chosen.c})"
+                                  f"{dbg.group(1) if dbg else ''}")
+        cost = cost_of[found is not None or site.b.kind == "const"]
+        reports.append(SiteReport(site.location, site.function, _describe(site), cls, [chosen.ptx()], cost,
+                                  as_written, proof, notes))
+    declared = set(re.findall(r"^declare [^@]*@([\w.$]+)\(", ir, flags=re.M))
+    decls = [f"declare i32 @{INTRINSIC.format(mode=m)}(i32, i32, i32, i32)"     # LLVM adds the
+             for m in sorted(used) if INTRINSIC.format(mode=m) not in declared]  # intrinsic's attributes
+    return rewrite(ir, edits, decls, set()), reports
+
+
+def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) -> tuple[str, list[ChainReport]]:
+    """Shuffle reduction chains whose live lanes hold the whole-warp reduction (proven by
+    chains.shape.classify with the multiset semantics, then replayed with numpy) -> one
+    llvm.nvvm.redux.sync call, where the op and type have a redux.sync form on `target`. Every
+    other chain is reported with the reason and left to per-site lowering."""
+    from ..chains import classify
+    from ..chains.ir import find_chains
+    from ..compiler import chain_edits
+    from .redux import decide_collective
+
+    sites = find_sites(ir)
+    chains = find_chains(ir, sites)
+    lines = ir.splitlines()
+    edits: dict[int, str] = {}
+    used: set[str] = set()
+    reports: list[ChainReport] = []
+    steps_cost = target.cost("shfl") + target.cost("alu")
+    for chain in chains:
+        first = chain.sites[0]
+        coll = classify(chain.steps, chain.live) if not chain.blockers else chain.blockers[0]
+        entry = ChainReport(first.location, chain.function, chain.shape, chain.fn, chain.type, None,
+                            chain.live_note, len(chain.steps), "step by step", "", "step by step", [], None,
+                            steps_cost * len(chain.steps), steps_cost * len(chain.steps), "per site")
+        reports.append(entry)
+        if isinstance(coll, str):
+            entry.reason = coll
+            continue
+        entry.width = coll.width
+        dec = decide_collective(chain, coll, True, [target], version, chain.live_note)
+        if dec.opcode is None:
+            entry.reason = dec.reason
+            continue
+        op, typ = dec.opcode.split(".")[2:4]
+        name = _REDUX_INTRINSIC[(op, typ)]
+        used.add(name)
+        value_type = "float" if typ == "f32" else "i32"
+        start = chain.start
+        pre = ""
+        if value_type == "float":      # the chain's start is its i32 view: the intrinsic takes f32
+            pre = f"%{name.replace('.', '_')}.{len(reports)}.in = bitcast i32 {start} to float"
+            start = f"%{name.replace('.', '_')}.{len(reports)}.in"
+        call = f"call {value_type} @{name}({value_type} {start}, i32 -1)"
+        edits.update(chain_edits(lines, chain, call, f"shflx.redux.{len(reports)}",
+                                 call_type=value_type, prelude=pre))
+        entry.status, entry.family, entry.reason = "re-synthesized", "redux.sync", dec.reason
+        entry.lowering = [f"{dec.opcode} %r, %v, 0xffffffff;"]
+        entry.cost = target.cost("redux_sync_f32" if typ == "f32" else "redux_sync_int")
+        entry.proof = "proved"
+    if not edits:
+        return ir, reports
+    declared = set(re.findall(r"^declare [^@]*@([\w.$]+)\(", ir, flags=re.M))
+    decls = [_REDUX_DECL[n] for n in sorted(used) if n not in declared]
+    return rewrite(ir, edits, decls, set(), final=False), reports
+
+
+# redux.sync op and type -> the LLVM intrinsic (llvm/include/llvm/IR/IntrinsicsNVVM.td, int_nvvm_redux_sync_*)
+_REDUX_INTRINSIC = {("add", "s32"): "llvm.nvvm.redux.sync.add", ("add", "u32"): "llvm.nvvm.redux.sync.add",
+                    ("min", "s32"): "llvm.nvvm.redux.sync.min", ("max", "s32"): "llvm.nvvm.redux.sync.max",
+                    ("min", "u32"): "llvm.nvvm.redux.sync.umin", ("max", "u32"): "llvm.nvvm.redux.sync.umax",
+                    ("and", "b32"): "llvm.nvvm.redux.sync.and", ("or", "b32"): "llvm.nvvm.redux.sync.or",
+                    ("xor", "b32"): "llvm.nvvm.redux.sync.xor",
+                    ("min", "f32"): "llvm.nvvm.redux.sync.fmin", ("max", "f32"): "llvm.nvvm.redux.sync.fmax"}
+_REDUX_DECL = {n: (f"declare float @{n}(float, i32)" if n.endswith(("fmin", "fmax")) else f"declare i32 @{n}(i32, i32)")
+               for n in _REDUX_INTRINSIC.values()}
+
+
+def device_ir(source: Path, target: NvidiaTarget, opts: FrontendOptions) -> str:
+    """The optimized NVPTX IR of a .cu file, or a .ll/.bc given as is (it must target NVPTX)."""
+    from ..codegen.nvptx import TRIPLE, ptx_feature
+
+    if source.suffix in (".ll", ".bc"):
+        from ..compiler import _read_ir
+        return _read_ir(source, TRIPLE)
+    try:
+        source.read_text()
+    except UnicodeDecodeError:
+        raise InputError("not a text file (expected CUDA source)", Location(str(source))) from None
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None
+    return compile_to_nvptx_ir(source, target.name, ptx_feature(target.name), opts)
+
+
+def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: FrontendOptions = FrontendOptions(),
+                 baseline: bool = False, chains_on: bool = True, load_shuffle: bool = True) -> CompileResult:
+    """Compile one CUDA file for one NVIDIA target; CompileResult.output is the cubin, PTX or IR.
+    `baseline`: every shuffle as written, no rewrite (nvcc's behaviour, for comparisons)."""
+    from ..codegen.nvptx import compile_to_ptx, ptx_version
+    from .ptxpass import run
+
+    target = nvidia_arch(arch)
+    if emit not in EMITS:
+        raise UsageError(f"--emit {emit} is for AMD targets; for {arch}: {', '.join(EMITS)}")
+    ir = device_ir(source, target, opts)
+    chains: list[ChainReport] = []
+    if not baseline and chains_on:
+        ir, chains = lower_reductions(ir, target, _version_tuple(ptx_version(target.name)))
+    lowered, reports = lower_shuffles(ir, target, baseline)
+    _check_resolved(lowered, source)
+    result = CompileResult(arch, 32, lowered, reports, chains=chains)
+    if emit == "llvm":
+        result.output = lowered
+        return result
+    ptx = compile_to_ptx(lowered, target.name, opt=max(opts.opt, 1), source=str(source))
+    passed = run(ptx, str(source), sm=target.name, load_shuffle=load_shuffle and not baseline,
+                 redux_sync=not baseline and chains_on)
+    result.loads = passed.loads
+    result.chains += [_ptx_chain(c, source) for c in passed.chains if c["status"] == "rewritten"]
+    asm = _inline_asm_lines(passed.module)
+    result.sites += [_ptx_site(r, source) for r in passed.sites if r["line"] in asm]
+    if emit == "ptx":
+        result.output = passed.text
+        return result
+    cubin, info = assemble(passed.text, target.name, opts.opt)
+    result.output = cubin
+    result.kernels = kernel_summaries(info, result)
+    return result
+
+
+def _version_tuple(text: str) -> tuple[int, int]:
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+def _inline_asm_lines(module: Any) -> set[int]:
+    """PTX lines of instructions that came from inline asm (LLVM brackets each block with
+    `// begin inline asm` and `// end inline asm`): the shuffles the markers did not cover."""
+    from .ptxir import Instruction
+
+    inside, lines = False, set()
+    for fn in module.functions:
+        for st in fn.body or []:
+            if "// begin inline asm" in st.lead:
+                inside = True
+            if "// end inline asm" in st.lead:
+                inside = False
+            if inside and isinstance(st, Instruction):
+                lines.add(st.line)
+    return lines
+
+
+def _ptx_site(r: dict[str, Any], source: Path) -> SiteReport:
+    """A shuffle written as inline PTX, as the PTX pass found it, in the compile schema."""
+    return SiteReport(f"{source} (PTX line {r['line']}, inline asm)", r["function"], r["cuda"], r["class"],
+                      r["lowering"], r["cost"], r["baseline_cost"], "unchanged (inline PTX is kept as written)",
+                      list(r["notes"]) + ([f"part of PTX chain {r['chain']} ({r['chain_status']})"]
+                                          if r["chain"] is not None else []))
+
+
+def _ptx_chain(c: dict[str, Any], source: Path) -> ChainReport:
+    """A chain the PTX pass rewrote (one written in inline PTX asm), in the compile schema; its
+    location is a line of the generated PTX."""
+    return ChainReport(f"{source} (PTX line {c['location'].rsplit(':', 1)[1]})", c["function"], c["shape"], c["op"], c["type"],
+                       c["width"], c["live"], c["shuffles"], "re-synthesized", c["reason"], c["family"],
+                       c["lowering"], c["cost"], c["step_by_step_cost"], c["baseline_cost"], c["proof"])
+
+
+def assemble(ptx: str, sm: str, opt: int = 3) -> tuple[bytes, dict[str, dict[str, int]]]:
+    """ptxas -arch=sm -v: (cubin bytes, per kernel its registers/spills from ptxas's info lines)."""
+    from .ptxas import real_ptxas
+
+    exe = real_ptxas()
+    with tempfile.TemporaryDirectory(prefix="shflx-") as tmp:
+        src, out = Path(tmp) / "module.ptx", Path(tmp) / "module.cubin"
+        src.write_text(ptx)
+        try:
+            proc = subprocess.run([exe, f"-arch={sm}", f"-O{min(opt, 3)}", "-v", str(src), "-o", str(out)],
+                                  capture_output=True, text=True, timeout=600)
+        except OSError as e:
+            raise ToolchainError(f"cannot run ptxas ({exe}): {e.strerror}") from None
+        except subprocess.TimeoutExpired:
+            raise ToolchainError("ptxas did not finish within 600 s") from None
+        if proc.returncode != 0 or not out.exists():
+            raise ToolchainError(f"ptxas rejected the generated PTX for {sm}:\n{proc.stderr.strip()}")
+        return out.read_bytes(), _ptxas_info(proc.stderr + proc.stdout)
+
+
+def _ptxas_info(text: str) -> dict[str, dict[str, int]]:
+    """ptxas -v: "Compiling entry function 'k'" then "Used N registers" (and spill lines) per kernel."""
+    info: dict[str, dict[str, int]] = {}
+    current = None
+    for line in text.splitlines():
+        m = re.search(r"(?:Compiling entry function|Function properties for) '?([\w$.]+)'?", line)
+        if m:
+            current = info.setdefault(m.group(1), {})
+            continue
+        if current is None:
+            continue
+        m = re.search(r"Used (\d+) registers", line)
+        if m:
+            current["registers"] = int(m.group(1))
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m:
+            current["spill_bytes"] = int(m.group(1)) + int(m.group(2))
+        m = re.search(r"(\d+) bytes smem", line)
+        if m:
+            current["smem_bytes"] = int(m.group(1))
+    return info
+
+
+def kernel_summaries(info: dict[str, dict[str, int]], result: CompileResult) -> list[dict[str, Any]]:
+    """Per kernel: registers and shared memory (ptxas -v), its shuffle sites, chains and costs."""
+    out = []
+    for name, facts in info.items():
+        sites = [r for r in result.sites if r.function == name]
+        chains = [c for c in result.chains if c.function == name and c.cost is not None]
+        out.append({"name": name, "registers": facts.get("registers"), "smem_bytes": facts.get("smem_bytes", 0),
+                    "spill_bytes": facts.get("spill_bytes", 0), "shuffle_sites": len(sites),
+                    "chains": len(chains), "cost": sum(r.cost for r in sites) + sum(c.cost for c in chains),
+                    "baseline_cost": sum(r.baseline_cost for r in sites) + sum(c.baseline_cost for c in chains)})
+    return out
