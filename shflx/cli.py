@@ -427,6 +427,17 @@ def _cmd_doctor(ns: argparse.Namespace) -> int:
     except Exception as e:  # noqa: BLE001 - any failure here means codegen cannot work
         rows.append(("llvmlite", f"MISSING ({e})", "IR verification and AMDGPU code generation"))
         ok = False
+    try:
+        from .codegen.nvptx import ptx_version
+        rows.append(("NVPTX", f"LLVM emits PTX ISA {ptx_version('sm_90')} for sm_90",
+                     "compile --offload-arch sm_NN (PTX code generation)"))
+    except ToolchainError as e:
+        rows.append(("NVPTX", f"MISSING ({e.reason})", "compile --offload-arch sm_NN (PTX code generation)"))
+    from .nvidia.ptxas import real_ptxas
+    try:
+        rows.append(("ptxas", real_ptxas(), "compile --emit cubin, and the shflx ptxas wrapper"))
+    except ToolchainError as e:
+        rows.append(("ptxas", f"not found ({e.reason})", "compile --emit cubin (--emit ptx works without it)"))
     rows.append(("z3-solver", version("z3-solver") or "MISSING", "proofs"))
     from .runtime.hip import probe_hip
     dev, why = probe_hip()

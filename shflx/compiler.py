@@ -178,23 +178,27 @@ def lower_chains(ir: str, arch: str, wave: int, fp_reassoc: bool = False) -> tup
 def chain_edits(lines: list[str], chain: Any, call: str, name: str, call_type: str = "i32",
                 prelude: str = "") -> dict[int, str]:
     """Line edits that replace a chain by `call` (returning `call_type`): its shuffle markers become
-    dead copies, and the line defining the chain's result computes it with the call instead
-    (`prelude`: one instruction placed before it; a float result from an i32 call is a bitcast)."""
+    dead copies, the call goes right after the last one (where the shuffles ran: clang may sink the
+    last combine under a branch, and a cross-lane call there would run on fewer lanes), and the
+    line that defined the chain's result copies the call's value (`prelude`: one instruction placed
+    before the call; a float result from an i32 call is a bitcast)."""
     edits = {}
     for site in chain.sites:
         line = lines[site.line_index]
         indent = line[: len(line) - len(line.lstrip())]
         edits[site.line_index] = f"{indent}{site.result} = freeze i32 {site.value}"
-    line = lines[chain.result_line]
-    indent = line[: len(line) - len(line.lstrip())]
-    dbg = re.search(r"(, !dbg ![0-9]+)", line)
+    last = max(site.line_index for site in chain.sites)
+    indent = lines[last][: len(lines[last]) - len(lines[last].lstrip())]
+    dbg = re.search(r"(, !dbg ![0-9]+)", lines[chain.result_line])
     call += dbg.group(1) if dbg else ""
     head = f"{indent}{prelude}\n" if prelude else ""
+    edits[last] += f"\n{head}{indent}%{name}.v = {call}"          # a name: results may be numbered
+    line = lines[chain.result_line]
+    indent = line[: len(line) - len(line.lstrip())]
     if chain.type == "float" and call_type == "i32":
-        edits[chain.result_line] = (f"{head}{indent}%{name}.i32 = {call}\n"    # a name: results may be numbered
-                                    f"{indent}{chain.result} = bitcast i32 %{name}.i32 to float")
+        edits[chain.result_line] = f"{indent}{chain.result} = bitcast i32 %{name}.v to float"
     else:
-        edits[chain.result_line] = f"{head}{indent}{chain.result} = {call}"
+        edits[chain.result_line] = f"{indent}{chain.result} = freeze {call_type} %{name}.v"
     return edits
 
 

@@ -151,10 +151,20 @@ def test_inline_ptx_shuffles_are_lowered_and_other_ptx_is_named(tmp_path):
     assert all(s.proof == "proved" for s in res.sites)
     assert instruction_counts(res.output)["ds_bpermute"] == 0
     bad = tmp_path / "bad.cu"
-    bad.write_text('__global__ void k(int *p) {\n  int r;\n  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));\n  p[0] = r;\n}\n')
+    bad.write_text('__global__ void k(int *p) {\n  int r;\n  asm volatile("mov.u32 %0, %%smid;" : "=r"(r));\n  p[0] = r;\n}\n')
     with pytest.raises(InputError) as e:
         compile_file(bad, "gfx1100")
     assert "bad.cu:3" in str(e.value) and "mov.u32" in str(e.value)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_inline_ptx_laneid_is_the_cuda_lane(arch):
+    """cub::LaneId()'s `mov.u32 %0, %%laneid;` becomes the lane in the hardware wave & 31, so a
+    source lane computed from it is a lane-only operand (proved, no threadIdx.x note)."""
+    res = build("lane_arith", arch)
+    from_laneid = [s for s in res.sites if not any("threadIdx.x" in n for n in s.notes)]
+    assert len(from_laneid) == 2 and all(s.proof == "proved" for s in from_laneid)
+    assert "%laneid" not in res.ir and "llvm.amdgcn.mbcnt.lo" in res.ir
 
 
 def test_directories_compile_in_parallel(tmp_path):

@@ -49,6 +49,7 @@ def test_every_family_compiles_to_ptx_with_every_site_reported(family):
     assert res.sites or res.chains or family == "hw_reduce"
     module = ptxir.parse(res.output, f"{family}.ptx")                 # our reader takes LLVM's PTX
     assert module.target == "sm_90" and module.version == "7.8"
+    assert ptxir.unparse(module) == res.output                         # and round-trips it exactly
     marker_sites = [s for s in res.sites if "inline asm" not in s.location]
     for s in marker_sites:
         assert re.match(rf".*{family}/kernel\.cu:\d+:\d+$", s.location), s.location
@@ -123,6 +124,7 @@ def test_integer_reduction_becomes_redux_sync_only_where_it_exists():
     assert lane0.status == "re-synthesized" and lane0.family == "redux.sync"
     assert lane0.cost < lane0.step_by_step_cost
     assert re.search(r"redux\.sync\.max\.s32\s+%r\d+, %r\d+, (-1|%r\d+);", res.output)
+    assert "threadIdx.x" in lane0.reason and "%ntid.y" in res.output     # `lane == 0` from threadIdx.x
     fsum = next(c for c in res.chains if c.function == "fsum_reassoc")
     assert fsum.cost is None and "float add" in fsum.reason
     fmax = next(c for c in res.chains if c.function == "fmax_butterfly")
@@ -133,6 +135,27 @@ def test_integer_reduction_becomes_redux_sync_only_where_it_exists():
     assert any("sm_75" in c.reason for c in old.chains)
 
 
+def test_redux_kernels_every_reduction_rewritten_lane0_ones_guarded():
+    """hw_tests/nvidia/redux_kernels.cu: *_r kernels are whole-warp reductions on their live lanes,
+    *_keep ones are not; lane-0 uses read off threadIdx.x get the block-shape guard, butterflies and
+    broadcasts from lane 0 do not. (clang sinks the last combine under the lane-0 branch here.)"""
+    res = compile_cuda(ROOT / "hw_tests" / "nvidia" / "redux_kernels.cu", "sm_90", emit="ptx")
+    by_fn = {c.function: c for c in res.chains}
+    for name, c in by_fn.items():
+        if name.endswith("_keep"):
+            assert c.cost is None, (name, c.reason)
+            continue
+        assert c.status == "re-synthesized" and c.family == "redux.sync", (name, c.reason)
+        assert ("threadIdx.x" in c.reason) == name.startswith("down0_"), (name, c.reason)
+    assert len(by_fn) == 22
+    module = ptxir.parse(res.output, "redux.ptx")
+    for fn in module.functions:
+        reds = [i for i in fn.instructions() if i.base == "redux"]
+        if fn.name.startswith("down0_"):        # the fallback chain is a separate path: branch, no predicates
+            assert len(reds) == 1 and any(i.base == "shfl" for i in fn.instructions())
+            assert any(i.base == "bra" for i in fn.instructions())
+
+
 def test_f32_max_butterfly_becomes_redux_sync_f32_on_sm_100a():
     res = build("chains", "sm_100a")
     fmax = next(c for c in res.chains if c.function == "fmax_butterfly")
@@ -141,7 +164,7 @@ def test_f32_max_butterfly_becomes_redux_sync_f32_on_sm_100a():
 
 
 def test_baseline_keeps_every_shuffle():
-    ours, base = build("chains"), build("chains", baseline=True)
+    ours, base = build("downtree"), build("downtree", baseline=True)
     assert "redux.sync" not in base.output and "redux.sync" in ours.output
     assert len(shfl_lines(base.output)) > len(shfl_lines(ours.output))
 

@@ -87,7 +87,7 @@ def _one_chain(text: str, sm=None):
     return r, r.chains[0]
 
 
-def _rewritten_to(r, opcode: str) -> None:
+def _rewritten_to(r, opcode: str, guarded: bool = False) -> None:
     c = r.chains[0]
     assert c["status"] == "rewritten", c["reason"]
     assert c["proof"] == "proved" and c["family"] == "redux.sync"
@@ -96,7 +96,16 @@ def _rewritten_to(r, opcode: str) -> None:
     red = next(i for i in instrs if i.base == "redux")
     assert red.operands[1] == "%r2" and parse_int(red.operands[2]) == 0xFFFFFFFF
     chain_shfl = [i for i in instrs if i.base == "shfl" and "idx" not in i.modifiers]
-    assert chain_shfl == []                      # the whole chain is gone
+    if not guarded:
+        assert chain_shfl == [] and red.pred is None          # the whole chain is gone
+        return
+    # lanes read off threadIdx.x: redux.sync under the block-shape guard, the chain under its negation
+    assert "threadIdx.x" in c["reason"] and len(chain_shfl) == c["shuffles"]
+    assert red.pred is not None and not red.neg
+    assert all(i.pred == red.pred and i.neg for i in chain_shfl)
+    guard = [i for i in instrs if any(i.dests() == [d] for d in [red.pred])]
+    assert [i.opcode for i in guard] == ["setp.eq.and.u32", "or.pred"]
+    assert {"%ntid.x", "%ntid.y", "%ntid.z"} <= {o for i in instrs for o in i.operands}
 
 
 @pytest.mark.parametrize("order", list(itertools.permutations([16, 8, 4, 2, 1])))
@@ -121,7 +130,7 @@ def test_butterflies_of_every_op_and_signedness(op, order, tmp_path):
 @pytest.mark.parametrize("use", ["lane0", "bcast", "selp"])
 def test_down_trees_read_by_lane_0_become_redux(op, order, use, tmp_path):
     r, c = _one_chain(kernel(down(order), op=op, use=use))
-    _rewritten_to(r, OPS[op])
+    _rewritten_to(r, OPS[op], guarded=use == "selp")
     assert c["shape"] == "down-tree"
     assert ("lanes 0" in c["live"]) or ("on lanes 0" in c["live"])
     if use == "selp":

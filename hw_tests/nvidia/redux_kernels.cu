@@ -58,6 +58,18 @@ DOWN_LANE0(down0_add_s32_r, int, addf, 0)
 DOWN_LANE0(down0_min_s32_r, int, mins, INT_MAX)
 DOWN_LANE0(down0_or_b32_r, unsigned, oru, 0)
 
+// the same, for 2-D blocks (i covers threadIdx.y): lane == threadIdx.x % 32 only when blockDim.x % 32
+// == 0 or the block is 1-D, so the rewrite must keep the chain for the other shapes (a run-time guard)
+#define DOWN_LANE0_2D(NAME, T, F, ID)                                                    \
+  extern "C" __global__ void NAME(const T *in, T *out, int n) {                          \
+    int i = (blockIdx.x * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;          \
+    T v = i < n ? in[i] : (T)(ID);                                                       \
+    _Pragma("unroll") for (int o = 1; o < 32; o <<= 1) v = F(v, __shfl_down_sync(FULL, v, o)); \
+    if ((threadIdx.x % 32) == 0 && i < n) out[i] = v;                                    \
+  }
+DOWN_LANE0_2D(down0_add_s32_2d_r, int, addf, 0)
+DOWN_LANE0_2D(down0_max_u32_2d_r, unsigned, maxu, 0)
+
 // every lane stores its own partial down-tree value: must stay
 extern "C" __global__ void down_all_add_keep(const int *in, int *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

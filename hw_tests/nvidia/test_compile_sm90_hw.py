@@ -52,7 +52,7 @@ def build() -> dict:
                         changed.setdefault(r.function, []).append(f"{r.location}: {r.lowering[0]}")
                 for c in res.chains:
                     if c.cost is not None:
-                        changed.setdefault(c.function, []).append(f"{c.location}: {c.lowering[0]}")
+                        changed.setdefault(c.function, []).append(f"{c.location}: {'; '.join(c.lowering)}")
     (BUILD / "rewrites.json").write_text(json.dumps(changed, indent=1) + "\n")
     return changed
 

@@ -46,6 +46,7 @@ class Chain:
     reassoc: bool                        # every combine carries `reassoc` (or `fast`)
     live: int = FULL_MASK
     live_note: str = "every lane (no lane condition guards the uses)"
+    live_from_tid: bool = False          # the live lanes were read off threadIdx.x (lane = tid.x % 32)
     blockers: list[str] = field(default_factory=list)   # why it may not be re-synthesized
 
     @property
@@ -121,12 +122,53 @@ class _Body(LaneEvaluator):
         m = re.match(r"^add i32 (%[\w.\-]+), 0(,|$)", inst)
         return m.group(1) if m else None
 
+    def _conjuncts(self, cond: str, negate: bool) -> list[str]:
+        """The parts of `cond` that must all hold (negate=False: and; negate=True: or)."""
+        inst = self.defs.get(cond, "")
+        ops = self._operands(inst) if inst else []
+        if len(ops) == 2 and inst.startswith("and i1 ") and not negate:
+            return ops
+        if len(ops) == 2 and inst.startswith("or i1 ") and negate:
+            return ops
+        if len(ops) == 3 and inst.startswith("select i1 "):
+            if not negate and ops[2] == "false":
+                return ops[:2]
+            if negate and ops[1] == "true":
+                return [ops[0], ops[2]]
+        return []
+
+    def from_tid(self, tok: str) -> bool:
+        """Whether anything in `tok`'s backward slice (through loads and phis too: conservative)
+        reads threadIdx.x: lanes read off it assume lane = threadIdx.x % 32."""
+        from ..recognize import TID_X_CALLS
+
+        seen, todo = set(), [tok]
+        while todo:
+            t = todo.pop()
+            if t in seen:
+                continue
+            seen.add(t)
+            inst = self.defs.get(t, "")
+            if any(c in inst for c in TID_X_CALLS):
+                return True
+            todo += [o for o in re.findall(r"%[\w.\-]+", inst) if o in self.defs]
+        return False
+
     def lane_condition(self, cond: str, negate: bool = False) -> int | None:
         """CUDA lanes (bit per lane 0..31) for which `cond` can be true in some warp of a block,
-        when it is a function of the thread id alone; None otherwise."""
+        when it is a function of the thread id alone; None otherwise. A conjunction (`and i1`,
+        `select i1 a, i1 b, i1 false`; or the negation of a disjunction) can be true only where
+        each of its lane-decidable parts can: the intersection of those bounds the lanes."""
         slice_text = self._slice_text(cond, set())
         if slice_text is None:
-            return None
+            parts = self._conjuncts(cond, negate)
+            known = [k for k in (self.lane_condition(p, negate) for p in parts) if k is not None]
+            if not known:
+                return None
+            out = FULL_MASK
+            for k in known:
+                out &= k
+            return out
         if "mbcnt" in slice_text and "workitem.id" in slice_text:
             return None
         ids = range(64) if "mbcnt" in slice_text else range(MAX_BLOCK_THREADS)
@@ -319,6 +361,7 @@ def find_chains(ir: str, sites: list[Site]) -> list[Chain]:
         readers = {s.result: _read_lanes(s) for s in fsites
                    if s.mask.kind == "const" and s.mask.value & FULL_MASK == FULL_MASK}
         where = {s.result: s.location for s in fsites}
+        where.update({("b", s.result): s.b.text for s in fsites})      # a reader's source-lane operand
         steps = {s.result: st for s in fsites if (st := _step_at(body, s)) is not None}
         by_value = {}
         for st in steps.values():
@@ -367,7 +410,9 @@ def _make_chain(body: _Body, run: list[_Step], readers: dict[str, int], where: d
     blocks = {body.block_of[st.site.line_index - body.first] for st in run}
     if len(blocks) > 1:
         chain.blockers.append("the steps are not in one basic block")
-    chain.live, chain.live_note = _liveness(body, chain, readers, where)
+    deciders: list[str] = []
+    chain.live, chain.live_note = _liveness(body, chain, readers, where, deciders)
+    chain.live_from_tid = chain.live != FULL_MASK and any(body.from_tid(t) for t in deciders)
     return chain
 
 
@@ -391,15 +436,18 @@ def _is_marker_of(user: str | int, run: list[_Step]) -> bool:
     return any(user == st.site.result for st in run)
 
 
-def _liveness(body: _Body, chain: Chain, readers: dict[str, int], where: dict[str, str]) -> tuple[int, str]:
+def _liveness(body: _Body, chain: Chain, readers: dict[str, int], where: dict,
+              deciders: list[str]) -> tuple[int, str]:
     """Lanes that read the chain result: the union over its uses of the lanes whose branch
     condition leads to the use (an `if (lane == 0)` store) or that a constant-map shuffle reads
-    (a `__shfl_sync(v, 0)` broadcast); every lane when any use is unguarded."""
+    (a `__shfl_sync(v, 0)` broadcast); every lane when any use is unguarded. `deciders` gets the
+    tokens those lanes were read off (conditions, the readers' source-lane operands)."""
     def line_loc(tok: str) -> str:
         return where.get(tok, tok)
 
     live = 0
     result_block = body.block_of[chain.result_line - body.first]
+    steps_block = body.block_of[max(s.line_index for s in chain.sites) - body.first]
     conds = []
     for tok in body.aliases(chain.result):
         for u in body.users.get(tok, []):
@@ -409,26 +457,27 @@ def _liveness(body: _Body, chain: Chain, readers: dict[str, int], where: dict[st
             block = body.block_of[line - body.first]
             if isinstance(u, str) and u in readers:        # read by another shuffle: its source lanes
                 live |= readers[u]
+                deciders.append(where.get(("b", u), ""))
                 conds.append(f"the shuffle at {line_loc(u)}")
                 continue
             if isinstance(u, str) and body.op(u) == "select":     # `lane == 0 ? v : 0`
                 picked = _select_lanes(body, u, body.aliases(chain.result))
                 if picked is not None:
                     live |= picked
+                    deciders.append(body._operands(body.defs[u])[0])
                     conds.append(body._operands(body.defs[u])[0])
                     continue
             if isinstance(u, str) and body.op(u) == "phi":
                 return FULL_MASK, "every lane (the result flows into a phi)"
-            guard = body.branch_to.get(block)
-            if block == result_block or guard is None or body.preds.get(block, 0) != 1:
-                return FULL_MASK, "every lane (an unguarded use)"
+            guard = body.branch_to.get(block)      # a use where the result is made is guarded only
+            if (block == result_block == steps_block) or guard is None or body.preds.get(block, 0) != 1:
+                return FULL_MASK, "every lane (an unguarded use)"   # when the last combine was sunk
             _, cond, taken = guard
-            lanes = body.lane_condition(cond)
+            lanes = body.lane_condition(cond, negate=not taken)
             if lanes is None:
                 return FULL_MASK, "every lane (a use under a condition that is not a lane condition)"
-            if not taken:
-                lanes = body.lane_condition(cond, negate=True)
             live |= lanes
+            deciders.append(cond)
             conds.append(cond)
     if not conds:
         return FULL_MASK, "every lane (no use found)"

@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 
 from ..compiler import ChainReport, CompileResult, SiteReport, _check_resolved, _classify, _describe
-from ..cuda import shfl_sync, uniform_table
+from ..cuda import FULL_MASK, shfl_sync, uniform_table
 from ..errors import InputError, Location, ToolchainError, UsageError
 from ..frontend.clang import FrontendOptions, compile_to_nvptx_ir
 from ..isa import NvidiaTarget, known_nvidia_targets, nvidia_target
-from ..recognize import MODE_NAMES, TID_LANE_NOTE, Site, find_sites, site_map
+from ..recognize import MODE_NAMES, TID_LANE_NOTE, Site, _s32, find_sites, site_map
 from ..rewrite import rewrite
 
 EMITS = ("cubin", "ptx", "llvm")
@@ -132,6 +132,7 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
     lines = ir.splitlines()
     edits: dict[int, str] = {}
     used: set[str] = set()
+    functions: list[str] = []
     reports: list[ChainReport] = []
     steps_cost = target.cost("shfl") + target.cost("alu")
     for chain in chains:
@@ -149,27 +150,79 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
         if dec.opcode is None:
             entry.reason = dec.reason
             continue
+        if any(st.guard != FULL_MASK for st in chain.steps):
+            entry.reason = "a step is guarded by a lane condition: kept as written on NVIDIA"
+            continue
         op, typ = dec.opcode.split(".")[2:4]
+        if chain.live_from_tid and typ == "f32":
+            entry.reason = "live lanes read off threadIdx.x, and no guarded f32 form: kept as written"
+            continue
         name = _REDUX_INTRINSIC[(op, typ)]
         used.add(name)
-        value_type = "float" if typ == "f32" else "i32"
-        start = chain.start
-        pre = ""
-        if value_type == "float":      # the chain's start is its i32 view: the intrinsic takes f32
-            pre = f"%{name.replace('.', '_')}.{len(reports)}.in = bitcast i32 {start} to float"
-            start = f"%{name.replace('.', '_')}.{len(reports)}.in"
-        call = f"call {value_type} @{name}({value_type} {start}, i32 -1)"
-        edits.update(chain_edits(lines, chain, call, f"shflx.redux.{len(reports)}",
-                                 call_type=value_type, prelude=pre))
-        entry.status, entry.family, entry.reason = "re-synthesized", "redux.sync", dec.reason
-        entry.lowering = [f"{dec.opcode} %r, %v, 0xffffffff;"]
-        entry.cost = target.cost("redux_sync_f32" if typ == "f32" else "redux_sync_int")
-        entry.proof = "proved"
+        k = len(reports)
+        if chain.live_from_tid:        # exact only when lane == threadIdx.x % 32: check at run time
+            helper = f"shflx.redux.{k}"
+            functions.append(guarded_redux_ir(helper, name, chain))
+            used.update(f"llvm.nvvm.read.ptx.sreg.ntid.{d}" for d in "xyz")
+            used.update(INTRINSIC.format(mode=st.operands.mode) for st in chain.steps)
+            used.update(f"llvm.{st.fn}.i32" for st in chain.steps if st.fn in ("smin", "smax", "umin", "umax"))
+            call = f"call i32 @{helper}(i32 {chain.start})"
+            edits.update(chain_edits(lines, chain, call, helper))
+            entry.reason = dec.reason + "; " + _GUARD_NOTE
+            entry.lowering = [_GUARD_PTX, f"@%g {dec.opcode} %r, %v, 0xffffffff;",
+                              "@!%g (the chain as written)"]
+            entry.cost = target.cost("redux_sync_int") + _GUARD_ALU * target.cost("alu")
+        else:
+            value_type = "float" if typ == "f32" else "i32"
+            start, pre = chain.start, ""
+            if value_type == "float":      # the chain's start is its i32 view: the intrinsic takes f32
+                pre = f"%shflx.redux.{k}.in = bitcast i32 {start} to float"
+                start = f"%shflx.redux.{k}.in"
+            call = f"call {value_type} @{name}({value_type} {start}, i32 -1)"
+            edits.update(chain_edits(lines, chain, call, f"shflx.redux.{k}", call_type=value_type, prelude=pre))
+            entry.reason = dec.reason
+            entry.lowering = [f"{dec.opcode} %r, %v, 0xffffffff;"]
+            entry.cost = target.cost("redux_sync_f32" if typ == "f32" else "redux_sync_int")
+        entry.status, entry.family, entry.proof = "re-synthesized", "redux.sync", "proved"
     if not edits:
         return ir, reports
     declared = set(re.findall(r"^declare [^@]*@([\w.$]+)\(", ir, flags=re.M))
-    decls = [_REDUX_DECL[n] for n in sorted(used) if n not in declared]
-    return rewrite(ir, edits, decls, set(), final=False), reports
+    decls = [_DECLS[n] for n in sorted(used) if n not in declared]
+    return rewrite(ir, edits, decls + functions, set(), final=False), reports
+
+
+_GUARD_NOTE = ("the live lanes were read off threadIdx.x, so redux.sync runs only when the block shape "
+               "makes lane == threadIdx.x % 32 (blockDim.x % 32 == 0, or blockDim.y == blockDim.z == 1; "
+               "a uniform branch), and the chain as written otherwise")
+_GUARD_PTX = "%g = (ntid.x & 31) == 0 || (ntid.y == 1 && ntid.z == 1)"
+_GUARD_ALU = 6          # the guard: 3 special-register reads, and, 3 compares/ors (uniform, once)
+_COMBINE_IR = {"add": "add i32 {a}, {b}", "and": "and i32 {a}, {b}", "or": "or i32 {a}, {b}",
+               "xor": "xor i32 {a}, {b}", "smin": "call i32 @llvm.smin.i32(i32 {a}, i32 {b})",
+               "smax": "call i32 @llvm.smax.i32(i32 {a}, i32 {b})",
+               "umin": "call i32 @llvm.umin.i32(i32 {a}, i32 {b})",
+               "umax": "call i32 @llvm.umax.i32(i32 {a}, i32 {b})"}
+
+
+def guarded_redux_ir(name: str, redux: str, chain: Any) -> str:
+    """`i32 @name(i32 %x)`: redux.sync when the block shape makes the CUDA lane threadIdx.x % 32
+    (the premise of the live-lane proof), else the chain as written (its steps: full-mask
+    shfl.sync with the chain's operands, then the combine, every lane)."""
+    body = ["entry:",
+            *(f"  %n{d} = call i32 @llvm.nvvm.read.ptx.sreg.ntid.{d}()" for d in "xyz"),
+            "  %xm = and i32 %nx, 31", "  %xa = icmp eq i32 %xm, 0", "  %y1 = icmp eq i32 %ny, 1",
+            "  %z1 = icmp eq i32 %nz, 1", "  %yz = and i1 %y1, %z1", "  %g = or i1 %xa, %yz",
+            "  br i1 %g, label %fast, label %slow", "fast:",
+            f"  %r = call i32 @{redux}(i32 %x, i32 -1)", "  ret i32 %r", "slow:"]
+    v = "%x"
+    for k, st in enumerate(chain.steps):
+        o = st.operands
+        body.append(f"  %m{k} = call i32 @{INTRINSIC.format(mode=o.mode)}(i32 -1, i32 {v}, "
+                    f"i32 {_s32(o.b)}, i32 {_s32(o.c)})")
+        body.append(f"  %v{k} = " + _COMBINE_IR[st.fn].format(a=v, b=f"%m{k}"))
+        v = f"%v{k}"
+    body.append(f"  ret i32 {v}")
+    return (f"define internal i32 @{name}(i32 %x) alwaysinline convergent nounwind {{\n"
+            + "\n".join(body) + "\n}\n")
 
 
 # redux.sync op and type -> the LLVM intrinsic (llvm/include/llvm/IR/IntrinsicsNVVM.td, int_nvvm_redux_sync_*)
@@ -179,8 +232,12 @@ _REDUX_INTRINSIC = {("add", "s32"): "llvm.nvvm.redux.sync.add", ("add", "u32"): 
                     ("and", "b32"): "llvm.nvvm.redux.sync.and", ("or", "b32"): "llvm.nvvm.redux.sync.or",
                     ("xor", "b32"): "llvm.nvvm.redux.sync.xor",
                     ("min", "f32"): "llvm.nvvm.redux.sync.fmin", ("max", "f32"): "llvm.nvvm.redux.sync.fmax"}
-_REDUX_DECL = {n: (f"declare float @{n}(float, i32)" if n.endswith(("fmin", "fmax")) else f"declare i32 @{n}(i32, i32)")
-               for n in _REDUX_INTRINSIC.values()}
+_DECLS = {**{n: (f"declare float @{n}(float, i32)" if n.endswith(("fmin", "fmax")) else f"declare i32 @{n}(i32, i32)")
+              for n in _REDUX_INTRINSIC.values()},
+          **{f"llvm.nvvm.read.ptx.sreg.ntid.{d}": f"declare i32 @llvm.nvvm.read.ptx.sreg.ntid.{d}()" for d in "xyz"},
+          **{INTRINSIC.format(mode=m): f"declare i32 @{INTRINSIC.format(mode=m)}(i32, i32, i32, i32)"
+             for m in ("up", "down", "bfly", "idx")},
+          **{f"llvm.{f}.i32": f"declare i32 @llvm.{f}.i32(i32, i32)" for f in ("smin", "smax", "umin", "umax")}}
 
 
 def device_ir(source: Path, target: NvidiaTarget, opts: FrontendOptions) -> str:
@@ -220,10 +277,11 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
         result.output = lowered
         return result
     ptx = compile_to_ptx(lowered, target.name, opt=max(opts.opt, 1), source=str(source))
+    # redux.sync was decided on the IR, where the chains have source lines; the PTX pass would
+    # also see the guarded helpers' fallback chains, so its own redux rewrite stays off here
     passed = run(ptx, str(source), sm=target.name, load_shuffle=load_shuffle and not baseline,
-                 redux_sync=not baseline and chains_on)
+                 redux_sync=False)
     result.loads = passed.loads
-    result.chains += [_ptx_chain(c, source) for c in passed.chains if c["status"] == "rewritten"]
     asm = _inline_asm_lines(passed.module)
     result.sites += [_ptx_site(r, source) for r in passed.sites if r["line"] in asm]
     if emit == "ptx":
@@ -263,14 +321,6 @@ def _ptx_site(r: dict[str, Any], source: Path) -> SiteReport:
                       r["lowering"], r["cost"], r["baseline_cost"], "unchanged (inline PTX is kept as written)",
                       list(r["notes"]) + ([f"part of PTX chain {r['chain']} ({r['chain_status']})"]
                                           if r["chain"] is not None else []))
-
-
-def _ptx_chain(c: dict[str, Any], source: Path) -> ChainReport:
-    """A chain the PTX pass rewrote (one written in inline PTX asm), in the compile schema; its
-    location is a line of the generated PTX."""
-    return ChainReport(f"{source} (PTX line {c['location'].rsplit(':', 1)[1]})", c["function"], c["shape"], c["op"], c["type"],
-                       c["width"], c["live"], c["shuffles"], "re-synthesized", c["reason"], c["family"],
-                       c["lowering"], c["cost"], c["step_by_step_cost"], c["baseline_cost"], c["proof"])
 
 
 def assemble(ptx: str, sm: str, opt: int = 3) -> tuple[bytes, dict[str, dict[str, int]]]:

@@ -77,6 +77,8 @@ def _site_json(site: Site, file: str, target: NvidiaTarget, chain: int | None, s
 def _chain_json(chain: Chain, dec: redux.Decision, file: str, target: NvidiaTarget) -> dict[str, Any]:
     steps = sum(target.cost("shfl") + target.cost("alu") for _ in chain.sites)
     cost_kind = "redux_sync_f32" if chain.fn in ("fmin", "fmax") else "redux_sync_int"
+    cost = (target.cost(cost_kind) + (redux.GUARD_ALU * target.cost("alu") if redux.guarded(chain) else 0)
+            if dec.opcode else steps)
     coll = chain.collective
     return {"location": f"{file}:{chain.line}", "function": chain.function.name, "shape": chain.shape,
             "op": chain.fn or "mixed", "type": chain.ptx_type,
@@ -84,7 +86,7 @@ def _chain_json(chain: Chain, dec: redux.Decision, file: str, target: NvidiaTarg
             "shuffles": len(chain.sites), "status": "rewritten" if dec.opcode else "unchanged",
             "reason": dec.reason, "family": "redux.sync" if dec.opcode else "step by step",
             "lowering": [f"{dec.opcode} {chain.result}, {chain.input}, 0xffffffff;"] if dec.opcode else [],
-            "cost": target.cost(cost_kind) if dec.opcode else steps, "step_by_step_cost": steps,
+            "cost": cost, "step_by_step_cost": steps,
             "baseline_cost": steps, "proof": "proved" if dec.opcode else "per site",
             "lines": [s.line for s in chain.sites] + [c.line for c in chain.combines],
             "notes": chain.notes}

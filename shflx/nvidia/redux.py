@@ -25,8 +25,8 @@ from ..cuda import shuffle_values
 from ..isa import NvidiaTarget
 from ..lanes import CUDA_WARP, mask_to_lanes
 from ..pattern import Collective
-from .ptxir import Instruction
-from .sites import Chain
+from .ptxir import Instruction, Label
+from .sites import TID_NOTE, Chain
 
 # combine fn -> (redux op, redux type, isa feature, minimum PTX ISA version)
 _FORMS = {
@@ -57,8 +57,14 @@ def decide(chain: Chain, targets: list[NvidiaTarget], version: tuple[int, int]) 
     """The redux.sync form for a PTX chain on every target in `targets`, or why there is none."""
     if chain.reason is not None:
         return Decision(None, chain.reason)
-    return decide_collective(chain, chain.collective, chain.ptx_type == "s32", targets, version,
-                             chain.live_why)
+    if guarded(chain) and any(ins.pred is not None for ins in chain.instructions()):
+        return Decision(None, "the live lanes were read off threadIdx.x and the chain is already "
+                              "predicated: no room for the block-shape guard")
+    dec = decide_collective(chain, chain.collective, chain.ptx_type == "s32", targets, version,
+                            chain.live_why)
+    if dec.opcode and guarded(chain):
+        return Decision(dec.opcode, f"{dec.reason}; {GUARD_NOTE}")
+    return dec
 
 
 def decide_collective(chain: Any, coll: Collective | None, signed: bool, targets: list[NvidiaTarget],
@@ -109,13 +115,54 @@ def _replay_agrees(chain: Any, trials: int = 64) -> bool:
     return True
 
 
+GUARD_NOTE = ("the live lanes were read off threadIdx.x, so redux.sync runs only when the block shape "
+              "makes lane == threadIdx.x % 32 (blockDim.x % 32 == 0, or blockDim.y == blockDim.z == 1; "
+              "a uniform predicate), and the chain as written otherwise")
+GUARD_ALU = 7           # the guard's instructions (computed once per function, uniform)
+
+
+def guarded(chain: Chain) -> bool:
+    """Whether the chain's proof took the lane as threadIdx.x % 32 (sites.TID_NOTE): then the
+    rewrite must keep the chain for block shapes where that is false."""
+    return TID_NOTE in chain.notes
+
+
 def apply(chain: Chain, opcode: str) -> Instruction:
     """Replace the chain by one redux.sync writing the chain's result register where the last
-    combine was; the shuffles, the other combines and the moves between them go."""
+    combine was; the shuffles, the other combines and the moves between them go. A `guarded`
+    chain stays, predicated off when the block-shape guard holds, with redux.sync under it."""
     fn = chain.function
+    if guarded(chain):
+        g = _block_shape_guard(fn)
+        for ins in chain.instructions():
+            ins.pred, ins.neg = g, True
+        red = Instruction.new(opcode, [chain.result, chain.input, "0xffffffff"], pred=g)
+        fn.insert_after(chain.combines[-1], [red])
+        return red
     red = Instruction.new(opcode, [chain.result, chain.input, "0xffffffff"])
     fn.replace(chain.combines[-1], [red])
     for ins in chain.instructions():
         if ins is not chain.combines[-1]:
             fn.remove(ins)
     return red
+
+
+def _block_shape_guard(fn: Any) -> str:
+    """A predicate register, set once at the top of `fn`, true when every thread's lane is
+    threadIdx.x % 32: blockDim.x % 32 == 0, or a 1-D block (warps are runs of 32 linear thread
+    ids, linear id = x + blockDim.x * (y + blockDim.y * z))."""
+    have = getattr(fn, "_shflx_guard", None)
+    if have is not None:
+        return have
+    nx, mx, ny, nz = (fn.new_reg(".b32") for _ in range(4))
+    px, py, pg = (fn.new_reg(".pred") for _ in range(3))
+    code = [Instruction.new("mov.u32", [nx, "%ntid.x"]), Instruction.new("and.b32", [mx, nx, "31"]),
+            Instruction.new("setp.eq.u32", [px, mx, "0"]), Instruction.new("mov.u32", [ny, "%ntid.y"]),
+            Instruction.new("mov.u32", [nz, "%ntid.z"]), Instruction.new("setp.eq.u32", [py, ny, "1"]),
+            Instruction.new("setp.eq.and.u32", [pg, nz, "1", py]), Instruction.new("or.pred", [pg, pg, px])]
+    first = next(k for k, st in enumerate(fn.body) if isinstance(st, (Instruction, Label)))
+    for ins in code:
+        ins.lead = "\n\t"
+    fn.insert(first, code)
+    fn._shflx_guard = pg
+    return pg
