@@ -17,6 +17,7 @@ from .amd import general
 from .amd.asm import step_asm
 from .amd.llvm_ir import function_ir
 from .errors import InputError, Location, UsageError
+from .files import check_source_text
 from .frontend.clang import FrontendOptions, compile_to_ir
 from .isa import amd_target, known_amd_targets
 from .match import lower
@@ -192,13 +193,15 @@ def chain_edits(lines: list[str], chain: Any, call: str, name: str, call_type: s
     dbg = re.search(r"(, !dbg ![0-9]+)", lines[chain.result_line])
     call += dbg.group(1) if dbg else ""
     head = f"{indent}{prelude}\n" if prelude else ""
-    edits[last] += f"\n{head}{indent}%{name}.v = {call}"          # a name: results may be numbered
+    placed = f"{head}{indent}%{name}.v = {call}"                       # a name: results may be numbered
+    edits[last] = placed if chain.result_line == last else f"{edits[last]}\n{placed}"
     line = lines[chain.result_line]
     indent = line[: len(line) - len(line.lstrip())]
     if chain.type == "float" and call_type == "i32":
-        edits[chain.result_line] = f"{indent}{chain.result} = bitcast i32 %{name}.v to float"
+        copy = f"{indent}{chain.result} = bitcast i32 %{name}.v to float"
     else:
-        edits[chain.result_line] = f"{indent}{chain.result} = freeze {call_type} %{name}.v"
+        copy = f"{indent}{chain.result} = freeze {call_type} %{name}.v"
+    edits[chain.result_line] = f"{edits[last]}\n{copy}" if chain.result_line == last else copy
     return edits
 
 
@@ -275,12 +278,7 @@ def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = Fronte
     if source.suffix in (".ll", ".bc"):
         ir = _read_ir(source)
     else:
-        try:
-            source.read_text()
-        except UnicodeDecodeError:
-            raise InputError("not a text file (expected CUDA or HIP source)", Location(str(source))) from None
-        except OSError as e:
-            raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None
+        check_source_text(source, "CUDA or HIP source")
         ir = compile_to_ir(source, target.llvm_cpu, wave, opts, target.has("dpp8"))
     try:
         return translate_inline_ptx(ir, wave)

@@ -1,4 +1,5 @@
-"""Writing output files without ever leaving a partial one behind (STYLE.md, Errors)."""
+"""Files at the edges: outputs written without ever leaving a partial one behind, inputs checked
+to be text (STYLE.md, Errors)."""
 from __future__ import annotations
 
 import os
@@ -21,3 +22,14 @@ def write_atomically(path: Path, data: str | bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def check_source_text(source: Path, what: str) -> None:
+    """InputError naming `source` unless it is a readable text file (`what`: the expected kind)."""
+    from .errors import InputError, Location
+    try:
+        source.read_text()
+    except UnicodeDecodeError:
+        raise InputError(f"not a text file (expected {what})", Location(str(source))) from None
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None

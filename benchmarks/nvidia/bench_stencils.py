@@ -68,6 +68,8 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=HERE.parents[0] / "results" / "h100_stencils.json")
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--extra", nargs="*", default=[], help="more variants to time: build/NAME.<variant>.ptx "
+                    "made by hand (e.g. an older rewrite, for an A/B comparison)")
     a = ap.parse_args()
     names = a.only or list(S.SUITE)
     if a.build:
@@ -93,14 +95,16 @@ def main() -> int:
             fns = {"orig": dev.function(dev.load(S.ptx(n, "orig")), spec.kernel),
                    "orig2": dev.function(dev.load(S.ptx(n, "orig")), spec.kernel),
                    "model": dev.function(dev.load(S.ptx(n, "model")), spec.kernel),
-                   "all": dev.function(dev.load(S.ptx(n, "all")), spec.kernel)}
+                   "all": dev.function(dev.load(S.ptx(n, "all")), spec.kernel),
+                   **{v: dev.function(dev.load(S.ptx(n, v)), spec.kernel) for v in a.extra}}
             t0 = time.time()
             r = time_variants(dev, spec, fns, a.reps)
             r["wall_s"] = round(time.time() - t0, 2)
             rows[n] = r
             sp = r["speedup"]
+            extra = "".join(f" {v}={sp[v]:.3f}" for v in a.extra)
             print(f"{n:16s} {r['median_ms']['orig']:9.4f} {sp['orig2']:7.3f} {sp['model']:7.3f} {sp['all']:7.3f}  "
-                  f"{all(r['bit_identical'].values())}", flush=True)
+                  f"{all(r['bit_identical'].values())}{extra}", flush=True)
         result["timing"] = rows
         noise = [abs(rows[n]["speedup"]["orig2"] - 1) for n in rows]
         result["noise_max_abs"] = round(max(noise), 4) if noise else None

@@ -93,6 +93,16 @@ def compile_ir(ir_text: str, cpu: str, *, wave: int | None = None, emit: str = "
         raise ValueError(f"wave must be 32 or 64, got {wave!r}")
     llvm = _binding()
     tm = _target_machine(cpu, wave, opt)
+    module = optimized_module(llvm, tm, ir_text, TRIPLE, opt, source)
+    try:
+        return tm.emit_object(module) if emit == "obj" else tm.emit_assembly(module)
+    except RuntimeError as e:
+        raise ToolchainError(f"LLVM code generation for {cpu} failed: {' '.join(str(e).split())}") from None
+
+
+def optimized_module(llvm: Any, tm: Any, ir_text: str, triple: str, opt: int, source: str) -> Any:
+    """Parse and verify `ir_text` (located IRError on failure), check or set its triple, and run
+    LLVM's optimization pipeline at `opt` for the target machine `tm`."""
     try:
         module = llvm.parse_assembly(ir_text)
     except RuntimeError as e:
@@ -102,16 +112,13 @@ def compile_ir(ir_text: str, cpu: str, *, wave: int | None = None, emit: str = "
     except RuntimeError as e:
         raise _ir_error(e, "rejected the IR", source) from None
     if not module.triple:
-        module.triple = TRIPLE
-    elif module.triple != TRIPLE:
-        raise IRError(f"the IR targets '{module.triple}', not '{TRIPLE}'", Location(source))
+        module.triple = triple
+    elif module.triple != triple:
+        raise IRError(f"the IR targets '{module.triple}', not '{triple}'", Location(source))
     if opt > 0:
         pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=opt))
         pb.getModulePassManager().run(module, pb)
-    try:
-        return tm.emit_object(module) if emit == "obj" else tm.emit_assembly(module)
-    except RuntimeError as e:
-        raise ToolchainError(f"LLVM code generation for {cpu} failed: {' '.join(str(e).split())}") from None
+    return module
 
 
 # --------------------------------------------------------------------------- the isolated child

@@ -9,8 +9,8 @@ import functools
 import re
 from typing import Any
 
-from ..errors import Location, ToolchainError
-from .llvm import IRError, _ir_error, _version
+from ..errors import ToolchainError
+from .llvm import _version, optimized_module
 
 TRIPLE = "nvptx64-nvidia-cuda"
 _PROBE_IR = f'target triple = "{TRIPLE}"\ndefine ptx_kernel void @shflx_probe() {{\n  ret void\n}}\n'
@@ -60,19 +60,7 @@ def compile_to_ptx(ir_text: str, sm: str, *, opt: int = 3, source: str = "<ir>")
     """PTX text for a complete NVPTX module: parsed, verified, optimized at `opt`, then emitted."""
     llvm = _binding()
     tm, _ = _target_machine(sm, opt)
-    try:
-        module = llvm.parse_assembly(ir_text)
-    except RuntimeError as e:
-        raise _ir_error(e, "could not parse the IR", source) from None
-    try:
-        module.verify()
-    except RuntimeError as e:
-        raise _ir_error(e, "rejected the IR", source) from None
-    if module.triple and module.triple != TRIPLE:
-        raise IRError(f"the IR targets '{module.triple}', not '{TRIPLE}'", Location(source))
-    if opt > 0:
-        pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=opt))
-        pb.getModulePassManager().run(module, pb)
+    module = optimized_module(llvm, tm, ir_text, TRIPLE, opt, source)
     try:
         return tm.emit_assembly(module)
     except RuntimeError as e:

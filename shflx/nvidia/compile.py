@@ -20,7 +20,8 @@ import numpy as np
 
 from ..compiler import ChainReport, CompileResult, SiteReport, _check_resolved, _classify, _describe
 from ..cuda import FULL_MASK, shfl_sync, uniform_table
-from ..errors import InputError, Location, ToolchainError, UsageError
+from ..errors import InputError, ToolchainError, UsageError
+from ..files import check_source_text
 from ..frontend.clang import FrontendOptions, compile_to_nvptx_ir
 from ..isa import NvidiaTarget, known_nvidia_targets, nvidia_target
 from ..recognize import MODE_NAMES, TID_LANE_NOTE, Site, _s32, find_sites, site_map
@@ -247,12 +248,7 @@ def device_ir(source: Path, target: NvidiaTarget, opts: FrontendOptions) -> str:
     if source.suffix in (".ll", ".bc"):
         from ..compiler import _read_ir
         return _read_ir(source, TRIPLE)
-    try:
-        source.read_text()
-    except UnicodeDecodeError:
-        raise InputError("not a text file (expected CUDA source)", Location(str(source))) from None
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None
+    check_source_text(source, "CUDA source")
     return compile_to_nvptx_ir(source, target.name, ptx_feature(target.name), opts)
 
 
