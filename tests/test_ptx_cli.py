@@ -142,3 +142,19 @@ def test_ptxas_wrapper_end_to_end_with_the_real_ptxas(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "1 rewrite(s) before ptxas" in r.stderr
     assert (tmp_path / "k.cubin").read_bytes()[:4] == b"\x7fELF" and _digest(src) == before
+
+
+def test_report_names_the_cuda_line_from_loc(tmp_path, capsys):
+    lines = []
+    for ln in GOOD.splitlines():
+        if "shfl.sync" in ln:
+            lines.append("\t.loc\t1 5 2")
+        lines.append(ln)
+    src = tmp_path / "k.ptx"
+    src.write_text("\n".join(lines) + '\n\t.file\t1 "k.cu"\n')
+    assert main(["ptx", str(src), "--report", "json", "--no-load-shuffle"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert {s["source_location"] for s in rep["sites"]} == {"k.cu:5:2"}
+    assert rep["chains"][0]["source_location"] == "k.cu:5:2"
+    assert main(["ptx", str(src), "--no-load-shuffle"]) == 0
+    assert f"{src}:" in (out := capsys.readouterr().out) and "(k.cu:5:2)" in out

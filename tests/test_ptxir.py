@@ -389,3 +389,23 @@ def test_garbage_gives_input_error_with_a_line_or_round_trips(garbage, where):
         assert 1 <= e.where.line <= text.count("\n") + 1
         return
     assert mod.unparse() == text
+
+
+def test_source_lines_follow_loc_and_inlined_at():
+    text = "\n".join([
+        ".version 8.0", ".target sm_90", ".address_size 64", "",
+        ".visible .entry k()", "{", "\t.reg .b32 \t%r<4>;",
+        "\t.loc\t1 3 7",
+        "\tmov.u32 \t%r1, %tid.x;",
+        "\t.loc\t2 449 9, function_name $L__info_string0, inlined_at 1 6 3",
+        "\tshfl.sync.bfly.b32 \t%r2, %r1, 1, 31, -1;",
+        "\t.loc\t1 0 0",
+        "\tadd.s32 \t%r3, %r2, 1;",
+        "\tret;", "}",
+        '\t.file\t1 "/src/k.cu"', '\t.file\t2 "/cuda/include/sm_30_intrinsics.hpp", 1700000000, 1234', ""])
+    mod = P.parse(text, "k.ptx")
+    where = P.source_lines(mod)
+    assert where[9] == "/src/k.cu:3:7"                       # a plain .loc
+    assert where[11] == "/src/k.cu:6:3"                      # inlined from a header: the call site
+    assert 13 not in where and 14 not in where               # line 0: no source
+    assert P.source_lines(P.parse(text.replace("\t.loc", "\t// .loc"), "k.ptx")) == {}

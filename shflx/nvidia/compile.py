@@ -1,12 +1,15 @@
 """`shflx compile --offload-arch sm_NN`: CUDA device code -> PTX (-> cubin), shuffles re-synthesized.
 
 Flow: clang (CUDA device mode, triple nvptx64-nvidia-cuda, the shflx prelude under __NVPTX__) ->
-NVPTX LLVM IR whose shuffles are the prelude's markers -> each marker becomes one
-`llvm.nvvm.shfl.sync.<mode>.i32`, with immediate operands wherever a per-lane source lane computes
-a map that one uniform (mode, b, c) realizes (checked on all 32 lanes with the CUDA model) -> LLVM
-(llvmlite) NVPTX codegen -> the PTX pass that `shflx ptx` and the ptxas wrapper run (redux.sync
-for integer shuffle reductions, load -> shuffle with its cost model; every rewrite proven) ->
-ptxas for a cubin. The report has the compile command's schema (docs/report-schema.md)."""
+NVPTX LLVM IR whose shuffles are the prelude's markers -> integer reduction chains become
+`llvm.nvvm.redux.sync.*` (proven with the chain machinery of shflx.chains; behind a block-shape
+guard when the live lanes were read off threadIdx.x) -> each other marker becomes one
+`llvm.nvvm.shfl.sync.<mode>.i32`, with immediate operands wherever a source lane computed from
+%laneid gives a map that one uniform (mode, b, c) realizes (checked on all 32 lanes with the CUDA
+model) -> LLVM (llvmlite) NVPTX codegen -> the PTX pass of `shflx ptx` (its sites and load ->
+shuffle with the cost model; its redux.sync rewrite is off here: the chains were decided on the IR,
+where they have source lines) -> ptxas for a cubin. The report has the compile command's schema
+(docs/report-schema.md)."""
 from __future__ import annotations
 
 import re
@@ -126,7 +129,7 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
     from ..chains import classify
     from ..chains.ir import find_chains
     from ..compiler import chain_edits
-    from .redux import decide_collective
+    from .redux import GUARD_ALU, GUARD_NOTE, decide_collective
 
     sites = find_sites(ir)
     chains = find_chains(ir, sites)
@@ -169,10 +172,10 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
             used.update(f"llvm.{st.fn}.i32" for st in chain.steps if st.fn in ("smin", "smax", "umin", "umax"))
             call = f"call i32 @{helper}(i32 {chain.start})"
             edits.update(chain_edits(lines, chain, call, helper))
-            entry.reason = dec.reason + "; " + _GUARD_NOTE
+            entry.reason = dec.reason + "; " + GUARD_NOTE
             entry.lowering = [_GUARD_PTX, f"@%g {dec.opcode} %r, %v, 0xffffffff;",
                               "@!%g (the chain as written)"]
-            entry.cost = target.cost("redux_sync_int") + _GUARD_ALU * target.cost("alu")
+            entry.cost = target.cost("redux_sync_int") + GUARD_ALU * target.cost("alu")
         else:
             value_type = "float" if typ == "f32" else "i32"
             start, pre = chain.start, ""
@@ -192,11 +195,7 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
     return rewrite(ir, edits, decls + functions, set(), final=False), reports
 
 
-_GUARD_NOTE = ("the live lanes were read off threadIdx.x, so redux.sync runs only when the block shape "
-               "makes lane == threadIdx.x % 32 (blockDim.x % 32 == 0, or blockDim.y == blockDim.z == 1; "
-               "a uniform branch), and the chain as written otherwise")
 _GUARD_PTX = "%g = (ntid.x & 31) == 0 || (ntid.y == 1 && ntid.z == 1)"
-_GUARD_ALU = 6          # the guard: 3 special-register reads, and, 3 compares/ors (uniform, once)
 _COMBINE_IR = {"add": "add i32 {a}, {b}", "and": "and i32 {a}, {b}", "or": "or i32 {a}, {b}",
                "xor": "xor i32 {a}, {b}", "smin": "call i32 @llvm.smin.i32(i32 {a}, i32 {b})",
                "smax": "call i32 @llvm.smax.i32(i32 {a}, i32 {b})",
@@ -273,13 +272,15 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
         result.output = lowered
         return result
     ptx = compile_to_ptx(lowered, target.name, opt=max(opts.opt, 1), source=str(source))
-    # redux.sync was decided on the IR, where the chains have source lines; the PTX pass would
-    # also see the guarded helpers' fallback chains, so its own redux rewrite stays off here
+    # redux.sync is decided on the IR, where the chains have source lines; the PTX pass's own
+    # rewrite runs only when the IR had no chain (e.g. .ll input from another front end, shuffles
+    # in inline PTX): it would also meet the fallback chains of guarded helpers
     passed = run(ptx, str(source), sm=target.name, load_shuffle=load_shuffle and not baseline,
-                 redux_sync=False)
+                 redux_sync=chains_on and not baseline and not chains)
     result.loads = passed.loads
     asm = _inline_asm_lines(passed.module)
     result.sites += [_ptx_site(r, source) for r in passed.sites if r["line"] in asm]
+    result.chains += [_ptx_chain(c, source) for c in passed.chains if c["status"] == "rewritten"]
     if emit == "ptx":
         result.output = passed.text
         return result
@@ -292,6 +293,14 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
 def _version_tuple(text: str) -> tuple[int, int]:
     major, minor = text.split(".")
     return int(major), int(minor)
+
+
+def _ptx_chain(c: dict[str, Any], source: Path) -> ChainReport:
+    """A chain the PTX pass rewrote, in the compile schema, at its CUDA line when the PTX has one."""
+    where = c.get("source_location") or f"{source} (PTX line {c['lines'][0]})"
+    return ChainReport(where, c["function"], c["shape"], c["op"], c["type"], c["width"], c["live"],
+                       c["shuffles"], "re-synthesized", c["reason"], c["family"], c["lowering"], c["cost"],
+                       c["step_by_step_cost"], c["baseline_cost"], c["proof"])
 
 
 def _inline_asm_lines(module: Any) -> set[int]:
@@ -313,7 +322,8 @@ def _inline_asm_lines(module: Any) -> set[int]:
 
 def _ptx_site(r: dict[str, Any], source: Path) -> SiteReport:
     """A shuffle written as inline PTX, as the PTX pass found it, in the compile schema."""
-    return SiteReport(f"{source} (PTX line {r['line']}, inline asm)", r["function"], r["cuda"], r["class"],
+    where = r.get("source_location") or f"{source} (PTX line {r['line']})"
+    return SiteReport(f"{where} (inline asm)", r["function"], r["cuda"], r["class"],
                       r["lowering"], r["cost"], r["baseline_cost"], "unchanged (inline PTX is kept as written)",
                       list(r["notes"]) + ([f"part of PTX chain {r['chain']} ({r['chain_status']})"]
                                           if r["chain"] is not None else []))

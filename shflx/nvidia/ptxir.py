@@ -371,6 +371,30 @@ class Module:
         return "".join(it.lead + it.render() for it in self.items) + self.trailer
 
 
+_FILE = re.compile(r'^\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"')
+_LOC = re.compile(r"^\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*\binlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
+
+
+def source_lines(module: Module) -> dict[int, str]:
+    """PTX line of each instruction -> "file:line:col" of the source it came from, from the `.loc`
+    before it (nvcc -lineinfo / -G, clang -g): the `inlined_at` call site when there is one, since
+    that is the caller's line (the user's code rather than a header's). Empty without .loc."""
+    files = {int(m.group(1)): m.group(2) for it in module.items
+             if isinstance(it, Directive) and (m := _FILE.match(it.text.strip()))}
+    out: dict[int, str] = {}
+    for fn in module.functions:
+        here = None
+        for st in fn.body or ():
+            if isinstance(st, Directive) and st.name == ".loc":
+                m = _LOC.match(st.text.strip())
+                if m:
+                    f, ln, col = (m.group(4), m.group(5), m.group(6)) if m.group(4) else m.groups()[:3]
+                    here = f"{files.get(int(f), f'file {f}')}:{ln}:{col}" if int(ln) > 0 else None
+            elif isinstance(st, Instruction) and here is not None:
+                out[st.line] = here
+    return out
+
+
 def unparse(module: Module) -> str:
     return module.unparse()
 

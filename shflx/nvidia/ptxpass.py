@@ -110,6 +110,9 @@ def run(text: str, filename: str, sm: str | int | None = None, load_shuffle: boo
             of_site[id(s.ins)] = (k, "rewritten" if d.opcode else "unchanged")
     site_rows = [_site_json(s, filename, main, *of_site.get(id(s.ins), (None, "none"))) for s in sites]
     chain_rows = [_chain_json(c, d, filename, main) for c, d in zip(chains, decisions)]
+    where = ptxir.source_lines(module)          # before any rewrite: the lines are the input's
+    for row in site_rows + chain_rows:
+        row["source_location"] = where.get(row["line"] if "line" in row else int(row["location"].rsplit(":", 1)[1]))
     for c, d in zip(chains, decisions):
         if d.opcode:
             redux.apply(c, d.opcode)
@@ -117,7 +120,7 @@ def run(text: str, filename: str, sm: str | int | None = None, load_shuffle: boo
     if load_shuffle:
         from . import load_shuffle as ls
         _, entries = ls.rewrite(module, main.sm, filename=filename)
-        loads = [e.as_json() for e in entries]
+        loads = [{**e.as_json(), "source_location": where.get(e.line)} for e in entries]
     out = module.unparse()
     return PtxResult(filename, main.name, module, out, site_rows, chain_rows, loads,
                      (time.perf_counter() - t0) * 1000)
@@ -127,18 +130,20 @@ def report_text(r: PtxResult) -> str:
     """The human report: one line per site and chain, file:line first."""
     lines = [f"{r.file}: {r.arch}, PTX {r.module.version} .target {r.module.target}: "
              f"{len(r.sites)} shuffle sites, {len(r.chains)} chains, {r.rewritten} rewritten"]
+    def at(row: dict[str, Any]) -> str:        # the CUDA line too, when the PTX has .loc
+        return f" ({row['source_location']})" if row.get("source_location") else ""
     for s in r.sites:
         chain = f" [chain {s['chain']}, {s['chain_status']}]" if s["chain"] is not None else ""
-        lines.append(f"  {s['location']}: {s['function']}: {s['cuda']} ({s['class']}){chain}")
+        lines.append(f"  {s['location']}{at(s)}: {s['function']}: {s['cuda']} ({s['class']}){chain}")
     for k, c in enumerate(r.chains):
-        lines.append(f"  {c['location']}: chain {k} in {c['function']}: {c['shape']} {c['op']}.{c['type']} x"
+        lines.append(f"  {c['location']}{at(c)}: chain {k} in {c['function']}: {c['shape']} {c['op']}.{c['type']} x"
                      f"{c['shuffles']}: {c['status']}: {c['reason']}")
         if c["lowering"]:
             lines.append(f"      -> {c['lowering'][0]}  (cost {c['cost']} vs {c['step_by_step_cost']:.1f})")
         for n in c["notes"]:
             lines.append(f"      note: {n}")
     for e in r.loads:
-        lines.append(f"  {r.file}:{e['line']}: {e['function']}: load = lane{e['delta']:+d} of line "
+        lines.append(f"  {r.file}:{e['line']}{at(e)}: {e['function']}: load = lane{e['delta']:+d} of line "
                      f"{e['source_line']}: {e['status']}: {e['reason']}")
     return "\n".join(lines)
 

@@ -117,7 +117,7 @@ def _replay_agrees(chain: Any, trials: int = 64) -> bool:
 
 GUARD_NOTE = ("the live lanes were read off threadIdx.x, so redux.sync runs only when the block shape "
               "makes lane == threadIdx.x % 32 (blockDim.x % 32 == 0, or blockDim.y == blockDim.z == 1; "
-              "a uniform predicate), and the chain as written otherwise")
+              "a uniform check), and the chain as written otherwise")
 GUARD_ALU = 7           # the guard's instructions (computed once per function, uniform)
 
 

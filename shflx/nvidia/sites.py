@@ -179,7 +179,16 @@ class Flow:
                 for r in s.srcs() + ([s.pred] if s.pred else []):
                     self.uses.setdefault(r, []).append(k)
         self.labels = {s.name: k for k, s in enumerate(self.body) if isinstance(s, Label)}
+        mentioned = " ".join(" ".join(s.operands) if isinstance(s, Instruction) else s.render()
+                             for s in self.body if not isinstance(s, Label))
+        # labels control can reach: named by a branch (or a .branchtargets list); the $L__tmp labels
+        # of line info are not, and do not split a straight-line stretch
+        self.targets = set(self.labels) & set(re.findall(r"[\w$.]+", mentioned))
         self._regions = self._branch_regions()
+
+    def is_target(self, s: object) -> bool:
+        """Whether statement `s` is a label that some branch can jump to."""
+        return isinstance(s, Label) and s.name in self.targets
 
     def single_def(self, reg: str) -> Instruction | None:
         d = self.defs.get(reg, [])
@@ -282,7 +291,7 @@ class Flow:
         for k, s in enumerate(self.body):
             if isinstance(s, Instruction) and s.base == "bra" and s.pred and s.operands:
                 end = self.labels.get(s.operands[0])
-                if end is not None and end > k and not any(isinstance(x, Label) for x in self.body[k + 1:end]):
+                if end is not None and end > k and not any(self.is_target(x) for x in self.body[k + 1:end]):
                     out.append((k, end, s.pred, s.neg))
         return out
 
@@ -483,7 +492,7 @@ def _why_not(flow: Flow, chain: Chain, notes: set[str]) -> str | None:
     first, last = idx[0], idx[-1]
     for k in range(first + 1, last):
         s = body[k]
-        if isinstance(s, Label):
+        if flow.is_target(s):
             return f"label {s.name} between the steps (another path enters the chain)"
         if isinstance(s, Instruction) and s.base in ("bra", "brx", "ret", "exit", "call"):
             return f"'{s.opcode}' at line {s.line} between the steps"
