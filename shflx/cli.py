@@ -345,8 +345,9 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
                 print(f"  kernel {kern['name']}: {kern['shuffle_sites']} site(s), {kern['chains']} chain(s), "
                       f"cost {kern['cost']:g} vs {kern['baseline_cost']:g}; {where}")
             for ld in e.get("loads", []):
-                print(f"  {e['file']} (PTX line {ld['line']}): {ld['function']}: load = lane{ld['delta']:+d} of "
-                      f"PTX line {ld['source_line']}: {ld['status']}: {ld['reason']}")
+                at = ld.get("source_location") or f"{e['file']} (PTX line {ld['line']})"
+                print(f"  {at}: {ld['function']}: load = lane{ld['delta']:+d} of PTX line {ld['source_line']}: "
+                      f"{ld['status']}: {ld['reason']}")
             for c in e.get("chains", []):
                 what = f"{c['shape']} {c['op']} {c['type']}" + (f" width {c['width']}" if c["width"] else "")
                 sbs = f", step by step {c['step_by_step_cost']:g}" if c["step_by_step_cost"] is not None else ""

@@ -2,8 +2,9 @@
 
 Sites are the prelude's markers `call i32 @__shflx_shfl_sync(mode, mask, v, b, c)`. For each
 operand: a constant; a function of the lane id alone (a slice of add/sub/mul/and/or/xor/shl and
-casts over threadIdx.x (`workitem.id.x`, `sreg.tid.x`): those keep "low 5 bits of the result depend only on the low 5 bits of
-the inputs", and shfl.sync reads only b[4:0], so evaluating lanes 0..31 gives the exact map); a
+casts over threadIdx.x or %laneid (`workitem.id.x`, `mbcnt`, `sreg.tid.x`, `sreg.laneid`): those
+keep "low 5 bits of the result depend only on the low 5 bits of the inputs", and shfl.sync reads
+only b[4:0], so evaluating lanes 0..31 gives the exact map); a
 warp-uniform runtime value (kernel arguments, block ids, sizes); or per-lane dynamic. The source
 location comes from the line tables, followed through `inlinedAt` to the user's own line.
 Pure text processing: the core stays free of llvmlite (STYLE.md)."""
