@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "patterns" / "kernels"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import references as R  # noqa: E402
-from test_kernels_nvcc import run_kernel  # noqa: E402
+from test_kernels_nvcc import kernel_args, run_kernel  # noqa: E402
 from test_shfl_sync_hw import NoGPU, open_device  # noqa: E402
 
 BUILD = Path(__file__).resolve().parent / "build"
@@ -60,15 +60,8 @@ def build() -> dict:
 def _timed(dev, fn, ins, out_like, scalars, reps: int) -> float:
     """Median ms of `reps` launches of `fn` over BENCH_THREADS threads (CUDA events)."""
     cu = dev.cu
-    ptrs = []
+    ptrs, _, params, _keep = kernel_args(dev, ins, out_like, scalars)
     try:
-        for arr in ins:
-            d = dev.check(cu.cuMemAlloc(arr.nbytes))
-            dev.check(cu.cuMemcpyHtoD(d, np.ascontiguousarray(arr), arr.nbytes))
-            ptrs.append(d)
-        ptrs.append(dev.check(cu.cuMemAlloc(out_like.nbytes)))
-        vals = [np.array([int(p)], dtype=np.uint64) for p in ptrs] + [np.array([s], np.int32) for s in scalars]
-        params = np.array([v.ctypes.data for v in vals], dtype=np.uint64)
         grid = BENCH_THREADS // R.BLOCK
         ev0, ev1 = dev.check(cu.cuEventCreate(0)), dev.check(cu.cuEventCreate(0))
         times = []

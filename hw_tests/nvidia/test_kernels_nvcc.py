@@ -25,22 +25,28 @@ from test_shfl_sync_hw import NoGPU, open_device  # noqa: E402
 BLOCKS = 4
 
 
+def kernel_args(dev, inputs: list[np.ndarray], out_like: np.ndarray, scalars: list[int]):
+    """Device copies of `inputs` and an output buffer like `out_like`: (pointers, output pointer,
+    the launch parameter array, the arrays it points into: keep them alive while launching)."""
+    cu = dev.cu
+    ptrs = []
+    for arr in inputs:
+        d = dev.check(cu.cuMemAlloc(arr.nbytes))
+        ptrs.append(d)
+        dev.check(cu.cuMemcpyHtoD(d, np.ascontiguousarray(arr), arr.nbytes))
+    out = dev.check(cu.cuMemAlloc(out_like.nbytes))
+    ptrs.append(out)
+    vals = [np.array([int(p)], dtype=np.uint64) for p in ptrs] + [np.array([s], dtype=np.int32) for s in scalars]
+    return ptrs, out, np.array([v.ctypes.data for v in vals], dtype=np.uint64), vals
+
+
 def run_kernel(dev, ptx: str, name: str, inputs: list[np.ndarray], out_like: np.ndarray, scalars: list[int],
                fn=None):
     """Run kernel `name` (from `ptx`, or the already loaded `fn`) once over BLOCKS blocks."""
     cu = dev.cu
     fn = fn if fn is not None else dev.function(dev.load(ptx), name)
-    ptrs = []
+    ptrs, out, params, _keep = kernel_args(dev, inputs, out_like, scalars)
     try:
-        for arr in inputs:
-            d = dev.check(cu.cuMemAlloc(arr.nbytes))
-            dev.check(cu.cuMemcpyHtoD(d, np.ascontiguousarray(arr), arr.nbytes))
-            ptrs.append(d)
-        out = dev.check(cu.cuMemAlloc(out_like.nbytes))
-        ptrs.append(out)
-        order = ptrs[:len(inputs)] + [out]
-        vals = [np.array([int(p)], dtype=np.uint64) for p in order] + [np.array([s], dtype=np.int32) for s in scalars]
-        params = np.array([v.ctypes.data for v in vals], dtype=np.uint64)
         dev.check(cu.cuLaunchKernel(fn, BLOCKS, 1, 1, R.BLOCK, 1, 1, 0, 0, params.ctypes.data, 0))
         dev.check(cu.cuCtxSynchronize())
         host = np.empty_like(out_like)
