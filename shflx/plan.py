@@ -134,6 +134,11 @@ class Permlane16Swap(Step):
     exec: int | None = _opt()
     asm: str | None = _opt()
 
+    @property
+    def instruction(self) -> tuple:
+        """What identifies the one swap instruction behind both `take` halves (emitted and costed once)."""
+        return (self.op, self.vdst_old, self.src0_old, self.fi, self.bound_ctrl)
+
 
 @dataclass(frozen=True)
 class Permlane32Swap(Permlane16Swap):

@@ -29,6 +29,32 @@ LANE_CALLS = (*TID_X_CALLS, "llvm.amdgcn.mbcnt.lo", "llvm.amdgcn.mbcnt.hi", "llv
               'asm "mov.u32 $0, %laneid;"', 'asm sideeffect "mov.u32 $0, %laneid;"')  # cub::LaneId() (NVPTX IR)
 
 _DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
+_CAST = re.compile(r"^(zext|sext|trunc)(?: nneg| nuw| nsw)* i(\d+) \S+ to i(\d+)")
+
+
+def cast_value(inst: str, v: int) -> int:
+    """The value of `zext/sext/trunc iN v to iM` (ValueError for any other cast): exact, so a
+    `sext i1` is all ones and a `trunc` to i1..i16 drops the high bits."""
+    m = _CAST.match(inst)
+    if not m:
+        raise ValueError(f"cast {inst}")
+    op, src, dst = m.group(1), int(m.group(2)), int(m.group(3))
+    v &= (1 << src) - 1
+    if op == "sext" and v >> (src - 1):
+        v -= 1 << src
+    return v & ((1 << dst) - 1)
+
+
+def _call_args(inst: str) -> list[str]:
+    return [_operand_token(a) for a in _split_args(inst[inst.index("(") + 1: inst.rindex(")")])]
+
+
+def _mbcnt(inst: str) -> str | None:
+    """"lo"/"hi" for `mbcnt.lo/hi(i32 -1, X)`, the lane count under a full mask (the lane id plus
+    the accumulator X); None for any other call, including an mbcnt of another mask (a popcount
+    of ballot bits below the lane, not the lane id)."""
+    m = re.search(r"@llvm\.amdgcn\.mbcnt\.(lo|hi)\(", inst)
+    return m.group(1) if m and _call_args(inst)[0] == "-1" else None
 _CALL = re.compile(r"^(?P<res>%[\w.\-]+) = (?:tail |musttail |notail )?call [^@]*@" + MARKER +
                    r"\((?P<args>[^)]*)\)(?P<rest>.*)$")
 _DBG = re.compile(r"!dbg (![0-9]+)")
@@ -122,6 +148,11 @@ class FunctionBody:
             return None
         op = inst.split()[0]
         if op in ("call", "tail"):
+            if "mbcnt" in inst:
+                if _mbcnt(inst) is None:
+                    return None
+                acc = self._leaf_kinds(_call_args(inst)[1], seen)
+                return None if acc is None else {"lane"} | acc
             if any(c in inst for c in LANE_CALLS):
                 return {"lane"}
             return {"uniform"} if any(c in inst for c in UNIFORM_CALLS) else None
@@ -162,24 +193,32 @@ class FunctionBody:
             return int(token)
         inst = self.defs[token]
         op = inst.split()[0]
-        if op in ("call", "tail"):
+        if op in ("call", "tail"):     # lanes 0..31: mbcnt.lo counts the lane, mbcnt.hi adds none
+            kind = _mbcnt(inst)
+            if kind is not None:
+                return (lane if kind == "lo" else 0) + self._eval(_call_args(inst)[1], lane)
             return lane
         vals = [self._eval(o, lane) for o in self._operands(inst)]
         if op in CASTS:
-            return vals[0]
+            return cast_value(inst, vals[0])
         a, b = vals[0], vals[1]
         return {"add": a + b, "sub": a - b, "mul": a * b, "and": a & b, "or": a | b, "xor": a ^ b,
                 "shl": a << (b & 31)}[op]
 
 
 def _functions(lines: list[str]) -> list[tuple[str, int, int, list[str]]]:
+    """(name, first line, last line, warp-uniform parameters) of each function defined in the
+    module. Only a kernel's parameters are uniform (every thread of the launch gets the same
+    argument); a device function that was not inlined may be called with per-lane values."""
     out = []
     k = 0
     while k < len(lines):
         line = lines[k]
         if line.startswith("define "):
             name = re.search(r"@([\w.$\-]+)\(", line).group(1)
-            params = re.findall(r"(%[\w.\-]+)(?=[,)])", line.split("(", 1)[1])
+            head = line.split("@", 1)[0]
+            kernel = " amdgpu_kernel " in head or " ptx_kernel " in head
+            params = re.findall(r"(%[\w.\-]+)(?=[,)])", line.split("(", 1)[1]) if kernel else []
             end = k
             while not lines[end].startswith("}"):
                 end += 1
@@ -436,11 +475,10 @@ class LaneEvaluator(FunctionBody):
                 return lane
             if "sreg.laneid" in inst or "%laneid" in inst:
                 return lane % 32
-            if "mbcnt.lo" in inst:
-                return min(lane, 32)
-            if "mbcnt.hi" in inst:
-                args = _split_args(inst[inst.index("(") + 1: inst.rindex(")")])
-                return self._full(_operand_token(args[1]), lane, wave, depth + 1) + max(0, lane - 32)
+            kind = _mbcnt(inst)
+            if kind is not None:
+                counted = min(lane, 32) if kind == "lo" else max(0, lane - 32)
+                return counted + self._full(_call_args(inst)[1], lane, wave, depth + 1)
             raise ValueError(f"call in the slice: {inst}")
         if op == "select":
             c, a, b = (self._full(o, lane, wave, depth + 1) for o in self._operands(inst))
@@ -453,7 +491,7 @@ class LaneEvaluator(FunctionBody):
             return int(_ICMP[pred](a & 0xFFFFFFFF, b & 0xFFFFFFFF))
         vals = [self._full(o, lane, wave, depth + 1) for o in self._operands(inst)]
         if op in CASTS:
-            return vals[0]
+            return cast_value(inst, vals[0])
         a, b = vals[0] & 0xFFFFFFFF, vals[1] & 0xFFFFFFFF
         table = {"add": a + b, "sub": a - b, "mul": a * b, "and": a & b, "or": a | b, "xor": a ^ b,
                  "shl": a << (b & 31), "lshr": a >> (b & 31), "ashr": _s32(a) >> (b & 31),

@@ -62,7 +62,7 @@ def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
         elif isinstance(s, Permlane64):
             call = f"__builtin_amdgcn_permlane64({ref(s.src)})"
         elif isinstance(s, Permlane16Swap):
-            key = (s.op, s.vdst_old, s.src0_old, s.fi, s.bound_ctrl)   # one instruction, both halves
+            key = s.instruction
             if key not in swaps:
                 swaps[key] = f"{d}_pair"
                 fn = s.op.replace(".", "_")

@@ -105,7 +105,7 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
             lines.append(f"  {d} = call i32 @llvm.amdgcn.permlane64.i32(i32 {ref(s.src)})")
         elif isinstance(s, Permlane16Swap):
             # one instruction yields both results: steps naming either half share the call
-            key = (s.op, s.vdst_old, s.src0_old, s.fi, s.bound_ctrl)
+            key = s.instruction
             if key not in swaps:
                 swaps[key] = f"{d}.pair"
                 lines.append(f"  {d}.pair = call {{ i32, i32 }} @llvm.amdgcn.{s.op}(i32 {ref(s.vdst_old)}, "

@@ -154,13 +154,24 @@ class _Body(LaneEvaluator):
             todo += [o for o in re.findall(r"%[\w.\-]+", inst) if o in self.defs]
         return False
 
-    def lane_condition(self, cond: str, negate: bool = False) -> int | None:
+    def lane_condition(self, cond: str, negate: bool = False, exact: bool = False) -> int | None:
         """CUDA lanes (bit per lane 0..31) for which `cond` can be true in some warp of a block,
         when it is a function of the thread id alone; None otherwise. A conjunction (`and i1`,
         `select i1 a, i1 b, i1 false`; or the negation of a disjunction) can be true only where
-        each of its lane-decidable parts can: the intersection of those bounds the lanes."""
+        each of its lane-decidable parts can: the intersection of those bounds the lanes.
+        `exact`: the lanes where it is true in every warp alike (a step's guard must be the same
+        mask in each warp; the union above only bounds which lanes use a value), else None."""
+        key = (cond, negate, exact)
+        memo = self.__dict__.setdefault("_lane_memo", {})
+        if key not in memo:
+            memo[key] = self._lane_condition(cond, negate, exact)
+        return memo[key]
+
+    def _lane_condition(self, cond: str, negate: bool, exact: bool) -> int | None:
         slice_text = self._slice_text(cond, set())
         if slice_text is None:
+            if exact:
+                return None
             parts = self._conjuncts(cond, negate)
             known = [k for k in (self.lane_condition(p, negate) for p in parts) if k is not None]
             if not known:
@@ -172,16 +183,21 @@ class _Body(LaneEvaluator):
         if "mbcnt" in slice_text and "workitem.id" in slice_text:
             return None
         ids = range(64) if "mbcnt" in slice_text else range(MAX_BLOCK_THREADS)
-        lanes = 0
+        per_warp: dict[int, int] = {}
         for tid in ids:
             try:
                 v = self._full(cond, tid, 64, 0)
             except (KeyError, ValueError, IndexError, ZeroDivisionError):
                 return None
             if (v & 1) != negate:
-                lanes |= 1 << (tid % 32)
-        return lanes
-
+                per_warp[tid // 32] = per_warp.get(tid // 32, 0) | 1 << (tid % 32)
+        masks = [per_warp.get(w, 0) for w in range(len(ids) // 32)]
+        if exact:
+            return masks[0] if all(m == masks[0] for m in masks) else None
+        out = 0
+        for m in masks:
+            out |= m
+        return out
 
     def _slice_text(self, tok: str, seen: set[str]) -> str | None:
         """Every instruction of `tok`'s backward slice, or None if it reaches a param or load."""
@@ -273,7 +289,7 @@ def _guard_select(body: _Body, tok: str, moved: set[str], fn: str | None) -> tup
         if moved_arm in moved and other not in moved and other in consts + [other]:
             if fn is not None and not _identity_const(other, fn):
                 continue
-            lanes = body.lane_condition(cond)
+            lanes = body.lane_condition(cond, exact=True)
             if lanes is None:
                 return None
             return (lanes if when_true else ~lanes & FULL_MASK), cond, when_true
@@ -302,7 +318,7 @@ def _step_at(body: _Body, site: Site) -> _Step | None:
                     # `@p add` after `shfl.sync ... r|p`: where p is false, r is the lane's own value
                     others = value | (moved if pred is not None else set())
                     if {a, b} <= ({u} | others) and a != b:
-                        lanes = pred if pred is not None else body.lane_condition(cond)
+                        lanes = pred if pred is not None else body.lane_condition(cond, exact=True)
                         if lanes is not None:
                             keep = lanes if a == u else ~lanes & FULL_MASK
                             step, out = ChainStep(operands, fn, keep), g

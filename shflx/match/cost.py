@@ -38,19 +38,25 @@ def steps_cost(arch: str, steps: tuple[Step, ...] | list[Step]) -> float:
             total += target.cost("exec_write")
             current = want
             if isinstance(s, (UpdateDpp, MovDpp8)):
-                total += target.hazards.get("dpp_after_exec_write", 0) * target.cost("dpp_hazard_nop")
+                total += _wait_cycles(target, "dpp_after_exec_write")
         if isinstance(s, Permlane16Swap):         # both results come from one instruction
-            key = (s.op, s.vdst_old, s.src0_old, s.fi, s.bound_ctrl)
+            key = s.instruction
             if key in swaps_seen:
                 continue
             swaps_seen.add(key)
         total += target.cost(COST_KIND[s.op])
-        if isinstance(s, (UpdateDpp, MovDpp8)) and target.has("dpp_hazard_nops") \
-                and produced_by.get(s.src) in VALU_PRODUCERS:
-            total += target.hazards.get("dpp_after_vgpr_write", 0) * target.cost("dpp_hazard_nop")
+        if isinstance(s, (UpdateDpp, MovDpp8)) and produced_by.get(s.src) in VALU_PRODUCERS:
+            total += _wait_cycles(target, "dpp_after_vgpr_write")
     if current != full:
         total += target.cost("exec_write")        # EXEC restored for the code that follows
     return total
+
+
+def _wait_cycles(target: Any, hazard: str) -> float:
+    """Cycles of the s_nop wait states `hazard` asks for: none where the target needs none (GFX10+
+    has no dpp_hazard_nop cost at all)."""
+    n = target.hazards.get(hazard, 0)
+    return n * target.cost("dpp_hazard_nop") if n else 0.0
 
 
 def fusable(plan: Plan) -> bool:

@@ -1,0 +1,95 @@
+"""Lane-only operands in LLVM IR are evaluated exactly, and only what is provably lane-only or
+warp-uniform is treated so (review findings: each case was a miscompile before).
+
+- mbcnt counts the lane only under the full mask (`mbcnt.lo(-1, acc)`); over a ballot it is a
+  popcount of the bits below the lane, not the lane id.
+- casts keep their widths: `sext i1 true` is all ones, `trunc` to i1 drops the high bits.
+- a guard of a chain step is a lane mask only when every warp of the block has the same one.
+- only a kernel's parameters are warp-uniform; a device function may get per-lane arguments."""
+from __future__ import annotations
+
+from shflx.compiler import lower_chains
+from shflx.recognize import find_bpermute_sites, find_sites
+
+HEAD = 'target triple = "amdgcn-amd-amdhsa"\n'
+DECLS = ("declare i32 @__shflx_shfl_sync(i32, i32, i32, i32, i32)\n"
+         "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+         "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)\n"
+         "declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)\n")
+
+
+def test_mbcnt_over_a_ballot_is_not_the_lane_id():
+    ir = HEAD + """define amdgpu_kernel void @k(i32 %ballot, i32 %v) {
+entry:
+  %m = call i32 @llvm.amdgcn.mbcnt.lo(i32 %ballot, i32 0)
+  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %m, i32 31)
+  %a = shl i32 %m, 2
+  %p = call i32 @llvm.amdgcn.ds.bpermute(i32 %a, i32 %v)
+  %l = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 5)
+  %s = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %l, i32 31)
+  ret void
+}
+""" + DECLS
+    m_site, l_site = find_sites(ir)
+    assert m_site.b.kind == "dynamic"
+    assert find_bpermute_sites(ir, 64)[0].lanes is None
+    assert l_site.b.kind == "lane" and l_site.b.lanes == tuple(lane + 5 for lane in range(32))
+
+
+def test_casts_keep_their_widths():
+    ir = HEAD + """define amdgpu_kernel void @k(i32 %v) {
+entry:
+  %l = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)
+  %c = icmp ult i32 %l, 16
+  %s = sext i1 %c to i32
+  %x = and i32 %s, 64
+  %p = call i32 @llvm.amdgcn.ds.bpermute(i32 %x, i32 %v)
+  %h = trunc i32 %l to i1
+  %y = select i1 %h, i32 4, i32 8
+  %q = call i32 @llvm.amdgcn.ds.bpermute(i32 %y, i32 %v)
+  %t = trunc i32 %l to i4
+  %z = sext i4 %t to i32
+  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %z, i32 31)
+  ret void
+}
+""" + DECLS
+    lanes = range(32)
+    p, q = find_bpermute_sites(ir, 32)
+    assert p.lanes == tuple(64 if lane < 16 else 0 for lane in lanes)
+    assert q.lanes == tuple(4 if lane & 1 else 8 for lane in lanes)
+    b = find_sites(ir)[0].b
+    assert b.kind == "lane"
+    assert [x & 31 for x in b.lanes] == [((lane & 15) - 16 * (lane >> 3 & 1)) & 31 for lane in lanes]
+
+
+def test_a_guard_that_differs_between_warps_is_not_a_lane_mask():
+    steps, prev = [], "%v0"
+    for k, b in enumerate((16, 8, 4, 2, 1)):
+        steps += [f"  %r{k} = call i32 @__shflx_shfl_sync(i32 2, i32 -1, i32 {prev}, i32 {b}, i32 31)",
+                  f"  %a{k} = add i32 %r{k}, {prev}",
+                  f"  %s{k} = select i1 %g, i32 %a{k}, i32 {prev}"]       # warp 0 reduces, the others keep v
+        prev = f"%s{k}"
+    ir = HEAD + ("define amdgpu_kernel void @k(i32 %v0, ptr %o) {\nentry:\n"
+                 "  %t = call i32 @llvm.amdgcn.workitem.id.x()\n  %g = icmp ult i32 %t, 32\n"
+                 + "\n".join(steps) + f"\n  store i32 {prev}, ptr %o\n  ret void\n}}\n") + DECLS
+    _, reports = lower_chains(ir, "gfx942", 64)
+    assert all(r.status != "re-synthesized" for r in reports), [(r.status, r.reason) for r in reports]
+
+
+def test_device_function_parameters_are_not_uniform():
+    ir = HEAD + """define internal i32 @helper(i32 %v, i32 %b) #0 {
+entry:
+  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %b, i32 31)
+  ret i32 %r
+}
+define amdgpu_kernel void @k(ptr %o, i32 %n, i32 %w) {
+entry:
+  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %w, i32 %n, i32 31)
+  store i32 %r, ptr %o
+  ret void
+}
+attributes #0 = { noinline }
+""" + DECLS
+    helper, kernel = find_sites(ir)
+    assert helper.b.kind == "dynamic"          # readlane would need a uniform lane: not here
+    assert kernel.b.kind == "uniform"
