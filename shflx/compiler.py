@@ -16,15 +16,16 @@ import numpy as np
 from .amd import general
 from .amd.asm import step_asm
 from .amd.llvm_ir import function_ir
+from .cuda import cuda_call
 from .errors import InputError, Location, UsageError
 from .files import check_source_text
 from .frontend.clang import FrontendOptions, compile_to_ir
 from .isa import amd_target, known_amd_targets
-from .match import lower
+from .match import _wave, lower
 from .pattern import format_pattern
 from .match.cost import bpermute_cost
 from .recognize import MODE_NAMES, InlinePtxError, Site, _s32, find_sites, site_map, translate_inline_ptx
-from .rewrite import INLINE_ATTRS, replace_call, rewrite
+from .rewrite import INLINE_ATTRS, declared_names, replace_call, rewrite
 
 EMITS = ("hsaco", "obj", "asm", "llvm")
 
@@ -59,19 +60,14 @@ class CompileResult:
     loads: list[dict[str, Any]] = field(default_factory=list)     # NVIDIA: load -> shuffle entries
 
 
-CUDA_NAMES = {"up": "__shfl_up_sync", "down": "__shfl_down_sync", "bfly": "__shfl_xor_sync", "idx": "__shfl_sync"}
-
-
 def _describe(site: Site) -> str:
-    """The CUDA call the operands spell (c = ((32 - width) << 8) | clamp), else the PTX form."""
+    """The CUDA call the operands spell (cuda.cuda_call), else the PTX form."""
     mode = MODE_NAMES.get(site.mode.value & 3, "?") if site.mode.kind == "const" else "?"
     if mode != "?" and site.c.kind == "const" and site.mask.kind == "const":
-        c = site.c.value & 0x1F1F
-        width = 32 - (c >> 8)
-        clamp = 0 if mode == "up" else 31
-        if c & 31 == clamp and width in (1, 2, 4, 8, 16, 32):
-            b = str(_s32(site.b.value)) if site.b.kind == "const" else f"<{site.b.kind}>"
-            return f"{CUDA_NAMES[mode]}({site.mask.value & 0xFFFFFFFF:#x}, v, {b}, {width})"
+        b = str(_s32(site.b.value)) if site.b.kind == "const" else f"<{site.b.kind}>"
+        call = cuda_call(mode, b, site.c.value, site.mask.value)
+        if call is not None:
+            return call
     def op(o):  # noqa: E306
         return hex(o.value & 0xFFFFFFFF) if o.kind == "const" else f"<{o.kind}>"
     return f"shfl.sync.{mode} b={op(site.b)} c={op(site.c)} mask={op(site.mask)}"
@@ -279,7 +275,7 @@ def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = Fronte
         ir = _read_ir(source)
     else:
         check_source_text(source, "CUDA or HIP source")
-        ir = compile_to_ir(source, target.llvm_cpu, wave, opts, target.has("dpp8"))
+        ir = compile_to_ir(source, target.llvm_cpu, wave, opts, _selectable_wave(target))
     try:
         return translate_inline_ptx(ir, wave)
     except InlinePtxError as e:
@@ -292,9 +288,7 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     if arch not in known_amd_targets():
         raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
     target = amd_target(arch)
-    wave = wave or target.default_wave
-    if wave not in target.waves:
-        raise UsageError(f"{arch} runs wave{'/'.join(map(str, target.waves))}, not wave{wave}")
+    wave = _wave(arch, wave)
     if emit not in EMITS:
         raise UsageError(f"--emit {emit} is not for AMD targets; for {arch}: {', '.join(EMITS)}")
     ir = device_ir(source, arch, wave, opts)
@@ -328,6 +322,11 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     return result
 
 
+def _selectable_wave(target: Any) -> bool:
+    """Whether clang must be told the wave size (+wavefrontsizeNN): on targets that run both."""
+    return len(target.waves) > 1
+
+
 def _codegen(ir: str, target: Any, opts: FrontendOptions) -> Any:
     """llvmlite's codegen, or clang's backend for modules with inline asm (llvmlite ships no AMDGPU
     asm parser and aborts on them)."""
@@ -337,7 +336,7 @@ def _codegen(ir: str, target: Any, opts: FrontendOptions) -> Any:
         return compile_ir
     from .frontend.clang import codegen_with_clang
 
-    return lambda text, cpu, *, wave, emit: codegen_with_clang(text, cpu, wave, emit, target.has("dpp8"), opts.llvm_bin)
+    return lambda text, cpu, *, wave, emit: codegen_with_clang(text, cpu, wave, emit, _selectable_wave(target), opts.llvm_bin)
 
 
 def kernel_summaries(info: Any, reports: list[SiteReport], chains: list[ChainReport] = ()) -> list[dict[str, Any]]:
@@ -360,7 +359,7 @@ def kernel_summaries(info: Any, reports: list[SiteReport], chains: list[ChainRep
 def _check_resolved(ir: str, source: Path) -> None:
     """No call may be left to a function the code object does not define (ld.lld would accept it
     in a shared object and the kernel would fail only when loaded)."""
-    declared = set(re.findall(r"^declare [^@]*@([\w.$]+)\(", ir, flags=re.M))
+    declared = declared_names(ir)
     called = set(re.findall(r"\bcall [^@]*@([\w.$]+)\(", ir))
     missing = sorted(n for n in declared & called if not n.startswith("llvm."))
     if missing:

@@ -79,6 +79,24 @@ def c_for_width(mode: str, width: int) -> int:
     return (((CUDA_WARP - width) << 8) | clamp) & 0xFFFFFFFF
 
 
+def width_for_c(mode: str, c: int) -> int | None:
+    """The CUDA width whose c_for_width is `c` (bits 12:8 and 4:0), or None when no CUDA call
+    spells this c (a PTX-only shuffle)."""
+    c &= 0x1F1F
+    width = CUDA_WARP - (c >> 8)
+    return width if width in (1, 2, 4, 8, 16, 32) and c == c_for_width(mode, width) & 0x1F1F else None
+
+
+def cuda_call(mode: str, b: str, c: int, mask: int | None, legacy: bool = False) -> str | None:
+    """The CUDA C++ call whose PTX operands these are, e.g. `__shfl_xor_sync(0xffffffff, v, 16, 32)`
+    (`b` as it should print; legacy: the non-sync form without a mask), or None if none spells c."""
+    width = width_for_c(mode, c)
+    if width is None:
+        return None
+    name = next(n for n, m in INTRINSIC_MODES.items() if m == mode and (n in LEGACY_INTRINSICS) == legacy)
+    return f"{name}(v, {b}, {width})" if legacy else f"{name}({mask & FULL_MASK:#x}, v, {b}, {width})"
+
+
 @dataclass(frozen=True)
 class ShflOperands:
     """The PTX-level operands of one shuffle: what every CUDA form reduces to."""

@@ -401,16 +401,17 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
         changed = True
     if not changed:
         return ir
+    from .amd.llvm_ir import DECLS
+    from .rewrite import declared_names
+
     text = "\n".join(lines) + "\n"
-    if not re.search(rf"^declare [^@]*@{MARKER}\(", text, flags=re.M):
+    declared = declared_names(text)
+    if MARKER not in declared:
         text += f"\ndeclare i32 @{MARKER}(i32, i32, i32, i32, i32)\n"
-    for decl in ("declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)", "declare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)",
-                 "declare float @llvm.minnum.f32(float, float)", "declare float @llvm.maxnum.f32(float, float)",
-                 "declare i32 @llvm.smin.i32(i32, i32)", "declare i32 @llvm.smax.i32(i32, i32)",
-                 "declare i32 @llvm.umin.i32(i32, i32)", "declare i32 @llvm.umax.i32(i32, i32)"):
-        name = re.search(r"@([\w.]+)\(", decl).group(1)
-        if not re.search(rf"^declare [^@]*@{re.escape(name)}\(", text, flags=re.M):
-            text += decl + "\n"
+    for key in ("mbcnt", "fmin", "fmax", "smin", "smax", "umin", "umax"):   # what the translations call
+        for decl in DECLS[key].splitlines():
+            if re.search(r"@([\w.]+)\(", decl).group(1) not in declared:
+                text += decl + "\n"
     return text + "\n" + "\n".join(extra_fns.values())
 
 
@@ -457,11 +458,11 @@ class LaneEvaluator(FunctionBody):
 
     def lane_values(self, token: str, wave: int) -> tuple[int, ...] | None:
         try:
-            return tuple(self._full(token, lane, wave, 0) & 0xFFFFFFFF for lane in range(wave))
+            return tuple(self._full(token, lane, 0) & 0xFFFFFFFF for lane in range(wave))
         except (KeyError, ValueError, IndexError, ZeroDivisionError):
             return None
 
-    def _full(self, token: str, lane: int, wave: int, depth: int) -> int:
+    def _full(self, token: str, lane: int, depth: int) -> int:
         if depth > 200:
             raise ValueError("slice too deep")
         if re.fullmatch(r"-?\d+", token):
@@ -478,18 +479,18 @@ class LaneEvaluator(FunctionBody):
             kind = _mbcnt(inst)
             if kind is not None:
                 counted = min(lane, 32) if kind == "lo" else max(0, lane - 32)
-                return counted + self._full(_call_args(inst)[1], lane, wave, depth + 1)
+                return counted + self._full(_call_args(inst)[1], lane, depth + 1)
             raise ValueError(f"call in the slice: {inst}")
         if op == "select":
-            c, a, b = (self._full(o, lane, wave, depth + 1) for o in self._operands(inst))
+            c, a, b = (self._full(o, lane, depth + 1) for o in self._operands(inst))
             return a if c else b
         if op == "icmp":
             pred = next(w for w in inst.split()[1:] if w != "samesign")
-            a, b = (self._full(o, lane, wave, depth + 1) for o in self._operands(inst))
+            a, b = (self._full(o, lane, depth + 1) for o in self._operands(inst))
             if pred.startswith("s"):
                 return int(_ICMP["u" + pred[1:]](_s32(a), _s32(b)))
             return int(_ICMP[pred](a & 0xFFFFFFFF, b & 0xFFFFFFFF))
-        vals = [self._full(o, lane, wave, depth + 1) for o in self._operands(inst)]
+        vals = [self._full(o, lane, depth + 1) for o in self._operands(inst)]
         if op in CASTS:
             return cast_value(inst, vals[0])
         a, b = vals[0] & 0xFFFFFFFF, vals[1] & 0xFFFFFFFF

@@ -12,6 +12,11 @@ from .recognize import MARKER, Site
 INLINE_ATTRS = "alwaysinline convergent nounwind"
 
 
+def declared_names(ir: str) -> set[str]:
+    """The functions `ir` declares (without defining them)."""
+    return set(re.findall(r"^declare [^@]*@([\w.$]+)\(", ir, flags=re.M))
+
+
 def replace_call(line: str, site: Site, callee: str, args: list[str]) -> str:
     """The marker call on `line`, turned into `call i32 @callee(args)` (its !dbg kept)."""
     dbg = re.search(r"(, !dbg ![0-9]+)", line)
@@ -27,7 +32,7 @@ def rewrite(ir: str, edits: dict[int, str], functions: list[str], needed: set[st
     for idx, new in edits.items():
         lines[idx] = new
     text = "\n".join(line for line in lines if not (final and re.match(rf"^declare .*@{MARKER}\(", line)))
-    declared = set(re.findall(r"^declare [^@]*@([\w.$]+)\(", text, flags=re.M))
+    declared = declared_names(text)
     decls = []
     for key in sorted(needed):
         for decl in DECLS[key].splitlines():

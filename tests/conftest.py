@@ -16,6 +16,19 @@ def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("SHFLX_CACHE_DIR", str(tmp_path / "cache"))
 
 
+def ptxas_path() -> str | None:
+    """The ptxas shflx would run (shflx.nvidia.ptxas.real_ptxas: SHFLX_PTXAS, else the first
+    non-wrapper `ptxas` on PATH), or None where there is none. Import it as `from conftest import
+    ptxas_path` (tests/ is on sys.path under pytest)."""
+    from shflx.errors import ToolchainError
+    from shflx.nvidia.ptxas import real_ptxas
+
+    try:
+        return real_ptxas()
+    except ToolchainError:
+        return None
+
+
 def shared_spec(name: str) -> Path:
     path = SHARED / "spec" / name
     if not path.exists():

@@ -106,6 +106,17 @@ def test_baseline_pair_is_found(tmp_path):
     ptxas_ok(ptxir.unparse(mod), tmp_path)
 
 
+def test_line_info_labels_do_not_split_a_block():
+    # nvcc -lineinfo and clang -g put `$L__tmpN:` labels between statements; no branch names them,
+    # so the two loads are still one straight-line stretch
+    assert len(opps(PAIR.format(mid=""))) == len(opps(PAIR.format(mid="$L__tmp1:\n"))) == 1
+    # a label that a branch does reach starts a new block: the pair is split
+    body = SIGNED + ("\tsetp.eq.s32 %p1, %r1, 0;\n\t@%p1 bra {to};\n\tld.global.f32 %f1, [%rd4];\n$L__BB0_1:\n"
+                     "\tld.global.f32 %f2, [%rd4+4];\n$L__BB0_2:\n\tadd.f32 %f3, %f1, %f2;")
+    assert [o.delta for o in opps(body.format(to="$L__BB0_2"))] == [1]   # $L__BB0_1 unreferenced
+    assert opps(body.format(to="$L__BB0_1")) == []
+
+
 @pytest.mark.parametrize("case,body", [
     ("store between", PAIR.format(mid="\tst.global.f32 [%rd2], %f1;\n")),
     ("barrier between", PAIR.format(mid="\tbar.sync 0;\n")),

@@ -184,18 +184,25 @@ def test_cli_lower_errors(args, code, fragment):
     assert r.returncode == code and fragment in r.stderr and "Traceback" not in r.stderr
 
 
-def test_cache_hit_is_identical_and_survives_parallel_writers(tmp_path):
-    import os
+def test_cache_hit_is_identical_and_survives_parallel_writers(tmp_path, monkeypatch):
+    from shflx import cache
 
-    env = dict(os.environ, SHFLX_CACHE_DIR=str(tmp_path))
+    monkeypatch.setenv("SHFLX_CACHE_DIR", str(tmp_path))          # the children inherit it
     procs = [subprocess.Popen([sys.executable, "-m", "shflx", "lower", f"xor {k}", "--arch", "gfx90a", "--json"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for k in range(1, 7)]
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(1, 7)]
     outs = [p.communicate() for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
-    first = lower_cli("xor 3", "--arch", "gfx90a", "--json", env=env)
-    again = lower_cli("xor 3", "--arch", "gfx90a", "--json", env=env)
+    written = {k: json.loads(o[0]) for k, o in zip(range(1, 7), outs)}
+    first = lower_cli("xor 3", "--arch", "gfx90a", "--json")
+    again = lower_cli("xor 3", "--arch", "gfx90a", "--json")
     assert json.loads(first.stdout)["steps"] == json.loads(again.stdout)["steps"]
     assert (tmp_path / "plans.sqlite3").exists()
+    # what the parallel writer of "xor 3" computed is what the later lookups get back
+    assert json.loads(first.stdout)["steps"] == written[3]["steps"]
+    assert json.loads(first.stdout) == written[3]                  # a hit: its search record too
+    for k, plan in written.items():                                # every writer's entry landed, intact
+        hit = cache.get(cache.key(f"xor {k}", "gfx90a", 64))
+        assert hit is not None and plan_to_json(hit)["steps"] == plan["steps"], k
 
 
 def test_cache_keys_change_with_isa_data_and_model(monkeypatch):

@@ -9,9 +9,7 @@ it and stay shuffles, with the reason, where it does not."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 from functools import lru_cache
@@ -26,11 +24,14 @@ from shflx.errors import InputError, ToolchainError, UsageError
 from shflx.nvidia import ptxir
 from shflx.nvidia.compile import compile_cuda, synthesize_site
 from shflx.recognize import Operand, Site
+from tests.reference.cuda_ref import MODES as REF_MODES, ref_shfl
+
+from conftest import ptxas_path
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "patterns" / "kernels"
 FAMILIES = sorted(p.name for p in KERNELS.iterdir() if (p / "kernel.cu").exists())
-HAVE_PTXAS = shutil.which("ptxas") is not None or bool(os.environ.get("SHFLX_PTXAS"))
+HAVE_PTXAS = ptxas_path() is not None
 
 
 @lru_cache(maxsize=None)
@@ -84,6 +85,15 @@ def test_laneid_arithmetic_gets_immediate_operands_threadidx_is_kept():
     assert all(s.proof == "unchanged" for s in base.sites)
 
 
+@lru_cache(maxsize=None)
+def uniform_maps() -> frozenset[tuple[int, ...]]:
+    """Every 32-lane source map that one shfl.sync with uniform b and c realizes, from the
+    independent reference (tests/reference/cuda_ref.py), not from shflx.cuda: each mode x b[4:0]
+    x c[4:0] x c[12:8], all the bits of b and c that count. Built once (~2 s), on first use."""
+    return frozenset(tuple(ref_shfl(m, b, (seg << 8) | clamp)[0])
+                     for m in REF_MODES for b in range(32) for seg in range(32) for clamp in range(32))
+
+
 def _lane_site(b_lanes: np.ndarray, c: int, mode: int = 3) -> Site:
     return Site("k", 0, "%r", Operand("const", mode, text=str(mode)), Operand("const", -1, text="-1"), "%v",
                 Operand("lane", lanes=tuple(int(v) & 0xFFFFFFFF for v in b_lanes), text="%b"),
@@ -102,7 +112,10 @@ def test_synthesized_operands_read_the_same_lane_on_every_lane(op, k, k2, width,
     site = _lane_site(b, c, mode)
     found = synthesize_site(site)
     want, _ = shfl_sync(("up", "down", "bfly", "idx")[mode], b, c)
-    if found is None:
+    assert list(want) == ref_shfl(("up", "down", "bfly", "idx")[mode], [int(v) for v in b], c)[0]
+    if found is None:          # then no uniform shfl.sync reads the same lanes (b from %laneid here)
+        if not site.b.from_tid:
+            assert tuple(int(v) for v in want) not in uniform_maps(), (op, k, k2, width, mode, want.tolist())
         return
     shfl, proof = found
     got, _ = shfl_sync(shfl.mode, int(shfl.b), int(shfl.c))
@@ -232,18 +245,14 @@ def test_amdgpu_ir_given_for_an_nvidia_target(tmp_path):
         compile_cuda(ll, "sm_90", emit="ptx")
 
 
-def test_missing_ptxas_is_a_toolchain_error_and_leaves_no_output(tmp_path):
-    env = dict(os.environ, SHFLX_PTXAS=str(tmp_path / "no-ptxas"))
+def test_missing_ptxas_is_a_toolchain_error_and_leaves_no_output(tmp_path, monkeypatch):
+    monkeypatch.setenv("SHFLX_PTXAS", str(tmp_path / "no-ptxas"))     # the CLI child inherits it
     out = tmp_path / "k.cubin"
-    r = run(str(KERNELS / "shift" / "kernel.cu"), "--offload-arch", "sm_90", "-o", str(out), env=env)
+    r = run(str(KERNELS / "shift" / "kernel.cu"), "--offload-arch", "sm_90", "-o", str(out))
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert "SHFLX_PTXAS" in r.stderr and not out.exists()
     with pytest.raises(ToolchainError):
-        os.environ["SHFLX_PTXAS"] = str(tmp_path / "no-ptxas")
-        try:
-            compile_cuda(KERNELS / "shift" / "kernel.cu", "sm_90", emit="cubin")
-        finally:
-            del os.environ["SHFLX_PTXAS"]
+        compile_cuda(KERNELS / "shift" / "kernel.cu", "sm_90", emit="cubin")
 
 
 def test_unknown_emit_in_the_api():

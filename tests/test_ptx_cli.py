@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from shflx.cli import main
 
+from conftest import ptxas_path
 from test_ptx_sites import bfly, kernel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,8 +130,10 @@ def test_ptxas_wrapper_rewrites_a_copy_and_passes_every_argument(tmp_path, monke
     assert not Path(got["args"][k]).exists()                       # the temp copy is gone
 
 
-@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
-def test_ptxas_wrapper_end_to_end_with_the_real_ptxas(tmp_path):
+def test_ptxas_wrapper_end_to_end_with_the_real_ptxas(tmp_path, monkeypatch):
+    monkeypatch.delenv("SHFLX_PTXAS", raising=False)       # the wrapper below must find it on PATH
+    if ptxas_path() is None:
+        pytest.skip("ptxas not on PATH")
     src = tmp_path / "k.ptx"
     src.write_text(GOOD)
     before = _digest(src)

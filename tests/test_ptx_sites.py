@@ -7,7 +7,6 @@ rewritten PTX is also assembled."""
 from __future__ import annotations
 
 import itertools
-import shutil
 import subprocess
 
 import pytest
@@ -15,6 +14,8 @@ import pytest
 from shflx.nvidia import ptxir
 from shflx.nvidia.ptxpass import run
 from shflx.nvidia.sites import find_chains, find_sites, parse_int
+
+from conftest import ptxas_path
 
 OPS = {  # PTX combine -> the redux.sync it must become
     "add.s32": "redux.sync.add.s32", "add.u32": "redux.sync.add.u32",
@@ -72,11 +73,12 @@ def down(order):
 
 
 def _ptxas_ok(text: str, target: str, tmp_path) -> None:
-    if shutil.which("ptxas") is None:
+    ptxas = ptxas_path()
+    if ptxas is None:
         return
     f = tmp_path / "x.ptx"
     f.write_text(text)
-    r = subprocess.run(["ptxas", f"-arch={target}", str(f), "-o", str(tmp_path / "x.cubin")],
+    r = subprocess.run([ptxas, f"-arch={target}", str(f), "-o", str(tmp_path / "x.cubin")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 

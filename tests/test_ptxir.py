@@ -243,6 +243,21 @@ def test_structure_of_hand_written_ptx():
     assert k.is_reg("%r19") and k.is_reg("%tid.x") and k.is_reg("p") and not k.is_reg("k_param_0")
 
 
+def test_register_types_through_ranges_and_branch_targets():
+    k = P.parse(SAMPLE, "s.ptx").function("k")
+    assert k.reg_type("%r19") == ".b32" and k.reg_type("%p2") == ".pred" and k.reg_type("%rd3") == ".b64"
+    assert k.reg_type("p") == ".pred"                       # declared by name (inline asm scope)
+    assert k.reg_type("%r20") is None and k.reg_type("%tid.x") is None and k.reg_type("k_param_0") is None
+    assert k.branch_targets() == {"$L__BB0_2"}
+    # a line-info label that nothing names is not a target; one named by .branchtargets is
+    text = SAMPLE.replace("\tmov.f32 \t%f1,", "$L__tmp1:\n\tmov.f32 \t%f1,")
+    k2 = P.parse(text, "s.ptx").function("k")
+    assert "$L__tmp1" in [s.name for s in k2.body if isinstance(s, P.Label)]
+    assert k2.branch_targets() == {"$L__BB0_2"}
+    k3 = P.parse(text.replace("\t.pragma", "\tts: .branchtargets $L__tmp1;\n\t.pragma"), "s.ptx").function("k")
+    assert k3.branch_targets() == {"$L__BB0_2", "$L__tmp1"}
+
+
 def test_splice_and_fresh_registers_keep_everything_else():
     mod = P.parse(SAMPLE, "s.ptx")
     k = mod.function("k")

@@ -64,7 +64,6 @@ def test_crossing_a_half_is_refuted_on_every_lane_of_the_second_warp():
                                        "index": [(l ^ 1) ^ 32 for l in range(64)]}])
     proof = prove(p)
     assert proof.status == "refuted" and proof.lane == 0
-    p["index"] = None
     half = plan("gfx942", 64, "xor 1", [{"id": "s", "op": "ds.bpermute", "src": "x",
                                           "index": [(l ^ 1) if l < 32 else (l ^ 1) - 32 for l in range(64)]}])
     proof = prove(half)
@@ -167,10 +166,13 @@ def run(*args, cwd=None):
 def test_cli_exit_codes_on_the_shipped_examples():
     r = run("verify", str(PLANS / "correct"))
     assert r.returncode == 0 and r.stdout.count("proved") >= 10, r.stdout + r.stderr
+    assert r.stdout.count("proved") == len(list((PLANS / "correct").glob("*.json"))), r.stdout
     r = run("verify", str(PLANS / "wrong" / "gfx942_xor2_wrong_quad_perm.json"))
     assert r.returncode == 1 and "refuted (z3): lane 0 (CUDA warp 0, lane 0) receives x[1]; the target needs x[2]" in r.stdout
     r = run("verify", str(PLANS / "wrong" / "gfx942_row_xmask_illegal.json"))
     assert r.returncode == 2 and "gfx942_row_xmask_illegal.json:" in r.stderr and "not legal on gfx942" in r.stderr
+    r = run("verify", str(PLANS / "wrong" / "gfx1100_up1_bound_ctrl_zero_fill.json"))   # BC=1 fills 0, not x[0]
+    assert r.returncode == 1 and "refuted (z3): lane 0 receives 0; the target needs x[0]" in r.stdout, r.stdout + r.stderr
     r = run("verify", str(PLANS / "unknown"))
     assert r.returncode == 3 and "open question" in r.stdout
     r = run("verify", "--json", str(PLANS / "correct" / "gfx942_xor1.json"))
@@ -195,7 +197,7 @@ def test_cli_unknown_target_and_usage():
     r = run("verify", str(PLANS / "correct" / "gfx942_xor1.json"), "--target", "xor 2")
     assert r.returncode == 1
     r = run("verify")
-    assert r.returncode == 2 and "usage" in r.stderr.lower() or "required" in r.stderr
+    assert r.returncode == 2 and ("usage" in r.stderr.lower() or "required" in r.stderr)
     r = run("--version")
     assert r.returncode == 0 and r.stdout.startswith("shflx ")
     r = run("targets")

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import references as R  # noqa: E402
 from test_kernels_nvcc import kernel_args, run_kernel  # noqa: E402
-from test_shfl_sync_hw import NoGPU, open_device  # noqa: E402
+from test_shfl_sync_hw import gpu_device, open_device  # noqa: E402
 
 BUILD = Path(__file__).resolve().parent / "build"
 VARIANTS = ("shflx", "baseline")
@@ -114,16 +114,8 @@ def check(dev, reps: int = 30) -> dict:
 
 
 def test_shflx_sm90_builds_match_references_and_baseline():
-    import pytest
-
-    try:
-        dev = open_device()
-    except NoGPU as e:
-        pytest.skip(f"no NVIDIA GPU: {e}")
-    try:
+    with gpu_device() as dev:
         res = check(dev, reps=5)
-    finally:
-        dev.close()
     assert res["ok"], {k: v for k, v in res["results"].items()
                        if not (all(v["reference"].values()) and v["bit_identical"])}
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "patterns" / "kernels"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import references as R  # noqa: E402
-from test_shfl_sync_hw import NoGPU, open_device  # noqa: E402
+from test_shfl_sync_hw import gpu_device, open_device  # noqa: E402
 
 BLOCKS = 4
 
@@ -83,14 +83,8 @@ def test_examples_match_references_on_nvidia():
 
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc not found")
-    try:
-        dev = open_device()
-    except NoGPU as e:
-        pytest.skip(f"no NVIDIA GPU: {e}")
-    try:
+    with gpu_device() as dev:
         res = check(dev)
-    finally:
-        dev.close()
     assert res["ok"] == res["kernels"], {k: v for k, v in res["results"].items() if not v["ok"]}
 
 

@@ -5,7 +5,7 @@ x extent is not a multiple of 32 (the corner-case path). Skips cleanly without a
 
     PYTHONPATH=. python hw_tests/nvidia/test_load_shuffle_hw.py [--json OUT]
 
-Reads benchmarks/nvidia/build/NAME.{orig,all}.ptx (made by `bench_stencils.py --build`; built here
+Reads benchmarks/nvidia/build/NAME.{orig,model,all}.ptx (made by `bench_stencils.py --build`; built here
 when missing and nvcc + z3 are available)."""
 from __future__ import annotations
 
@@ -15,14 +15,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks" / "nvidia"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import stencil_suite as S  # noqa: E402
-from test_shfl_sync_hw import NoGPU, open_device  # noqa: E402
+from test_shfl_sync_hw import gpu_device, open_device  # noqa: E402
 
 SIZES = {1: [(37, 1, 1), (1000, 1, 1), (4099, 1, 1)],
          2: [(67, 45, 1), (129, 33, 1), (300, 7, 1)],
@@ -33,7 +32,7 @@ BLOCKS = {1: [(32, 1, 1), (128, 1, 1), (48, 1, 1), (100, 1, 1)],
 
 
 def _ensure_built() -> None:
-    if all((S.BUILD / f"{n}.{v}.ptx").exists() for n in S.SUITE for v in ("orig", "all")):
+    if all((S.BUILD / f"{n}.{v}.ptx").exists() for n in S.SUITE for v in S.VARIANTS):   # check() loads each
         return
     S.build()
 
@@ -65,14 +64,8 @@ def check(dev) -> dict:
 
 
 def test_load_shuffle_bit_identical():
-    try:
-        dev = open_device()
-    except NoGPU as e:
-        pytest.skip(str(e))
-    try:
+    with gpu_device() as dev:
         res = check(dev)
-    finally:
-        dev.close()
     assert res["ok"], res["mismatches"]
 
 

@@ -17,7 +17,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from test_shfl_sync_hw import NoGPU, open_device  # noqa: E402
+from test_shfl_sync_hw import NoGPU, gpu_device, open_device  # noqa: E402
 
 from shflx.nvidia.ptx import ptx_for_pattern  # noqa: E402
 from shflx.pattern import parse_pattern  # noqa: E402
@@ -89,16 +89,8 @@ def check(dev) -> dict:
 
 
 def test_emitted_ptx_matches_the_model():
-    import pytest
-
-    try:
-        dev = open_device()
-    except NoGPU as e:
-        pytest.skip(f"no NVIDIA GPU: {e}")
-    try:
+    with gpu_device() as dev:
         res = check(dev)
-    finally:
-        dev.close()
     assert res["mismatches"] == 0, res["bad"]
 
 

@@ -20,7 +20,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -29,7 +28,7 @@ SRC = HERE / "redux_kernels.cu"
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-from test_shfl_sync_hw import NoGPU, open_device  # noqa: E402
+from test_shfl_sync_hw import gpu_device, open_device  # noqa: E402
 
 SIZES = [32, 37, 1000, 4099, 64 * 1024 + 5]
 BLOCK = 128
@@ -159,11 +158,7 @@ def timing(dev, reps: int = 30, iters: int = 4096) -> dict:
 
 
 def test_redux_rewrites_bit_identical_and_faster():
-    try:
-        dev = open_device()
-    except NoGPU as e:
-        pytest.skip(str(e))
-    try:
+    with gpu_device() as dev:
         report = build()
         res = check(dev, report)
         assert not res["mismatches"], res["mismatches"]
@@ -173,8 +168,6 @@ def test_redux_rewrites_bit_identical_and_faster():
         for name, row in t.items():
             assert row["bit_identical"], name
             assert row["speedup"] > 1.0, (name, row)
-    finally:
-        dev.close()
 
 
 if __name__ == "__main__":

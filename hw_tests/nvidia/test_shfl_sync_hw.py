@@ -32,9 +32,10 @@ import os
 import platform
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -691,18 +692,26 @@ def _pytest_device() -> Device:
         pytest.skip(f"no NVIDIA GPU for the shfl.sync hardware check: {e}")
 
 
+@contextmanager
+def gpu_device() -> Iterator[Device]:
+    """For pytest tests: `with gpu_device() as dev:` skips without a GPU (_pytest_device), and
+    closes the device however the body ends."""
+    dev = _pytest_device()
+    try:
+        yield dev
+    finally:
+        dev.close()
+
+
 try:
     import pytest
 
     @pytest.fixture(scope="module")
     def hw_results() -> Any:
-        dev = _pytest_device()
-        try:
+        with gpu_device() as dev:
             runner = Runner(dev)
             quick = os.environ.get("SHFLX_HW_QUICK", "") not in ("", "0")
             yield run_all(runner, quick, log=lambda s: None)
-        finally:
-            dev.close()
 
     def test_uniform_operands_match_model(hw_results: dict) -> None:
         s = hw_results["sections"]["uniform"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Callable
 
 from . import dpp, permlane, permute, scalar, swizzle
-from .context import StepContext, exec_lanes
+from .context import StepContext
 from .gather import Gather
 
 SEMANTICS: dict[str, Callable[..., Gather]] = {
@@ -30,4 +30,4 @@ SEMANTICS: dict[str, Callable[..., Gather]] = {
     "select": scalar.select,
 }
 
-__all__ = ["SEMANTICS", "StepContext", "exec_lanes", "Gather"]
+__all__ = ["SEMANTICS", "StepContext", "Gather"]

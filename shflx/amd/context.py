@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import IllegalOp
-from ..lanes import mask_to_lanes
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,8 +36,3 @@ class StepContext:
     def lanes(self) -> np.ndarray:
         return np.arange(self.wave, dtype=np.int64)
 
-
-def exec_lanes(exec_mask: int | None, wave: int) -> np.ndarray:
-    if exec_mask is None:
-        return np.ones(wave, bool)
-    return mask_to_lanes(exec_mask, wave)

@@ -78,7 +78,7 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
         d = f"%{_local(s.id)}"
         if isinstance(s, Combine):
-            lines += _combine_ir(d, s.fn, ref(s.a), ref(s.b), needed)
+            lines += combine_ir(d, s.fn, ref(s.a), ref(s.b), needed)
             continue
         if not isinstance(s, Select):          # a select is plain IR, no intrinsic to declare
             needed.add(s.op)
@@ -150,7 +150,9 @@ def _lane_table(d: str, values: tuple[int, ...], wave: int, fname: str, tables: 
     return f"{d}.idx"
 
 
-def _combine_ir(d: str, fn: str, a: str, b: str, needed: set[str]) -> list[str]:
+def combine_ir(d: str, fn: str, a: str, b: str, needed: set[str]) -> list[str]:
+    """`d` = fn(a, b) on i32 values (floats through bitcasts); the intrinsics it calls go into `needed`
+    (keys of DECLS)."""
     if fn in INT_OPS:
         return [f"  {d} = {INT_OPS[fn]} i32 {a}, {b}"]
     if fn in ("umin", "umax", "smin", "smax"):

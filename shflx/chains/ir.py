@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..lanes import lanes_to_mask
 from ..combine import FNS
 from ..cuda import FULL_MASK, ShflOperands
 from ..recognize import MODE_NAMES, LaneEvaluator, Site
@@ -186,7 +187,7 @@ class _Body(LaneEvaluator):
         per_warp: dict[int, int] = {}
         for tid in ids:
             try:
-                v = self._full(cond, tid, 64, 0)
+                v = self._full(cond, tid, 0)
             except (KeyError, ValueError, IndexError, ZeroDivisionError):
                 return None
             if (v & 1) != negate:
@@ -351,7 +352,7 @@ def _predicate_lanes(body: _Body, cond: str, operands: ShflOperands) -> int | No
     if not m or (m.group(1), int(m.group(2)) & 0xFFFFFFFF, int(m.group(3)) & 0xFFFFFFFF) != \
             (operands.mode, operands.b, operands.c):
         return None
-    return sum(1 << int(i) for i in np.flatnonzero(operands.predicate()))
+    return lanes_to_mask(operands.predicate())
 
 
 def _type_of(inst: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cuda import FULL_MASK, ShflOperands, c_for_width, intrinsic_operands
-from ..lanes import CUDA_WARP, mask_to_lanes
+from ..lanes import CUDA_WARP, lanes_to_mask, mask_to_lanes
 from ..match import lower
 from ..pattern import Collective, Shuffle, format_pattern
 from .shape import ChainStep
@@ -30,11 +30,11 @@ def canonical_chain(coll: Collective) -> tuple[ChainStep, ...]:
         return tuple(steps)
     d = 1
     while d < w:
-        guard = sum(1 << int(i) for i in np.flatnonzero(lane % w >= d))
+        guard = lanes_to_mask(lane % w >= d)
         steps.append(ChainStep(intrinsic_operands("__shfl_up_sync", d, w), fn, guard))
         d *= 2
     if coll.exclusive:
-        guard = sum(1 << int(i) for i in np.flatnonzero(lane % w >= 1))
+        guard = lanes_to_mask(lane % w >= 1)
         steps.append(ChainStep(ShflOperands("up", 1, c_for_width("up", w)), None, guard))
     return tuple(steps)
 
@@ -48,7 +48,7 @@ def literal_builder(steps: tuple[ChainStep, ...], fn: str, arch: str, wave: int)
         tag = b.fresh("l")
         body, moved = _rename(move.steps, b.value, tag)
         guard = mask_to_lanes(step.guard, CUDA_WARP)
-        keep = sum(1 << int(i) for i in np.flatnonzero(np.tile(guard, wave // CUDA_WARP)))
+        keep = lanes_to_mask(np.tile(guard, wave // CUDA_WARP))
         if step.fn is None:
             result = moved
             if step.guard != FULL_MASK:

@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..combine import FNS
-from ..lanes import ZERO, LaneMap
+from ..lanes import LaneMap, ZERO, lanes_to_mask
 from ..match.cost import chain_cost, folds_into_combine
 from ..match.search import SearchReport, candidates, pool
 from ..match.solvers import dpp16_solutions
@@ -123,7 +123,7 @@ def stage(b: Builder, src: np.ndarray, combine: bool = True) -> None:
         tag = b.fresh("s")
         body, moved = _rename(steps, b.value, tag)
         holes = np.flatnonzero(src == IDENT)
-        keep = sum(1 << int(i) for i in np.flatnonzero(src != IDENT))
+        keep = lanes_to_mask(src != IDENT)
         result = moved
         if combine:
             body.append(Combine(f"{tag}.c", b.fn, b.value, moved))

@@ -75,25 +75,9 @@ def link_hsaco(obj: bytes, out_path: str | os.PathLike[str] | None = None) -> by
             raise ToolchainError(f"ld.lld failed ({' '.join(lld)}): {message}")
         data = dst.read_bytes()
     if out_path is not None:
-        _write_atomically(Path(out_path), data)
-    return data
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException as e:
+        from ..files import write_atomically
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise UsageError(f"cannot write {path}: {e.strerror}") from None
-        raise
+            write_atomically(Path(out_path), data)
+        except OSError as e:
+            raise UsageError(f"cannot write {out_path}: {e.strerror}") from None
+    return data

@@ -21,7 +21,6 @@ EMITS = ("obj", "asm")
 WAVE_FEATURES = {32: "+wavefrontsize32", 64: "+wavefrontsize64"}
 ISOLATED_TIMEOUT_S = 300
 _PROBE_IR = f'target triple = "{TRIPLE}"\ndefine amdgpu_kernel void @shflx_probe() {{\n  ret void\n}}\n'
-_INSTALL = "install llvmlite>=0.44 (pip install llvmlite; its wheels bundle LLVM with the AMDGPU target)"
 
 
 class IRError(InputError):
@@ -30,26 +29,32 @@ class IRError(InputError):
 
 def _binding() -> Any:
     """llvmlite.binding with the AMDGPU target registered (imported lazily: STYLE performance)."""
-    try:
-        import llvmlite.binding as llvm
-    except ImportError:
-        raise ToolchainError(f"llvmlite is not installed; {_INSTALL}") from None
-    _initialize(llvm)
-    return llvm
+    return binding_for(TRIPLE, "AMDGPU")
 
 
 @functools.cache
-def _initialize(llvm: Any) -> None:
+def binding_for(triple: str, target: str) -> Any:
+    """llvmlite.binding with every target registered, checked to have `triple` (ToolchainError
+    naming `target` and how to install otherwise); shared by the AMDGPU and NVPTX adapters."""
+    try:
+        import llvmlite.binding as llvm
+    except ImportError:
+        raise ToolchainError(f"llvmlite is not installed; {_install(target)}") from None
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
     try:
-        llvm.Target.from_triple(TRIPLE)
+        llvm.Target.from_triple(triple)
     except RuntimeError as e:
-        raise ToolchainError(f"this llvmlite's LLVM {_version(llvm)} has no AMDGPU target ({e}); "
-                             f"{_INSTALL}") from None
+        raise ToolchainError(f"this llvmlite's LLVM {version(llvm)} has no {target} target ({e}); "
+                             f"{_install(target)}") from None
+    return llvm
 
 
-def _version(llvm: Any) -> str:
+def _install(target: str) -> str:
+    return f"install llvmlite>=0.44 (pip install llvmlite; its wheels bundle LLVM with the {target} target)"
+
+
+def version(llvm: Any) -> str:
     return ".".join(map(str, llvm.llvm_version_info))
 
 
@@ -63,7 +68,7 @@ def _target_machine(cpu: str, wave: int | None, opt: int) -> Any:
     probe = tm.emit_assembly(llvm.parse_assembly(_PROBE_IR))
     named = re.search(r'\.amdgcn_target\s+"amdgcn-amd-amdhsa--([\w-]+)', probe)
     if not named or named.group(1) != cpu:
-        raise ToolchainError(f"LLVM {_version(llvm)} (llvmlite) does not know the processor '{cpu}'")
+        raise ToolchainError(f"LLVM {version(llvm)} (llvmlite) does not know the processor '{cpu}'")
     if wave is not None and not re.search(rf"\.wavefront_size:\s+{wave}\b", probe):
         raise ToolchainError(f"LLVM cannot compile wave{wave} code for {cpu}")
     return tm

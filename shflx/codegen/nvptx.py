@@ -10,26 +10,14 @@ import re
 from typing import Any
 
 from ..errors import ToolchainError
-from .llvm import _version, optimized_module
+from .llvm import binding_for, optimized_module, version
 
 TRIPLE = "nvptx64-nvidia-cuda"
 _PROBE_IR = f'target triple = "{TRIPLE}"\ndefine ptx_kernel void @shflx_probe() {{\n  ret void\n}}\n'
-_INSTALL = "install llvmlite>=0.44 (pip install llvmlite; its wheels bundle LLVM with the NVPTX target)"
 
 
-@functools.cache
 def _binding() -> Any:
-    try:
-        import llvmlite.binding as llvm
-    except ImportError:
-        raise ToolchainError(f"llvmlite is not installed; {_INSTALL}") from None
-    llvm.initialize_all_targets()
-    llvm.initialize_all_asmprinters()
-    try:
-        llvm.Target.from_triple(TRIPLE)
-    except RuntimeError as e:
-        raise ToolchainError(f"this llvmlite's LLVM {_version(llvm)} has no NVPTX target ({e}); {_INSTALL}") from None
-    return llvm
+    return binding_for(TRIPLE, "NVPTX")
 
 
 @functools.lru_cache(maxsize=None)
@@ -40,10 +28,10 @@ def _target_machine(sm: str, opt: int) -> tuple[Any, str]:
     llvm = _binding()
     tm = llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=sm, opt=opt)
     probe = tm.emit_assembly(llvm.parse_assembly(_PROBE_IR))
-    version = re.search(r"^\.version\s+(\d+)\.(\d+)", probe, flags=re.M)
-    if not version or int(version.group(1)) < 6:
-        raise ToolchainError(f"LLVM {_version(llvm)} (llvmlite) does not know the NVIDIA processor '{sm}'")
-    return tm, f"{version.group(1)}.{version.group(2)}"
+    emitted = re.search(r"^\.version\s+(\d+)\.(\d+)", probe, flags=re.M)
+    if not emitted or int(emitted.group(1)) < 6:
+        raise ToolchainError(f"LLVM {version(llvm)} (llvmlite) does not know the NVIDIA processor '{sm}'")
+    return tm, f"{emitted.group(1)}.{emitted.group(2)}"
 
 
 def ptx_version(sm: str) -> str:

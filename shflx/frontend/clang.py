@@ -26,12 +26,16 @@ class FrontendOptions:
     llvm_bin: str | None = None
 
 
-def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions, gfx10_plus: bool) -> list[str]:
+def _amdgpu_target(cpu: str, wave: int, selectable_wave: bool) -> list[str]:
+    """cc1's AMDGPU target: the cpu, and the wave size where the cpu runs both (GFX10+)."""
+    args = ["-cc1", "-triple", "amdgcn-amd-amdhsa", "-target-cpu", cpu]
+    return args + (["-target-feature", f"+wavefrontsize{wave}"] if selectable_wave else [])
+
+
+def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions, selectable_wave: bool) -> list[str]:
     """AMDGPU: HIP device mode (clang's HIP language rules match CUDA's for device code)."""
-    args = ["-cc1", "-triple", "amdgcn-amd-amdhsa", "-target-cpu", cpu, "-fcuda-is-device", "-x", "hip"]
-    if gfx10_plus:
-        args += ["-target-feature", f"+wavefrontsize{wave}"]
-    return args + _common_args(source, wave, out, opts)
+    return [*_amdgpu_target(cpu, wave, selectable_wave), "-fcuda-is-device", "-x", "hip",
+            *_common_args(source, wave, out, opts)]
 
 
 def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: FrontendOptions) -> list[str]:
@@ -58,9 +62,9 @@ def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> l
     return args + [str(source)]
 
 
-def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, gfx10_plus: bool) -> str:
+def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool) -> str:
     """LLVM IR text of the AMDGPU device code; clang's diagnostics become an InputError (exit 1)."""
-    return _run_cc1(source, opts, lambda out: cc1_args(source, cpu, wave, out, opts, gfx10_plus))
+    return _run_cc1(source, opts, lambda out: cc1_args(source, cpu, wave, out, opts, selectable_wave))
 
 
 def compile_to_nvptx_ir(source: Path, sm: str, ptx_feature: str, opts: FrontendOptions) -> str:
@@ -74,20 +78,24 @@ def _run_cc1(source: Path, opts: FrontendOptions, make_args) -> str:
     tool = find_clang(opts.llvm_bin)
     with tempfile.TemporaryDirectory(prefix="shflx-") as tmp:
         out = Path(tmp) / "device.ll"
-        cmd = [*tool.command, *make_args(out)]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        except OSError as e:
-            raise ToolchainError(f"cannot run clang ({' '.join(tool.command)}): {e}") from None
-        except subprocess.TimeoutExpired:
-            raise ToolchainError("clang did not finish within 600 s") from None
+        proc = _run_clang(tool, make_args(out))
         if proc.returncode != 0 or not out.exists():
             diag = proc.stderr.strip() or f"clang exited with {proc.returncode}"
             raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))
         return out.read_text()
 
 
-def codegen_with_clang(ir: str, cpu: str, wave: int, emit: str, gfx10_plus: bool,
+def _run_clang(tool, args: list[str]) -> subprocess.CompletedProcess:
+    """clang with `args`; not starting or not finishing is a ToolchainError."""
+    try:
+        return subprocess.run([*tool.command, *args], capture_output=True, text=True, timeout=600)
+    except OSError as e:
+        raise ToolchainError(f"cannot run clang ({' '.join(tool.command)}): {e}") from None
+    except subprocess.TimeoutExpired:
+        raise ToolchainError("clang did not finish within 600 s") from None
+
+
+def codegen_with_clang(ir: str, cpu: str, wave: int, emit: str, selectable_wave: bool,
                        llvm_bin: str | None = None) -> bytes | str:
     """Object or asm from IR through clang's backend: used for modules with inline assembly,
     which llvmlite's LLVM cannot assemble (it ships no AMDGPU asm parser)."""
@@ -95,11 +103,8 @@ def codegen_with_clang(ir: str, cpu: str, wave: int, emit: str, gfx10_plus: bool
     with tempfile.TemporaryDirectory(prefix="shflx-") as tmp:
         src, out = Path(tmp) / "module.ll", Path(tmp) / ("module.s" if emit == "asm" else "module.o")
         src.write_text(ir)
-        cmd = [*tool.command, "-cc1", "-triple", "amdgcn-amd-amdhsa", "-target-cpu", cpu,
-               "-emit-obj" if emit != "asm" else "-S", "-x", "ir", "-O2", str(src), "-o", str(out)]
-        if gfx10_plus:
-            cmd[5:5] = ["-target-feature", f"+wavefrontsize{wave}"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        proc = _run_clang(tool, [*_amdgpu_target(cpu, wave, selectable_wave),
+                                 "-emit-obj" if emit != "asm" else "-S", "-x", "ir", "-O2", str(src), "-o", str(out)])
         if proc.returncode != 0 or not out.exists():
             raise InputError("code generation failed (inline assembly?):\n" + proc.stderr.strip())
         return out.read_text() if emit == "asm" else out.read_bytes()

@@ -12,14 +12,14 @@ Candidates are ranked by (cost, steps, LDS use); the best one is proven before i
 and a refuted candidate (a shflx bug) falls through to the next (DESIGN decision 6)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
 
 from ..emulate import Provenance, Trace, result
 from ..isa import amd_target
-from ..lanes import ZERO, LaneMap
+from ..lanes import LaneMap, ZERO, lanes_to_mask
 from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlanex16, Plan, Readlane,
                     Select, Step, UpdateDpp)
 from .cost import LDS_OPS, steps_cost
@@ -62,11 +62,10 @@ class PoolValue:
 class SearchReport:
     candidates: int = 0
     pool: int = 0
-    stages: list[str] = field(default_factory=list)
 
 
-def _plan(arch: str, wave: int, steps: tuple[Step, ...], ref: str, target: str = "") -> Plan:
-    return Plan(arch, wave, target, steps, ref, steps_cost(arch, steps))
+def _plan(arch: str, wave: int, steps: tuple[Step, ...], ref: str) -> Plan:
+    return Plan(arch, wave, "", steps, ref, steps_cost(arch, steps))
 
 
 def provenance(arch: str, wave: int, steps: tuple[Step, ...], ref: str) -> np.ndarray:
@@ -239,7 +238,7 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
             va, vb = options[a], options[b]
             sa, na = _rename(va.steps, "a")
             sb, nb = _rename(vb.steps, "b")
-            lanes = sum(1 << int(i) for i in np.flatnonzero(good[a]))
+            lanes = lanes_to_mask(good[a])
             add(sa + sb + (Select("f", na.get(va.ref, va.ref), nb.get(vb.ref, vb.ref), lanes),), "f", "select of two")
             best = min(best, found[-1].cost)
     order = sorted(range(len(options)), key=lambda k: (-good[k].sum(), options[k].cost))[:FIXUP_TRIES]
@@ -251,7 +250,7 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
         for fix in final_steps(arch, wave, "x", ident, rest, {"x": ident}, with_lds=False):
             sa, na = _rename(v.steps, "a")
             sb, nb = _rename(fix, "b")
-            lanes = sum(1 << int(i) for i in np.flatnonzero(good[k]))
+            lanes = lanes_to_mask(good[k])
             sel = Select("f", na.get(v.ref, v.ref), nb[fix[-1].id], lanes)
             add(sa + sb + (sel,), "f", "select fix-up")
         best = min((c.cost for c in found), default=float("inf"))

@@ -28,7 +28,8 @@ from ..files import check_source_text
 from ..frontend.clang import FrontendOptions, compile_to_nvptx_ir
 from ..isa import NvidiaTarget, known_nvidia_targets, nvidia_target
 from ..recognize import MODE_NAMES, TID_LANE_NOTE, Site, _s32, find_sites, site_map
-from ..rewrite import rewrite
+from ..amd.llvm_ir import combine_ir
+from ..rewrite import declared_names, replace_call, rewrite
 
 EMITS = ("cubin", "ptx", "llvm")
 INTRINSIC = "llvm.nvvm.shfl.sync.{mode}.i32"
@@ -106,18 +107,13 @@ def lower_shuffles(ir: str, target: NvidiaTarget, baseline: bool = False) -> tup
         elif site.b.kind == "lane" and not baseline:
             notes.append("no single uniform shfl.sync realizes this map: the source lane stays per-lane")
         used.add(chosen.mode)
-        line = lines[site.line_index]
-        dbg = re.search(r"(, !dbg ![0-9]+)", line)
-        indent = line[: len(line) - len(line.lstrip())]
-        edits[site.line_index] = (f"{indent}{site.result} = call i32 @{INTRINSIC.format(mode=chosen.mode)}("
-                                  f"i32 {chosen.mask}, i32 {site.value}, i32 {chosen.b}, i32 {chosen.c})"
-                                  f"{dbg.group(1) if dbg else ''}")
+        edits[site.line_index] = replace_call(lines[site.line_index], site, INTRINSIC.format(mode=chosen.mode),
+                                              [chosen.mask, site.value, chosen.b, chosen.c])
         cost = cost_of[found is not None or site.b.kind == "const"]
         reports.append(SiteReport(site.location, site.function, _describe(site), cls, [chosen.ptx()], cost,
                                   as_written, proof, notes))
-    declared = set(re.findall(r"^declare [^@]*@([\w.$]+)\(", ir, flags=re.M))
-    decls = [f"declare i32 @{INTRINSIC.format(mode=m)}(i32, i32, i32, i32)"     # LLVM adds the
-             for m in sorted(used) if INTRINSIC.format(mode=m) not in declared]  # intrinsic's attributes
+    declared = declared_names(ir)
+    decls = [_DECLS[n] for n in sorted(INTRINSIC.format(mode=m) for m in used) if n not in declared]
     return rewrite(ir, edits, decls, set()), reports
 
 
@@ -135,7 +131,8 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
     chains = find_chains(ir, sites)
     lines = ir.splitlines()
     edits: dict[int, str] = {}
-    used: set[str] = set()
+    used: set[str] = set()          # NVVM intrinsics (keys of _DECLS)
+    needed: set[str] = set()        # combine intrinsics (keys of amd.llvm_ir.DECLS, for rewrite)
     functions: list[str] = []
     reports: list[ChainReport] = []
     steps_cost = target.cost("shfl") + target.cost("alu")
@@ -166,10 +163,9 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
         k = len(reports)
         if chain.live_from_tid:        # exact only when lane == threadIdx.x % 32: check at run time
             helper = f"shflx.redux.{k}"
-            functions.append(guarded_redux_ir(helper, name, chain))
+            functions.append(guarded_redux_ir(helper, name, chain, needed))
             used.update(f"llvm.nvvm.read.ptx.sreg.ntid.{d}" for d in "xyz")
             used.update(INTRINSIC.format(mode=st.operands.mode) for st in chain.steps)
-            used.update(f"llvm.{st.fn}.i32" for st in chain.steps if st.fn in ("smin", "smax", "umin", "umax"))
             call = f"call i32 @{helper}(i32 {chain.start})"
             edits.update(chain_edits(lines, chain, call, helper))
             entry.reason = dec.reason + "; " + GUARD_NOTE
@@ -190,23 +186,17 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
         entry.status, entry.family, entry.proof = "re-synthesized", "redux.sync", "proved"
     if not edits:
         return ir, reports
-    declared = set(re.findall(r"^declare [^@]*@([\w.$]+)\(", ir, flags=re.M))
+    declared = declared_names(ir)
     decls = [_DECLS[n] for n in sorted(used) if n not in declared]
-    return rewrite(ir, edits, decls + functions, set(), final=False), reports
+    return rewrite(ir, edits, decls + functions, needed, final=False), reports
 
 
 _GUARD_PTX = "%g = (ntid.x & 31) == 0 || (ntid.y == 1 && ntid.z == 1)"
-_COMBINE_IR = {"add": "add i32 {a}, {b}", "and": "and i32 {a}, {b}", "or": "or i32 {a}, {b}",
-               "xor": "xor i32 {a}, {b}", "smin": "call i32 @llvm.smin.i32(i32 {a}, i32 {b})",
-               "smax": "call i32 @llvm.smax.i32(i32 {a}, i32 {b})",
-               "umin": "call i32 @llvm.umin.i32(i32 {a}, i32 {b})",
-               "umax": "call i32 @llvm.umax.i32(i32 {a}, i32 {b})"}
-
-
-def guarded_redux_ir(name: str, redux: str, chain: Any) -> str:
+def guarded_redux_ir(name: str, redux: str, chain: Any, needed: set[str]) -> str:
     """`i32 @name(i32 %x)`: redux.sync when the block shape makes the CUDA lane threadIdx.x % 32
     (the premise of the live-lane proof), else the chain as written (its steps: full-mask
-    shfl.sync with the chain's operands, then the combine, every lane)."""
+    shfl.sync with the chain's operands, then the combine, every lane). The combines' intrinsics
+    go into `needed`."""
     body = ["entry:",
             *(f"  %n{d} = call i32 @llvm.nvvm.read.ptx.sreg.ntid.{d}()" for d in "xyz"),
             "  %xm = and i32 %nx, 31", "  %xa = icmp eq i32 %xm, 0", "  %y1 = icmp eq i32 %ny, 1",
@@ -218,7 +208,7 @@ def guarded_redux_ir(name: str, redux: str, chain: Any) -> str:
         o = st.operands
         body.append(f"  %m{k} = call i32 @{INTRINSIC.format(mode=o.mode)}(i32 -1, i32 {v}, "
                     f"i32 {_s32(o.b)}, i32 {_s32(o.c)})")
-        body.append(f"  %v{k} = " + _COMBINE_IR[st.fn].format(a=v, b=f"%m{k}"))
+        body += combine_ir(f"%v{k}", st.fn, v, f"%m{k}", needed)
         v = f"%v{k}"
     body.append(f"  ret i32 {v}")
     return (f"define internal i32 @{name}(i32 %x) alwaysinline convergent nounwind {{\n"
@@ -236,8 +226,7 @@ _DECLS = {**{n: (f"declare float @{n}(float, i32)" if n.endswith(("fmin", "fmax"
               for n in _REDUX_INTRINSIC.values()},
           **{f"llvm.nvvm.read.ptx.sreg.ntid.{d}": f"declare i32 @llvm.nvvm.read.ptx.sreg.ntid.{d}()" for d in "xyz"},
           **{INTRINSIC.format(mode=m): f"declare i32 @{INTRINSIC.format(mode=m)}(i32, i32, i32, i32)"
-             for m in ("up", "down", "bfly", "idx")},
-          **{f"llvm.{f}.i32": f"declare i32 @llvm.{f}.i32(i32, i32)" for f in ("smin", "smax", "umin", "umax")}}
+             for m in ("up", "down", "bfly", "idx")}}
 
 
 def device_ir(source: Path, target: NvidiaTarget, opts: FrontendOptions) -> str:

@@ -118,7 +118,9 @@ class _Sampler:
                     syms.add(n.args[0])
                 stack.extend(a for a in n.args if hasattr(a, "op"))
         rng = random.Random(99)
-        for env in self.envs:   # 32-bit parameters: sizes around a thousand; 64-bit: aligned pointers
+        # every parameter, 32-bit size or 64-bit pointer alike, gets a value in 900..3000 (not
+        # aligned): only equal addresses are looked for, and this is a pre-filter (the proof decides)
+        for env in self.envs:
             for s in sorted(syms):
                 if s.startswith("param:") and s not in env:
                     env[s] = rng.randrange(900, 3000)
@@ -201,10 +203,11 @@ class CostModel:
     A 32-lane load of w-bit words touches ceil(4w/128)+1 128-byte L1 lines when it is not line
     aligned (one L1 wavefront each); the corner-case load of |N| edge lanes touches one line. The
     load still issues for every warp (edge lanes always exist), so the saving is L1 wavefronts and
-    the price is the shuffle(s) and two ALU ops. Numbers: spec/cuda_ptx_shfl.md §7 (H100: SHFL 1
-    warp-instruction/SM/clk, ALU 2/clk); L1 one 128-B line per clk (NVIDIA Hopper tuning guide:
-    L1/shared bandwidth per SM); a rewrite must win by `margin` (conservative: noise and register
-    pressure are not modelled)."""
+    the price is the shuffle(s) and two ALU ops. Numbers: `shfl_clk` and `alu_clk` from
+    spec/cuda_ptx_shfl.md §7 (measured on H100: SHFL 1 warp-instruction/SM/clk, IMAD 2/clk);
+    `line_clk`, one 128-B L1 line per clk, is [estimate] (from the NVIDIA Hopper tuning guide's
+    L1/shared bandwidth per SM, not measured here); `issue_clk` and `margin` are [estimate] too: a
+    rewrite must win by `margin` (conservative: noise and register pressure are not modelled)."""
 
     shfl_clk: float = 1.0
     line_clk: float = 1.0
@@ -225,15 +228,13 @@ class CostModel:
 
 
 def cost_model_for(sm: int) -> CostModel:
-    """The model's constants come from the sm's table where it has them (isa/nvidia); `sm` is the
-    number (100 for sm_100a: the arch-specific targets are named with a suffix)."""
-    names = [n for n in known_nvidia_targets() if nvidia_target(n).sm == sm]
-    if not names:
+    """The cost model for `sm` (the number: 100 for sm_100a, the arch-specific targets being named
+    with a suffix); UsageError for an sm that isa/nvidia does not know. The constants are fixed,
+    the same for every target (CostModel's defaults: SHFL and ALU throughput measured on H100,
+    spec/cuda_ptx_shfl.md §7; the rest estimates), not read from the target's table."""
+    if not any(nvidia_target(n).sm == sm for n in known_nvidia_targets()):
         raise UsageError(f"unknown NVIDIA target sm_{sm}; known: {', '.join(known_nvidia_targets())}")
-    t = nvidia_target(names[0])
-    alu = 1.0 / 2.0   # 2 warp-instr/SM/clk (spec §7 throughput column); latency is in t.cost("alu")
-    _ = t.cost("shfl")  # present on every target: the shuffle exists there
-    return CostModel(alu_clk=alu)
+    return CostModel()
 
 
 # ------------------------------------------------------------------------------ rewrite

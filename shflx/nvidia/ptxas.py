@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from ..errors import InputError, ToolchainError
+from ..errors import ToolchainError
 from . import ptxir
 from .ptxpass import read_ptx, run
 
@@ -81,9 +81,7 @@ def wrap(args: Sequence[str]) -> int:
     arch = _arch(args)
     try:
         result = run(text, path, sm=ptxir.supported_target(arch) if arch else None)
-    except InputError as e:
-        if "unsupported" not in e.reason:
-            raise
+    except ptxir.UnsupportedPtx as e:
         print(f"{e.where}: note: passed to ptxas unchanged: {e.reason}", file=sys.stderr)
         return subprocess.run([ptxas, *args]).returncode
     if result.rewritten == 0:

@@ -24,7 +24,8 @@ Public API (stable; helper code builds on it):
             stmts), insert_after(anchor, stmts), replace(old, stmts), remove(stmt),
             new_reg(".b32") -> "%shx0" (adds `.reg .b32 %shx0;` after the function's .reg block),
             new_label("prefix") -> fresh label name, is_reg(name), reg_types() (name or range prefix
-            -> type)
+            -> type), reg_type(name) (".b32"; through `%r<N>` ranges; None if undeclared),
+            branch_targets() (labels some statement can jump to; line-info labels are not)
     Statements (all have `line`, 1-based, 0 for new ones, and `lead`: the whitespace/comments before):
       Instruction: pred ("%p1" or None), neg (True for `@!%p1`), opcode ("shfl.sync.bfly.b32"),
             operands (list of str, split at top-level commas: "{%r1, %r2}", "[%rd1+8]", "%r1|%p1"
@@ -260,27 +261,47 @@ class Function:
         """Declared registers, as written: name -> type ("%r<25>" stands for %r0 .. %r24)."""
         return {n: s.dtype for s in self.body or () if isinstance(s, RegDecl) for n in s.names}
 
+    def reg_type(self, name: str) -> str | None:
+        """The declared type of register `name` (".b32", ...), also through a range declaration
+        (`%r<25>` declares %r0 .. %r24); None when it is not declared (special registers included)."""
+        decl = self.reg_types()
+        if name in decl:
+            return decl[name]
+        m = re.fullmatch(r"(.*?)(\d+)", name)
+        if m:
+            for n, dtype in decl.items():
+                r = re.fullmatch(r"(.+)<(\d+)>", n)
+                if r and r.group(1) == m.group(1) and int(m.group(2)) < int(r.group(2)):
+                    return dtype
+        return None
+
     def is_reg(self, name: str) -> bool:
         """Whether `name` is a declared register (any scope) or a special register such as %tid.x."""
-        decl = self.reg_types()
-        if name in decl or name.split(".")[0] in _SPECIAL_REGS:
-            return True
-        m = re.fullmatch(r"(.*?)(\d+)", name)
-        for n in decl:
-            r = re.fullmatch(r"(.+)<(\d+)>", n)
-            if m and r and r.group(1) == m.group(1) and int(m.group(2)) < int(r.group(2)):
-                return True
-        return False
+        return name.split(".")[0] in _SPECIAL_REGS or self.reg_type(name) is not None
+
+    def branch_targets(self) -> set[str]:
+        """Labels control can jump to: the label names that some non-label statement mentions (a
+        branch's operand, a .branchtargets list, ...). The `$L__tmp` labels of line info
+        (nvcc -lineinfo, clang -g) are named by no statement here, so they are not targets and do
+        not split a straight-line stretch."""
+        body = self.body or ()
+        labels = {s.name for s in body if isinstance(s, Label)}
+        if not labels:
+            return set()
+        mentioned = " ".join(" ".join(s.operands) if isinstance(s, Instruction) else s.render()
+                             for s in body if not isinstance(s, Label))
+        return labels & set(re.findall(r"[\w$.]+", mentioned))
 
     def new_reg(self, dtype: str) -> str:
         """A fresh register of `dtype` (".b32", ".pred", ...), declared after the last top-level .reg."""
         if not dtype.startswith("."):
             dtype = "." + dtype
         body = self._b()
+        used = self._all_tokens()
         while True:
             name = f"%shx{'p' if dtype == '.pred' else ''}{self._fresh}"
             self._fresh += 1
-            if not self.is_reg(name) and name not in self._all_tokens():
+            if name not in used and not self.is_reg(name):    # is_reg: names inside a `%x<N>` range
                 break
         depth, at = 0, 0
         for k, s in enumerate(body):
@@ -701,8 +722,13 @@ def supported_target(target: str) -> str | None:
     return base if base != target and base in known else None
 
 
+class UnsupportedPtx(InputError):
+    """Well-formed PTX whose .version or .target shflx does not know (the ptxas wrapper passes it
+    through: the real ptxas may well accept it)."""
+
+
 def check_supported(mod: Module, where: dict[str, Location] | None = None) -> None:
-    """Raise InputError unless .version and .target are ones shflx knows (`where`: directive -> place)."""
+    """Raise UnsupportedPtx unless .version and .target are ones shflx knows (`where`: directive -> place)."""
     from ..isa import known_nvidia_targets
     where = where or {}
     top = Location(mod.filename, 1)
@@ -710,12 +736,12 @@ def check_supported(mod: Module, where: dict[str, Location] | None = None) -> No
     if not mod.version:
         raise InputError("no .version directive (every PTX module starts with one)", top)
     if not lo <= mod.version_tuple <= hi:
-        raise InputError(f"unsupported PTX .version {mod.version}; supported: "
+        raise UnsupportedPtx(f"unsupported PTX .version {mod.version}; supported: "
                          f"{lo[0]}.{lo[1]} to {hi[0]}.{hi[1]}", where.get(".version", top))
     if not mod.target:
         raise InputError("no .target directive", top)
     if supported_target(mod.target) is None:
-        raise InputError(f"unsupported .target {mod.target}; supported: "
+        raise UnsupportedPtx(f"unsupported .target {mod.target}; supported: "
                          f"{', '.join(known_nvidia_targets())} (sm_XXa variants use their base's facts)",
                          where.get(".target", top))
 

@@ -62,7 +62,8 @@ def _targets(module: ptxir.Module, sm: str | None) -> list[NvidiaTarget]:
     return [nvidia_target(n) for n in dict.fromkeys(names)]
 
 
-def _site_json(site: Site, file: str, target: NvidiaTarget, chain: int | None, status: str) -> dict[str, Any]:
+def _site_json(site: Site, file: str, target: NvidiaTarget, where: dict[int, str], chain: int | None,
+               status: str) -> dict[str, Any]:
     cost = target.cost("shfl") if site.b.const is not None else target.cost("shfl_reg")
     return {"location": f"{file}:{site.line}", "function": site.function.name, "cuda": site.cuda(),
             "class": site.cls(), "lowering": [site.ins.render().strip()], "cost": cost,
@@ -71,10 +72,12 @@ def _site_json(site: Site, file: str, target: NvidiaTarget, chain: int | None, s
             "b": site.b.const if site.b.const is not None else site.b.text,
             "c": site.c.const if site.c.const is not None else site.c.text,
             "mask": site.mask.const if site.mask.const is not None else site.mask.text,
-            "predicate": site.pred_out, "chain": chain, "chain_status": status}
+            "predicate": site.pred_out, "chain": chain, "chain_status": status,
+            "source_location": where.get(site.line)}
 
 
-def _chain_json(chain: Chain, dec: redux.Decision, file: str, target: NvidiaTarget) -> dict[str, Any]:
+def _chain_json(chain: Chain, dec: redux.Decision, file: str, target: NvidiaTarget,
+                where: dict[int, str]) -> dict[str, Any]:
     steps = sum(target.cost("shfl") + target.cost("alu") for _ in chain.sites)
     cost_kind = "redux_sync_f32" if chain.fn in ("fmin", "fmax") else "redux_sync_int"
     cost = (target.cost(cost_kind) + (redux.GUARD_ALU * target.cost("alu") if redux.guarded(chain) else 0)
@@ -89,7 +92,7 @@ def _chain_json(chain: Chain, dec: redux.Decision, file: str, target: NvidiaTarg
             "cost": cost, "step_by_step_cost": steps,
             "baseline_cost": steps, "proof": "proved" if dec.opcode else "per site",
             "lines": [s.line for s in chain.sites] + [c.line for c in chain.combines],
-            "notes": chain.notes}
+            "notes": chain.notes, "source_location": where.get(chain.line)}
 
 
 def run(text: str, filename: str, sm: str | int | None = None, load_shuffle: bool = True,
@@ -103,16 +106,14 @@ def run(text: str, filename: str, sm: str | int | None = None, load_shuffle: boo
     sites = find_sites(module)
     chains = find_chains(module, sites)
     decisions = [redux.decide(c, targets, module.version_tuple) if redux_sync else
-                 redux.Decision(None, "the redux.sync rewrite is off (--baseline)") for c in chains]
+                 redux.Decision(None, "the redux.sync rewrite is off for this run") for c in chains]
     of_site: dict[int, tuple[int, str]] = {}
     for k, (c, d) in enumerate(zip(chains, decisions)):
         for s in c.sites:
             of_site[id(s.ins)] = (k, "rewritten" if d.opcode else "unchanged")
-    site_rows = [_site_json(s, filename, main, *of_site.get(id(s.ins), (None, "none"))) for s in sites]
-    chain_rows = [_chain_json(c, d, filename, main) for c, d in zip(chains, decisions)]
     where = ptxir.source_lines(module)          # before any rewrite: the lines are the input's
-    for row in site_rows + chain_rows:
-        row["source_location"] = where.get(row["line"] if "line" in row else int(row["location"].rsplit(":", 1)[1]))
+    site_rows = [_site_json(s, filename, main, where, *of_site.get(id(s.ins), (None, "none"))) for s in sites]
+    chain_rows = [_chain_json(c, d, filename, main, where) for c, d in zip(chains, decisions)]
     for c, d in zip(chains, decisions):
         if d.opcode:
             redux.apply(c, d.opcode)

@@ -118,7 +118,12 @@ def _replay_agrees(chain: Any, trials: int = 64) -> bool:
 GUARD_NOTE = ("the live lanes were read off threadIdx.x, so redux.sync runs only when the block shape "
               "makes lane == threadIdx.x % 32 (blockDim.x % 32 == 0, or blockDim.y == blockDim.z == 1; "
               "a uniform check), and the chain as written otherwise")
-GUARD_ALU = 7           # the guard's instructions (computed once per function, uniform)
+# The block-shape guard, computed once per function: (opcode, operands) over the registers nx, mx,
+# ny, nz and predicates px, py, pg (pg: lane == threadIdx.x % 32 for every thread).
+GUARD_CODE = (("mov.u32", "nx %ntid.x"), ("and.b32", "mx nx 31"), ("setp.eq.u32", "px mx 0"),
+              ("mov.u32", "ny %ntid.y"), ("mov.u32", "nz %ntid.z"), ("setp.eq.u32", "py ny 1"),
+              ("setp.eq.and.u32", "pg nz 1 py"), ("or.pred", "pg pg px"))
+GUARD_ALU = len(GUARD_CODE)     # its cost in ALU ops, charged to each guarded chain
 
 
 def guarded(chain: Chain) -> bool:
@@ -154,15 +159,12 @@ def _block_shape_guard(fn: Any) -> str:
     have = getattr(fn, "_shflx_guard", None)
     if have is not None:
         return have
-    nx, mx, ny, nz = (fn.new_reg(".b32") for _ in range(4))
-    px, py, pg = (fn.new_reg(".pred") for _ in range(3))
-    code = [Instruction.new("mov.u32", [nx, "%ntid.x"]), Instruction.new("and.b32", [mx, nx, "31"]),
-            Instruction.new("setp.eq.u32", [px, mx, "0"]), Instruction.new("mov.u32", [ny, "%ntid.y"]),
-            Instruction.new("mov.u32", [nz, "%ntid.z"]), Instruction.new("setp.eq.u32", [py, ny, "1"]),
-            Instruction.new("setp.eq.and.u32", [pg, nz, "1", py]), Instruction.new("or.pred", [pg, pg, px])]
+    regs = {r: fn.new_reg(".b32") for r in ("nx", "mx", "ny", "nz")}
+    regs |= {p: fn.new_reg(".pred") for p in ("px", "py", "pg")}
+    code = [Instruction.new(op, [regs.get(a, a) for a in args.split()]) for op, args in GUARD_CODE]
     first = next(k for k, st in enumerate(fn.body) if isinstance(st, (Instruction, Label)))
     for ins in code:
         ins.lead = "\n\t"
     fn.insert(first, code)
-    fn._shflx_guard = pg
-    return pg
+    fn._shflx_guard = regs["pg"]        # the same guard serves every chain of the function
+    return regs["pg"]

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..chains.shape import ChainStep, classify
-from ..cuda import FULL_MASK, ShflOperands
+from ..cuda import FULL_MASK, ShflOperands, cuda_call
+from ..recognize import _s32
 from ..lanes import CUDA_WARP, lanes_to_mask, mask_to_lanes
 from ..pattern import Collective
 from .ptxir import Function, Instruction, Label, Module
@@ -59,10 +60,6 @@ class Value:
     text: str
     const: int | None
 
-    @property
-    def kind(self) -> str:
-        return "const" if self.const is not None else "dynamic"
-
     def show(self) -> str:
         return hex(self.const) if self.const is not None else f"<{self.text}>"
 
@@ -96,22 +93,16 @@ class Site:
     def cuda(self) -> str:
         """The CUDA call the operands spell (as compile's report does), else the PTX form."""
         ops = self.operands
-        names = {"up": "__shfl_up_sync", "down": "__shfl_down_sync", "bfly": "__shfl_xor_sync",
-                 "idx": "__shfl_sync"}
         if ops is not None:
-            c = ops.c & 0x1F1F
-            width = 32 - (c >> 8)
-            clamp = 0 if self.mode == "up" else 31
-            if c & 31 == clamp and width in (1, 2, 4, 8, 16, 32):
-                b = ops.b - (1 << 32) if ops.b >= 1 << 31 else ops.b
-                name = names[self.mode][:-5] if self.legacy else names[self.mode]
-                return f"{name}({ops.member_mask:#x}, v, {b}, {width})" if not self.legacy else \
-                    f"{name}(v, {b}, {width})"
+            call = cuda_call(self.mode, str(_s32(ops.b)), ops.c, ops.member_mask, self.legacy)
+            if call is not None:
+                return call
         return f"shfl{'' if self.legacy else '.sync'}.{self.mode} b={self.b.show()} c={self.c.show()} " \
                f"mask={self.mask.show()}"
 
     def cls(self) -> str:
-        """xor / up / down / broadcast / rotate / constant map, or dynamic (recognize.py's classes)."""
+        """xor / up / down / broadcast, or dynamic (recognize.py's classes; a PTX shuffle whose b and c
+        are constants is never a rotate)."""
         ops = self.operands
         if ops is None or self.b.const is None or self.c.const is None:
             return "dynamic"
@@ -119,11 +110,8 @@ class Site:
             return "xor"
         if self.mode in ("up", "down"):
             return self.mode
-        src, lanes = ops.lane_map().src, np.arange(CUDA_WARP)
-        for w in (2, 4, 8, 16, 32):
-            for k in range(1, w):
-                if np.array_equal(src, (lanes & ~(w - 1)) | ((lanes + k) & (w - 1))):
-                    return "rotate"
+        # idx with a constant b: each segment reads one lane, never a rotate (checked exhaustively
+        # over b[4:0], the clamp c[4:0] and the segment mask c[12:8])
         return "broadcast"
 
 
@@ -179,11 +167,9 @@ class Flow:
                 for r in s.srcs() + ([s.pred] if s.pred else []):
                     self.uses.setdefault(r, []).append(k)
         self.labels = {s.name: k for k, s in enumerate(self.body) if isinstance(s, Label)}
-        mentioned = " ".join(" ".join(s.operands) if isinstance(s, Instruction) else s.render()
-                             for s in self.body if not isinstance(s, Label))
         # labels control can reach: named by a branch (or a .branchtargets list); the $L__tmp labels
         # of line info are not, and do not split a straight-line stretch
-        self.targets = set(self.labels) & set(re.findall(r"[\w$.]+", mentioned))
+        self.targets = fn.branch_targets()
         self._regions = self._branch_regions()
 
     def is_target(self, s: object) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable
 
 from ..errors import InputError, Location
 from . import ptxir
@@ -187,14 +187,11 @@ def _s(v: int, w: int) -> int:
     return v - (1 << w) if v >> (w - 1) else v
 
 
-def evaluate(e: Expr, env: dict[str, int], memo: dict[int, int] | None = None,
-             uniform: dict[int, int] | None = None) -> int:
+def evaluate(e: Expr, env: dict[str, int], uniform: dict[int, int] | None = None) -> int:
     """The value of e for one thread: env maps tid.x/y/z and symbol names to ints; uninterpreted
     functions hash their arguments (deterministic, so equal arguments give equal values).
     `uniform` caches the nodes that do not depend on tid.x, shared by calls that vary only tid.x."""
-    memo = {} if memo is None else memo
-    if uniform is not None:
-        memo.update(uniform)
+    memo: dict[int, int] = dict(uniform) if uniform is not None else {}
     stack = [e]
     while stack:
         n = stack[-1]
@@ -318,10 +315,6 @@ _EPOCH_END = ("st", "atom", "red", "bar", "barrier", "membar", "fence", "call", 
               "wmma", "stmatrix", "tensormap", "multimem", "cp.async")
 
 
-class _Unsupported(Exception):
-    pass
-
-
 def _imm(tok: str, w: int) -> Expr | None:
     t = tok.strip()
     m = re.fullmatch(r"([-+]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9]\d*)U?", t)
@@ -339,25 +332,22 @@ class _Emu:
 
     def __init__(self, fn: ptxir.Function, filename: str):
         self.fn, self.filename = fn, filename
-        self.types = fn.reg_types()
         self.params = {p.name for p in fn.params}
         self.fresh = 0
         self.loads: list[Load] = []
+        self._widths: dict[str, int | None] = {}
 
     # --- helpers
-    def where(self, inst: ptxir.Instruction) -> Location:
-        return Location(self.filename, inst.line or None)
-
     def new_unknown(self, w: int, tag: str = "u") -> Expr:
         self.fresh += 1
         return unknown(f"{tag}{self.fresh}", w)
 
     def reg_width(self, name: str) -> int | None:
-        t = self.types.get(name)
-        if t is None:
-            m = re.fullmatch(r"(.*?)(\d+)", name)
-            t = self.types.get(m.group(1) + "<>") if m else None
-        return _TYPE_W.get(t.lstrip(".")) if t else None
+        """Bits of a declared register (`%r<N>` ranges included), None when undeclared."""
+        if name not in self._widths:
+            t = self.fn.reg_type(name)
+            self._widths[name] = _TYPE_W.get(t.lstrip(".")) if t else None
+        return self._widths[name]
 
     def read(self, env: dict, tok: str, w: int) -> Expr:
         tok = tok.strip()
@@ -417,11 +407,7 @@ class _Emu:
             return
         if not dests:
             return
-        vals = None
-        try:
-            vals = self.semantics(env, inst, base, mods, dests)
-        except _Unsupported:
-            vals = None
+        vals = self.semantics(env, inst, base, mods, dests)
         if vals is None:
             vals = [self.new_unknown(self.reg_width(d) or 32, "i") for d in dests]
         for d, v in zip(dests, vals):
@@ -575,6 +561,7 @@ def _blocks(fn: ptxir.Function) -> tuple[list[Block], str | None]:
     """Basic blocks of the body; the second value says why the CFG is not understood (or None)."""
     blocks: list[Block] = [Block(None)]
     labels: dict[str, int] = {}
+    targets = fn.branch_targets()   # line-info labels ($L__tmp3:) are not: they split nothing
     why = None
     depth = 0
     for s in fn.body or ():
@@ -584,7 +571,7 @@ def _blocks(fn: ptxir.Function) -> tuple[list[Block], str | None]:
             depth -= 1
         elif isinstance(s, ptxir.RegDecl) and depth > 0:
             why = why or f"line {s.line}: register declared in a nested scope"
-        if isinstance(s, ptxir.Label):
+        if isinstance(s, ptxir.Label) and s.name in targets:
             if blocks[-1].insts or blocks[-1].label is not None:
                 blocks.append(Block(s.name))
             else:
@@ -680,7 +667,7 @@ def emulate(fn: ptxir.Function, filename: str = "<ptx>") -> Emulation:
         if k in headers:   # loop-carried state: thread-varying unknowns (lanes may be at different trips)
             body = headers[k]
             written = {d for j in body for i in blocks[j].insts for d in i.dests()}
-            for d in written:
+            for d in sorted(written):     # sorted: the unknowns' names must not depend on hashing
                 env[d] = emu.new_unknown(emu.reg_width(d) or 64, "loop")
             if any(i.base in _EPOCH_END or i.opcode.startswith(_EPOCH_END) for j in body for i in blocks[j].insts):
                 emu.fresh += 1
@@ -703,7 +690,7 @@ def _merge(emu: _Emu, incoming: list[tuple[dict, tuple, Expr]]) -> tuple[dict, t
     for _, _, ci in incoming:
         c = bor(c, ci)
     env: dict[str, Expr] = {}
-    for name in set().union(*(e.keys() for e, _, _ in incoming)):
+    for name in sorted(set().union(*(e.keys() for e, _, _ in incoming))):   # deterministic unknowns
         vals = [e.get(name) for e, _, _ in incoming]
         if all(v is vals[0] for v in vals):
             env[name] = vals[0]
@@ -909,10 +896,5 @@ def _sext_nodes(e: Expr) -> set[Expr]:
     return out
 
 
-def loads_of(fn: ptxir.Function, filename: str = "<ptx>") -> Sequence[Load]:
-    """Convenience: the global loads of one function with their symbolic addresses."""
-    return emulate(fn, filename).loads
-
-
 __all__: Iterable[str] = ("Expr", "Emulation", "Load", "ShiftProof", "emulate", "evaluate", "prove_shift",
-                          "geometry_facts", "NSW_ASSUMPTION", "loads_of")
+                          "geometry_facts", "NSW_ASSUMPTION")

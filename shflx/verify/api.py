@@ -107,13 +107,13 @@ def _prove_shuffle(plan: Plan, pattern: Shuffle, timeout_ms: int) -> Proof:
         trace = Trace()
         z = Z3Values(plan.wave)
         values = result(plan, z, trace, active)
-        prov = result(plan, Provenance(plan.wave), Trace(), active)
         assumptions |= trace.assumptions
         where = "" if active is None else " with only the member lanes active"
         status, lane = find_counterexample(values, z.xs, expected.src, expected.care, timeout_ms)
         if status == "unknown":
             verdicts.append(Proof("unknown", None, f"Z3 gave no answer within {timeout_ms} ms{where}", "z3"))
-        elif status == "refuted":
+        elif status == "refuted":           # which lanes are wrong, and why: the provenance replay
+            prov = result(plan, Provenance(plan.wave), Trace(), active)
             verdicts.append(_classify(prov, expected.src, expected.care, plan.wave, trace, where, "z3", assumptions))
         else:
             _cross_check_shuffle(plan, expected.src, expected.care, active)

@@ -100,7 +100,6 @@ __device__ __forceinline__ void __syncthreads() {
   __builtin_amdgcn_s_barrier();
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
-__device__ __forceinline__ int __syncthreads_count(int p);
 __device__ __forceinline__ void __syncwarp(unsigned mask = 0xffffffffu) {
   (void)mask;
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
@@ -174,7 +173,6 @@ __device__ __forceinline__ int __all_sync(unsigned mask, int p) { return (__shfl
 __device__ __forceinline__ unsigned __ballot(int p) { return __shflx_ballot(p != 0); }
 __device__ __forceinline__ int __any(int p) { return __shflx_ballot(p != 0) != 0; }
 __device__ __forceinline__ int __all(int p) { return __shflx_ballot(p == 0) == 0; }
-__device__ __forceinline__ int __syncthreads_count(int p);
 #endif
 
 // ------------------------------------------------------------------------ bit tricks
