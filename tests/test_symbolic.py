@@ -139,3 +139,13 @@ def test_declaration_is_an_input_error():
     m = ptxir.parse(".version 9.0\n.target sm_90\n.address_size 64\n.extern .func f(.param .b32 x);\n", "d.ptx")
     with pytest.raises(InputError, match="d.ptx"):
         S.emulate(m.functions[0], "d.ptx")
+
+
+@pytest.mark.parametrize("ptx_type, extension", [("s8", "sext"), ("s16", "sext"), ("u8", "zext"), ("b16", "zext")])
+def test_subword_loads_extend_as_the_hardware_does(ptx_type, extension):
+    """ld.s8/.s16 into a 32-bit register sign-extends, .u/.b zero-extend (measured on the H100:
+    byte 0x80 loads as 0xffffff80 with .s8, 0x80 with .u8): an index loaded that way must reach
+    the next address through the same extension."""
+    _, ls = loads(SIGNED + f"\tld.global.{ptx_type} %r5, [%rd4];\n\tmul.wide.s32 %rd5, %r5, 4;\n"
+                  "\tadd.s64 %rd6, %rd1, %rd5;\n\tld.global.f32 %f3, [%rd6];")
+    assert f"sext({extension}(uf('mem0.global." in str(ls[-1].addr)

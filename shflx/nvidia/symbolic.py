@@ -417,10 +417,12 @@ class _Emu:
         self.fresh += 1
         return (self.fresh, old[1])
 
-    def write(self, env: dict, inst: ptxir.Instruction, dest: str, v: Expr) -> None:
+    def write(self, env: dict, inst: ptxir.Instruction, dest: str, v: Expr, signed: bool = False) -> None:
+        """dest := v, widened (sign-extended when `signed`) or truncated to the register's width,
+        under the instruction's guard."""
         w = self.reg_width(dest)
         if w is not None and v.w != w:
-            v = resize(v, w, False)
+            v = resize(v, w, signed)
         if inst.pred is not None:
             p = self.read(env, ("!" if inst.neg else "") + inst.pred, 1)
             old = env.get(dest) or self.new_unknown(v.w, "r")
@@ -452,8 +454,10 @@ class _Emu:
             args = (TID["x"], TID["y"], TID["z"]) if varying else ()
             vals = [uf(name, ew, binop("add", addr, const(k * ew // 8, 64)), *args)
                     for k in range(len(dests))]
+        # ld.s8/.s16 into a wider register sign-extends, .u/.b zero-extend (PTX ISA `ld`; measured on
+        # the H100: byte 0x80 loads as 0xffffff80 with .s8, 0x80 with .u8 and .b8)
         for d, v in zip(dests, vals):
-            self.write(env, inst, d, v)
+            self.write(env, inst, d, v, signed=tname.startswith("s"))
         if space == "global" and len(dests) == 1 and inst.pred is None:
             self.loads.append(Load(inst, bi, pos, addr, ew, epoch[0][0]))
 
