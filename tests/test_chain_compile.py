@@ -15,9 +15,10 @@ import pytest
 from patterns.kernels.references import KERNELS
 from shflx.chains.ir import find_chains
 from shflx.combine import FNS
-from shflx.compiler import compile_file, device_ir, instruction_counts
+from shflx.driver.amd import compile_file, device_ir
+from shflx.driver.report import instruction_counts
 from shflx.lanes import mask_to_lanes
-from shflx.recognize import find_sites
+from shflx.ir.sites import find_sites
 
 ROOT = Path(__file__).resolve().parents[1]
 KDIR = ROOT / "patterns" / "kernels"

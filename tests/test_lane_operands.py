@@ -8,8 +8,9 @@ warp-uniform is treated so (review findings: each case was a miscompile before).
 - only a kernel's parameters are warp-uniform; a device function may get per-lane arguments."""
 from __future__ import annotations
 
-from shflx.compiler import lower_chains
-from shflx.recognize import find_bpermute_sites, find_sites
+from shflx.driver.amd import lower_chains
+from shflx.ir.bpermute import find_bpermute_sites
+from shflx.ir.sites import find_sites
 
 HEAD = 'target triple = "amdgcn-amd-amdhsa"\n'
 DECLS = ("declare i32 @__shflx_shfl_sync(i32, i32, i32, i32, i32)\n"

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from shflx.compiler import compile_file, instruction_counts
+from shflx.driver.amd import compile_file
+from shflx.driver.report import instruction_counts
 from shflx.errors import InputError
-from shflx.ptxblock import PtxBlockError, translate
+from shflx.ir.ptxblock import PtxBlockError, translate
 
 CUB_STEP = [".reg .u32 r0", ".reg .pred p", "shfl.sync.down.b32 r0|p, $1, $2, $3, $4", "@p add.u32 r0, r0, $1",
             "mov.u32 $0, r0"]

@@ -36,7 +36,7 @@ def device():
 @pytest.mark.parametrize("baseline", [False, True], ids=["shflx", "baseline"])
 @pytest.mark.parametrize("kernel", sorted(R.KERNELS))
 def test_kernel_matches_reference(device, kernel, baseline):
-    from shflx.compiler import compile_file
+    from shflx.driver.amd import compile_file
 
     family, make, ref = R.KERNELS[kernel]
     res = compile_file(ROOT / "patterns" / "kernels" / family / "kernel.cu", device.arch, baseline=baseline)

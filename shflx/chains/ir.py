@@ -18,7 +18,9 @@ import numpy as np
 from ..lanes import lanes_to_mask
 from ..combine import FNS
 from ..cuda import FULL_MASK, ShflOperands
-from ..recognize import MODE_NAMES, LaneEvaluator, Site
+from ..ir.sites import MODE_NAMES, Site
+from ..ir.evaluate import LaneEvaluator
+from ..ir.text import DEF, call_args, functions
 from .shape import ChainStep
 
 BINARY = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "fadd": "fadd", "fmul": "fmul"}
@@ -28,7 +30,6 @@ ICMP_FNS = {"sgt": "smax", "sge": "smax", "slt": "smin", "sle": "smin",
             "ugt": "umax", "uge": "umax", "ult": "umin", "ule": "umin"}
 MAX_BLOCK_THREADS = 1024         # a lane condition is evaluated for every thread id of a block
 
-_DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
 _TOKEN = re.compile(r"%[\w.\-]+")
 
 
@@ -79,7 +80,7 @@ class _Body(LaneEvaluator):
             if m and not stripped.startswith(("%", "call", "store")):
                 block = m.group(1)
             self.block_of.append(block)
-            d = _DEF.match(line)
+            d = DEF.match(line)
             target = d.group(1) if d else k
             if d:
                 self.line_of[d.group(1)] = k
@@ -119,14 +120,14 @@ class _Body(LaneEvaluator):
         """The value `tok` copies: a bitcast, or `add X, 0` (the PTX translator's moves)."""
         inst = self.defs.get(tok, "")
         if inst.startswith("bitcast "):
-            return self._operands(inst)[0]
+            return self.operands(inst)[0]
         m = re.match(r"^add i32 (%[\w.\-]+), 0(,|$)", inst)
         return m.group(1) if m else None
 
     def _conjuncts(self, cond: str, negate: bool) -> list[str]:
         """The parts of `cond` that must all hold (negate=False: and; negate=True: or)."""
         inst = self.defs.get(cond, "")
-        ops = self._operands(inst) if inst else []
+        ops = self.operands(inst) if inst else []
         if len(ops) == 2 and inst.startswith("and i1 ") and not negate:
             return ops
         if len(ops) == 2 and inst.startswith("or i1 ") and negate:
@@ -141,7 +142,7 @@ class _Body(LaneEvaluator):
     def from_tid(self, tok: str) -> bool:
         """Whether anything in `tok`'s backward slice (through loads and phis too: conservative)
         reads threadIdx.x: lanes read off it assume lane = threadIdx.x % 32."""
-        from ..recognize import TID_X_CALLS
+        from ..ir.evaluate import TID_X_CALLS
 
         seen, todo = set(), [tok]
         while todo:
@@ -211,7 +212,7 @@ class _Body(LaneEvaluator):
         if inst.split()[0] in ("call", "tail"):
             return inst
         parts = [inst]
-        for o in self._operands(inst):
+        for o in self.operands(inst):
             sub = self._slice_text(o, seen)
             if sub is None:
                 return None
@@ -238,7 +239,7 @@ def _combine_of(body: _Body, tok: str, a: set[str], b: set[str]) -> str | None:
     inst = body.defs.get(tok, "")
     if not inst:
         return None
-    ops = body._operands(inst) if not inst.startswith(("call", "tail")) else _call_args(inst)
+    ops = body.operands(inst) if not inst.startswith(("call", "tail")) else call_args(inst)
     head = inst.split()[0]
     fn = None
     if head in BINARY:
@@ -250,7 +251,7 @@ def _combine_of(body: _Body, tok: str, a: set[str], b: set[str]) -> str | None:
         cmp = body.defs.get(ops[0], "")
         if cmp.startswith("icmp "):
             pred = cmp.split()[1]
-            x, y = body._operands(cmp)
+            x, y = body.operands(cmp)
             if pred in ICMP_FNS and (ops[1], ops[2]) == (x, y):
                 fn = ICMP_FNS[pred]
             elif pred in ICMP_FNS and (ops[1], ops[2]) == (y, x):
@@ -262,10 +263,6 @@ def _combine_of(body: _Body, tok: str, a: set[str], b: set[str]) -> str | None:
         return fn
     return None
 
-
-def _call_args(inst: str) -> list[str]:
-    inner = inst[inst.index("(") + 1: inst.rindex(")")]
-    return [a.split()[-1] for a in inner.split(",") if a.strip()]
 
 
 @dataclass
@@ -284,7 +281,7 @@ def _guard_select(body: _Body, tok: str, moved: set[str], fn: str | None) -> tup
     inst = body.defs.get(tok, "")
     if not inst.startswith("select "):
         return None
-    cond, a, b = body._operands(inst)
+    cond, a, b = body.operands(inst)
     consts = re.findall(r"(?:i32|float|half|double) ([^,\s]+)", inst)
     for moved_arm, other, when_true in ((a, b, True), (b, a, False)):
         if moved_arm in moved and other not in moved and other in consts + [other]:
@@ -314,7 +311,7 @@ def _step_at(body: _Body, site: Site) -> _Step | None:
             out = u
             for g in body.users.get(u, []):
                 if isinstance(g, str) and body.defs.get(g, "").startswith("select "):
-                    cond, a, b = body._operands(body.defs[g])
+                    cond, a, b = body.operands(body.defs[g])
                     pred = _predicate_lanes(body, cond, operands)
                     # `@p add` after `shfl.sync ... r|p`: where p is false, r is the lane's own value
                     others = value | (moved if pred is not None else set())
@@ -362,7 +359,6 @@ def _type_of(inst: str) -> str:
 
 def find_chains(ir: str, sites: list[Site]) -> list[Chain]:
     """Chains of two or more steps among `sites` (constant maps; any mask, reported)."""
-    from ..recognize import _functions
 
     lines = ir.splitlines()
     by_fn: dict[str, list[Site]] = {}
@@ -370,7 +366,7 @@ def find_chains(ir: str, sites: list[Site]) -> list[Chain]:
         if s.constant_map and s.b.kind == "const" and s.c.kind == "const":
             by_fn.setdefault(s.function, []).append(s)
     chains: list[Chain] = []
-    for name, start, end, params in _functions(lines):
+    for name, start, end, params in functions(lines):
         fsites = by_fn.get(name)
         if not fsites:
             continue
@@ -435,7 +431,7 @@ def _make_chain(body: _Body, run: list[_Step], readers: dict[str, int], where: d
 
 def _select_lanes(body: _Body, tok: str, value: set[str]) -> int | None:
     """Lanes where `select %c, A, B` passes the chain value on (the other arm does not read it)."""
-    cond, a, b = body._operands(body.defs[tok])
+    cond, a, b = body.operands(body.defs[tok])
     if (a in value) == (b in value) or cond in value:
         return None
     return body.lane_condition(cond, negate=b in value)
@@ -443,7 +439,7 @@ def _select_lanes(body: _Body, tok: str, value: set[str]) -> int | None:
 
 def _read_lanes(site: Site) -> int:
     """The lanes a constant-map full-mask shuffle reads (its source lanes)."""
-    from ..recognize import site_map
+    from ..ir.sites import site_map
 
     _, src = site_map(site)
     return sum(1 << int(j) for j in set(np.asarray(src).tolist()))
@@ -481,8 +477,8 @@ def _liveness(body: _Body, chain: Chain, readers: dict[str, int], where: dict,
                 picked = _select_lanes(body, u, body.aliases(chain.result))
                 if picked is not None:
                     live |= picked
-                    deciders.append(body._operands(body.defs[u])[0])
-                    conds.append(body._operands(body.defs[u])[0])
+                    deciders.append(body.operands(body.defs[u])[0])
+                    conds.append(body.operands(body.defs[u])[0])
                     continue
             if isinstance(u, str) and body.op(u) == "phi":
                 return FULL_MASK, "every lane (the result flows into a phi)"

@@ -12,7 +12,8 @@ from ..lanes import CUDA_WARP, lanes_to_mask, mask_to_lanes
 from ..match import lower
 from ..pattern import Collective, Shuffle, format_pattern
 from .shape import ChainStep
-from .synth import Builder, _rename
+from ..plan import rename_steps
+from .synth import Builder
 from ..plan import Combine, Select
 
 
@@ -46,7 +47,7 @@ def literal_builder(steps: tuple[ChainStep, ...], fn: str, arch: str, wave: int)
     for step in steps:
         move = lower(format_pattern(Shuffle(step.operands)), arch, wave)
         tag = b.fresh("l")
-        body, moved = _rename(move.steps, b.value, tag)
+        body, moved = rename_steps(move.steps, b.value, tag)
         guard = mask_to_lanes(step.guard, CUDA_WARP)
         keep = lanes_to_mask(np.tile(guard, wave // CUDA_WARP))
         if step.fn is None:

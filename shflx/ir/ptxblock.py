@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .amd import general
+from ..amd import general
 
 MODES = {"up": 0, "down": 1, "bfly": 2, "idx": 3}
 INT_OPS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor"}
