@@ -148,3 +148,38 @@ def test_chains_cut_cross_lane_instructions(arch):
         assert with_chains["lds"] < without["lds"]
     else:                     # already LDS-free: the scans lose their selects and extra moves
         assert with_chains["all"] <= without["all"]
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+@pytest.mark.parametrize("function,chains", [("phi_lane0_sum", 1), ("loop_acc_lane0", 1),
+                                             ("block_reduce_two_level", 2)])
+def test_a_result_reaching_lane_0_through_phis_is_a_lane0_reduction(arch, function, chains):
+    """Issue 14: the result merged by a phi, accumulated in a loop or reduced again reaches only
+    thread 0's store, so each chain is a reduction to lane 0 (re-synthesized, cheaper)."""
+    found = [c for c in build("chain_flow", arch).chains if c.function == function]
+    assert len(found) == chains
+    for c in found:
+        assert c.status == "re-synthesized", c.reason
+        assert c.live == "lanes 0x1 (uses only under " + c.live.split("under ", 1)[1]
+        assert c.cost < c.step_by_step_cost
+
+
+def test_a_phi_used_by_every_lane_keeps_the_chain_as_written():
+    (c,) = [c for c in build("chain_flow", "gfx942").chains if c.function == "phi_every_lane"]
+    assert c.status == "step by step" and "live lanes" in c.reason
+    assert c.live.startswith("every lane (through a phi)")
+
+
+def test_lane_conditions_read_through_phis_only_when_every_edge_agrees():
+    """A phi of threadIdx.x on both edges is threadIdx.x (clang's PRE makes these); a phi of two
+    different lane functions is no lane function at all."""
+    from shflx.chains.ir import _Body
+
+    def body(second: str) -> _Body:
+        lines = ["a:", "  %t0 = tail call i32 @llvm.amdgcn.workitem.id.x()", "  br label %c",
+                 "b:", "  %t1 = tail call i32 @llvm.amdgcn.workitem.id.x()", f"  %t2 = {second}", "  br label %c",
+                 "c:", "  %p = phi i32 [ %t0, %a ], [ %t2, %b ]", "  %cmp = icmp eq i32 %p, 0"]
+        return _Body("k", lines, [], 0)
+
+    assert body("add i32 %t1, 0").lane_condition("%cmp") == 1
+    assert body("add i32 %t1, 1").lane_condition("%cmp") is None

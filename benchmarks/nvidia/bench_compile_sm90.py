@@ -24,7 +24,8 @@ sys.path.insert(0, str(ROOT))
 from shflx.codegen.nvptx import compile_to_ptx, ptx_version  # noqa: E402
 from shflx.errors import ToolchainError  # noqa: E402
 from shflx.frontend.clang import FrontendOptions  # noqa: E402
-from shflx.driver.nvidia import _version_tuple, assemble, device_ir, lower_reductions, # noqa: E402                                   lower_shuffles, nvidia_arch
+from shflx.driver.nvidia import (_version_tuple, assemble, device_ir, lower_reductions,  # noqa: E402
+                                 lower_shuffles, nvidia_arch)
 from shflx.nvidia.ptxpass import run  # noqa: E402
 
 KERNELS = ROOT / "patterns" / "kernels"

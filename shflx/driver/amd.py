@@ -7,7 +7,6 @@ with a report per site and per kernel. Nothing unproven is emitted (DESIGN decis
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from ..files import check_source_text
 from ..frontend.clang import FrontendOptions, compile_to_ir
 from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
-from ..ir.sites import MODE_NAMES, Site, find_sites, site_map
+from ..ir.sites import MODE_NAMES, find_sites, site_map
 from ..isa import amd_target, known_amd_targets
 from ..match.cost import bpermute_cost
 from ..pattern import format_pattern

@@ -97,7 +97,7 @@ def lower_shuffles(ir: str, target: NvidiaTarget, baseline: bool = False) -> tup
         cost_of = {True: target.cost("shfl"), False: target.cost("shfl_reg")}
         as_written = cost_of[site.b.kind == "const"]
         mapped = site_map(site)
-        cls = _classify(site, mapped[1] if mapped else None)
+        cls = classify_site(site, mapped[1] if mapped else None)
         found = None if baseline else synthesize_site(site)
         chosen, proof, notes = written, "unchanged", list(site.notes)
         if found is not None:
@@ -113,7 +113,7 @@ def lower_shuffles(ir: str, target: NvidiaTarget, baseline: bool = False) -> tup
         edits[site.line_index] = replace_call(lines[site.line_index], site, INTRINSIC.format(mode=chosen.mode),
                                               [chosen.mask, site.value, chosen.b, chosen.c])
         cost = cost_of[found is not None or site.b.kind == "const"]
-        reports.append(SiteReport(site.location, site.function, _describe(site), cls, [chosen.ptx()], cost,
+        reports.append(SiteReport(site.location, site.function, describe_site(site), cls, [chosen.ptx()], cost,
                                   as_written, proof, notes))
     declared = declared_names(ir)
     decls = [_DECLS[n] for n in sorted(INTRINSIC.format(mode=m) for m in used) if n not in declared]
@@ -238,7 +238,7 @@ def device_ir(source: Path, target: NvidiaTarget, opts: FrontendOptions) -> str:
 
     if source.suffix in (".ll", ".bc"):
         from .inputs import read_ir
-        return _read_ir(source, TRIPLE)
+        return read_ir(source, TRIPLE)
     check_source_text(source, "CUDA source")
     return compile_to_nvptx_ir(source, target.name, ptx_feature(target.name), opts)
 
@@ -258,7 +258,7 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
     if not baseline and chains_on:
         ir, chains = lower_reductions(ir, target, _version_tuple(ptx_version(target.name)))
     lowered, reports = lower_shuffles(ir, target, baseline)
-    _check_resolved(lowered, source)
+    check_resolved(lowered, source)
     result = CompileResult(arch, 32, lowered, reports, chains=chains)
     if emit == "llvm":
         result.output = lowered

@@ -48,6 +48,11 @@ def mbcnt_kind(inst: str) -> str | None:
     return m.group(1) if m and call_args(inst)[0] == "-1" else None
 
 
+def phi_incoming(inst: str) -> list[str]:
+    """The incoming value tokens of `phi TYPE [ V, %bb ], ...`."""
+    return re.findall(r"\[\s*([^,\]\s]+)\s*,\s*%[\w.\-]+\s*\]", inst)
+
+
 @dataclass(frozen=True)
 class Operand:
     kind: str                    # "const" | "lane" | "uniform" | "dynamic"
@@ -176,6 +181,11 @@ class LaneEvaluator(FunctionBody):
             return int(token == "true")
         inst = self.defs[token]
         op = inst.split()[0]
+        if op == "phi":                # one value whichever edge was taken: every incoming value agrees
+            values = {self._full(v, lane, depth + 1) & 0xFFFFFFFF for v in phi_incoming(inst)}
+            if len(values) != 1:
+                raise ValueError(f"phi of different values: {inst}")
+            return values.pop()
         if op in ("call", "tail"):
             if any(c in inst for c in TID_X_CALLS):
                 return lane

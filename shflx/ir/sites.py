@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .evaluate import FunctionBody, Operand
-from .text import DBG, call_sites, operand_token, split_args
+from .text import call_sites, operand_token, split_args
 
 MARKER = "__shflx_shfl_sync"
 TID_LANE_NOTE = ("operand computed from threadIdx.x: assumes the CUDA lane is threadIdx.x % 32 "
