@@ -23,6 +23,9 @@ def canonical_chain(coll: Collective) -> tuple[ChainStep, ...]:
     fn, w = coll.fn, coll.width
     lane = np.arange(CUDA_WARP)
     steps: list[ChainStep] = []
+    if coll.kind == "reduce" and coll.bits:                 # strided: xor over its bits, highest first
+        return tuple(ChainStep(intrinsic_operands("__shfl_xor_sync", 1 << bit, CUDA_WARP), fn)
+                     for bit in reversed(range(5)) if coll.bits >> bit & 1)
     if coll.kind == "reduce":
         d = w // 2
         while d >= 1:

@@ -180,13 +180,19 @@ def butterfly_stages(b: Builder, width: int, upto: int) -> None:
 
 def family_butterfly(coll: Collective, arch: str, wave: int, fn: str) -> Builder:
     b = Builder(arch, wave, fn)
+    if coll.bits:                       # strided: one xor stage per lane bit, lowest first
+        lanes = np.arange(wave)
+        for bit in range(5):
+            if coll.bits >> bit & 1:
+                stage(b, lanes ^ (1 << bit))
+        return b
     butterfly_stages(b, coll.width, coll.width)
     return b
 
 
 def family_readlane(coll: Collective, arch: str, wave: int, fn: str) -> Builder | None:
     """Row totals by butterfly, then the two rows of each half read as scalars (width 32)."""
-    if coll.width != 32:
+    if coll.width != 32 or coll.bits:
         return None
     b = Builder(arch, wave, fn)
     butterfly_stages(b, 32, 16)
@@ -212,7 +218,7 @@ def family_readlane(coll: Collective, arch: str, wave: int, fn: str) -> Builder 
 def family_carry(coll: Collective, arch: str, wave: int, fn: str) -> Builder | None:
     """Row totals, then row 0's total carried into row 1 of each half (row_bcast:15 on gfx9,
     whatever is cheapest elsewhere); a readlane broadcast when lanes of row 0 are live."""
-    if coll.width != 32:
+    if coll.width != 32 or coll.bits:
         return None
     b = Builder(arch, wave, fn)
     butterfly_stages(b, 32, 16)

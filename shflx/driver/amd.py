@@ -58,7 +58,7 @@ def lower_chains(ir: str, arch: str, wave: int, fp_reassoc: bool = False) -> tup
             entry.reason = coll
             reports.append(entry)
             continue
-        entry.width = coll.width
+        entry.width = None if coll.bits else coll.width
         allowed = reassociation_allowed(chain.fn, fp_reassoc or chain.reassoc)
         out = synthesize(coll, arch, wave, chain.steps, reassoc=allowed)
         entry.cost, entry.step_by_step_cost, entry.baseline_cost = out.plan.cost, out.step_by_step_cost, out.baseline_cost

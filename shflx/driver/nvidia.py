@@ -149,7 +149,7 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
         if isinstance(coll, str):
             entry.reason = coll
             continue
-        entry.width = coll.width
+        entry.width = None if coll.bits else coll.width
         dec = decide_collective(chain, coll, True, [target], version, chain.live_note)
         if dec.opcode is None:
             entry.reason = dec.reason
