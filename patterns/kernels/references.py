@@ -338,6 +338,28 @@ def phi_every_lane(x):
     return np.where(warp0, tree, v).astype(np.int32)
 
 
+def _gather_in_warps(x, src):
+    """Every warp: lane i takes lane src[i] (a 32-lane source map inside each warp)."""
+    return _warps(x)[:, np.asarray(src)].reshape(-1)
+
+
+def _segmented(width, table):
+    lane = np.arange(32)
+    return (lane & ~(width - 1)) + np.asarray(table)[lane % width]
+
+
+def table_quad(x):
+    return _gather_in_warps(x, _segmented(4, [2, 0, 3, 1]))
+
+
+def table_bitrev16(x):
+    return _gather_in_warps(x, _segmented(16, [int(f"{k:04b}"[::-1], 2) for k in range(16)]))
+
+
+def shifted_constant(x):
+    return _gather_in_warps(x, _segmented(4, [2, 3, 0, 1]))
+
+
 def _u32(rng, n):
     return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
 
@@ -391,5 +413,8 @@ KERNELS: dict[str, tuple[str, Callable, Callable]] = {
     "loop_acc_lane0": ("chain_flow", lambda r, n: [_small(r, n)], loop_acc_lane0),
     "block_reduce_two_level": ("chain_flow", lambda r, n: [_small(r, n)], block_reduce_two_level),
     "phi_every_lane": ("chain_flow", lambda r, n: [_small(r, n)], phi_every_lane),
+    "table_quad": ("lane_tables", lambda r, n: [_u32(r, n)], table_quad),
+    "table_bitrev16": ("lane_tables", lambda r, n: [_u32(r, n)], table_bitrev16),
+    "shifted_constant": ("lane_tables", lambda r, n: [_u32(r, n)], shifted_constant),
 }
 EXTRA_ARGS = {"runtime_broadcast": [7], "runtime_width_sum": [8], "loop_acc_lane0": [3]}

@@ -19,8 +19,8 @@ from ..lanes import lanes_to_mask
 from ..combine import FNS
 from ..cuda import FULL_MASK, ShflOperands
 from ..ir.sites import MODE_NAMES, Site
-from ..ir.evaluate import LaneEvaluator, phi_incoming
-from ..ir.text import DEF, call_args, functions
+from ..ir.evaluate import MAX_BLOCK_THREADS, LaneEvaluator, phi_incoming
+from ..ir.text import DEF, call_args, constant_tables, functions
 from .shape import ChainStep
 
 BINARY = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "fadd": "fadd", "fmul": "fmul"}
@@ -28,7 +28,6 @@ INTRINSICS = {"llvm.smax.i32": "smax", "llvm.smin.i32": "smin", "llvm.umax.i32":
               "llvm.umin.i32": "umin", "llvm.maxnum.f32": "fmax", "llvm.minnum.f32": "fmin"}
 ICMP_FNS = {"sgt": "smax", "sge": "smax", "slt": "smin", "sle": "smin",
             "ugt": "umax", "uge": "umax", "ult": "umin", "ule": "umin"}
-MAX_BLOCK_THREADS = 1024         # a lane condition is evaluated for every thread id of a block
 
 _TOKEN = re.compile(r"%[\w.\-]+")
 
@@ -67,8 +66,9 @@ class Chain:
 class _Body(LaneEvaluator):
     """One function's SSA defs (with their module line) and uses."""
 
-    def __init__(self, name: str, lines: list[str], params: list[str], first: int):
-        super().__init__(name, lines, params)
+    def __init__(self, name: str, lines: list[str], params: list[str], first: int,
+                 constants: dict[str, tuple[int, tuple[int, ...]]] | None = None):
+        super().__init__(name, lines, params, constants)
         self.line_of: dict[str, int] = {}
         self.users: dict[str, list[str | int]] = {}
         self.block_of: list[str] = []
@@ -370,11 +370,12 @@ def find_chains(ir: str, sites: list[Site]) -> list[Chain]:
         if s.constant_map and s.b.kind == "const" and s.c.kind == "const":
             by_fn.setdefault(s.function, []).append(s)
     chains: list[Chain] = []
+    tables = constant_tables(lines)
     for name, start, end, params in functions(lines):
         fsites = by_fn.get(name)
         if not fsites:
             continue
-        body = _Body(name, lines[start + 1:end], params, start + 1)
+        body = _Body(name, lines[start + 1:end], params, start + 1, tables)
         readers = {s.result: _read_lanes(s) for s in fsites
                    if s.mask.kind == "const" and s.mask.value & FULL_MASK == FULL_MASK}
         where = {s.result: s.location for s in fsites}

@@ -44,7 +44,7 @@ def find_sites(ir: str) -> list[Site]:
         if len(args) != 5:
             continue
         site = Site(fn.name, k, m.group("res"), fn.classify(args[0]), fn.classify(args[1]), args[2],
-                    fn.classify(args[3], low_bits=True), fn.classify(args[4]), where)
+                    fn.classify(args[3], low_bits=True), fn.classify(args[4], per_lane=True), where)
         if any(o.from_tid for o in (site.b, site.c)):
             site.notes.append(TID_LANE_NOTE)
         sites.append(site)

@@ -93,10 +93,39 @@ def locations(lines: list[str]) -> dict[str, str]:
     return out
 
 
+_CONSTANT = re.compile(r"^@([\w.$\-]+) = (?:(?:private|internal|dso_local|hidden|unnamed_addr|local_unnamed_addr)\s+)*"
+                       r"(?:addrspace\(\d+\)\s+)?constant \[(\d+) x i(\d+)\] (.*?)(?:, align \d+)?$")
+
+
+def constant_tables(lines: list[str]) -> dict[str, tuple[int, tuple[int, ...]]]:
+    """@name -> (element bits, values) of every module-local immutable integer array (`constant`,
+    not `externally_initialized`: the host can rewrite a __constant__ variable, so it is no table)."""
+    out = {}
+    for line in lines:
+        m = _CONSTANT.match(line) if line.startswith("@") else None
+        if not m:
+            continue
+        count, bits, init = int(m.group(2)), int(m.group(3)), m.group(4).strip()
+        if init == "zeroinitializer":
+            values = [0] * count
+        elif init.startswith('c"') and bits == 8:
+            raw = init[2:-1]
+            values = [int(tok[1:], 16) if tok.startswith("\\") else ord(tok)
+                      for tok in re.findall(r"\\[0-9A-Fa-f]{2}|[^\\]", raw)]
+        elif init.startswith("["):
+            values = [int(v) & ((1 << bits) - 1) for v in re.findall(rf"i{bits} (-?\d+)", init)]
+        else:
+            continue
+        if len(values) == count:
+            out[m.group(1)] = (bits, tuple(values))
+    return out
+
+
 def call_sites(ir: str, pattern: re.Pattern, body_type: type) -> Iterator[tuple[Any, int, Any, str]]:
     """(function body, line index, match, location) for every line of `ir` matching `pattern`."""
     lines = ir.splitlines()
     locs = locations(lines)
+    tables = constant_tables(lines)
     for name, start, end, params in functions(lines):
         body_lines = lines[start + 1:end]
         body = None
@@ -104,7 +133,7 @@ def call_sites(ir: str, pattern: re.Pattern, body_type: type) -> Iterator[tuple[
             m = pattern.match(line.strip())
             if not m:
                 continue
-            body = body or body_type(name, body_lines, params)
+            body = body or body_type(name, body_lines, params, constants=tables)
             dbg = DBG.search(m.group("rest"))
             yield body, k, m, (locs.get(dbg.group(1), "?") if dbg else "?")
 
