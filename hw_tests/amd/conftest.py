@@ -1,13 +1,18 @@
-"""hw_tests/amd: name the devices and the shflx under test in pytest's header."""
+"""hw_tests/amd: name the devices and the shflx under test in pytest's header; under CI=true a
+skip is a failure (tests/ci_policy.py)."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 import shflx
 from hw_devices import ROOT, selected
+
+sys.path.insert(0, str(ROOT / "tests"))
+from ci_policy import pytest_make_collect_report, pytest_runtest_makereport  # noqa: E402,F401 (hooks)
 
 
 def pytest_configure(config):
