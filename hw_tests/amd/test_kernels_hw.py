@@ -7,12 +7,10 @@ emulated targets, see hw_devices.py), run and compared bit for bit with the nump
 Every kernel runs twice: shflx's lowering and --baseline (plain ds_bpermute); both must match.
 Every reference is exact: integer math, or float math in the kernel's own order of operations,
 each step rounded to the kernel's type, so the comparison is bitwise, floats included.
-SHFLX_EMULATED_KERNELS=k1,k2 limits the kernels on the emulator (benchmarks/bench_emulated.py
-runs them all)."""
+benchmarks/bench_emulated.py runs the same on every emulated target with timings."""
 from __future__ import annotations
 
 import functools
-import os
 import sys
 
 import numpy as np
@@ -26,17 +24,8 @@ import references as R  # noqa: E402
 BLOCKS = 4
 
 
-def _kernels(device) -> list[str]:
-    names = os.environ.get("SHFLX_EMULATED_KERNELS", "") if getattr(device, "kind", "") == "emulator" else ""
-    picked = [k.strip() for k in names.split(",") if k.strip()] or sorted(R.KERNELS)
-    unknown = sorted(set(picked) - set(R.KERNELS))
-    if unknown:
-        raise pytest.UsageError(f"SHFLX_EMULATED_KERNELS: unknown kernels {unknown}; known: {sorted(R.KERNELS)}")
-    return picked
-
-
 def _cases(device):
-    for kernel in _kernels(device):
+    for kernel in sorted(R.KERNELS):
         for baseline in (False, True):
             yield f"{kernel}-{'baseline' if baseline else 'shflx'}", (kernel, baseline), ()
 
