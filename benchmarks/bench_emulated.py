@@ -97,7 +97,8 @@ def main() -> int:
     if ns.out:
         meta = {"machine": platform.machine(), "python": platform.python_version(), "cpus": os.cpu_count(),
                 "readings": dict(device.readings)}
-        Path(ns.out).write_text(json.dumps({"meta": meta, "totals": totals, "rows": rows}, indent=1) + "\n")
+        body = ",\n  ".join(json.dumps(r) for r in rows)          # one run per line
+        Path(ns.out).write_text(f'{{"meta": {json.dumps(meta)},\n "totals": {json.dumps(totals)},\n "rows": [\n  {body}\n]}}\n')
     return 0 if ok == len(rows) else 1
 
 
