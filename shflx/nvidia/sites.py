@@ -1,7 +1,7 @@
 """Warp shuffles in PTX: every shfl.sync (and legacy shfl) site, and the reduction/scan chains
 they form, with the lanes whose results are used.
 
-Why: the NVIDIA rewrites need the same facts about PTX that shflx/recognize.py gathers from LLVM IR:
+Why: the NVIDIA rewrites need the same facts about PTX that shflx/ir/ gathers from LLVM IR:
 which operands are constants, which shuffles feed a combine that feeds the next shuffle, and which
 lanes read the final value. Everything here is conservative: a register defined more than once is
 not a constant, a value used outside the chain breaks it, and a use whose executing lanes are not
