@@ -112,6 +112,17 @@ def lower(pattern: str, arch: str, wave: int | None = None, *, cache: bool = Tru
     wave = amd_target(arch).resolve_wave(wave)
     if not cache or runtime_mask:
         return match.lower(pattern, arch, wave, runtime_mask)
+    if not enabled():
+        return cached_lower(pattern, arch, wave, match.lower)
+    return _lower_once(pattern, arch, wave)
+
+
+@lru_cache(maxsize=8192)
+def _lower_once(pattern: str, arch: str, wave: int) -> Plan:
+    """One store lookup (and replay) per distinct pattern per process: a module with 1,000 sites
+    of 231 patterns costs 231 lookups."""
+    from .. import match
+
     return cached_lower(pattern, arch, wave, match.lower)
 
 

@@ -6,6 +6,7 @@ reads the module through these helpers."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Iterator
 
 DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
@@ -121,11 +122,17 @@ def constant_tables(lines: list[str]) -> dict[str, tuple[int, tuple[int, ...]]]:
     return out
 
 
+@lru_cache(maxsize=4)
+def _module_facts(ir: str) -> tuple[list[str], dict[str, str], dict[str, tuple[int, tuple[int, ...]]]]:
+    """Lines, debug locations and constant tables of a module, read once per module text (every
+    pass over one module asks for them)."""
+    lines = ir.splitlines()
+    return lines, locations(lines), constant_tables(lines)
+
+
 def call_sites(ir: str, pattern: re.Pattern, body_type: type) -> Iterator[tuple[Any, int, Any, str]]:
     """(function body, line index, match, location) for every line of `ir` matching `pattern`."""
-    lines = ir.splitlines()
-    locs = locations(lines)
-    tables = constant_tables(lines)
+    lines, locs, tables = _module_facts(ir)
     for name, start, end, params in functions(lines):
         body_lines = lines[start + 1:end]
         body = None
