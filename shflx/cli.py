@@ -23,6 +23,16 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of jobs, got '{text}'")
+    return value
+
+
 def _build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="shflx", description="CUDA warp shuffles, lowered to proven AMD cross-lane code.")
     p.add_argument("--version", action="version", version=f"shflx {__version__}")
@@ -57,7 +67,7 @@ def _build_parser() -> argparse.ArgumentParser:
                         "NVIDIA sm_NN: shfl.sync with synthesized operands, redux.sync, load -> shuffle), "
                         "and report each one.")
     co.add_argument("files", nargs="+", metavar="FILE.cu", help=".cu/.hip files or directories of them")
-    co.add_argument("-j", dest="jobs", type=int, default=0, help="parallel compiles (default: CPU count)")
+    co.add_argument("-j", dest="jobs", type=_positive_int, default=0, help="parallel compiles (default: CPU count)")
     co.add_argument("--offload-arch", action="append", required=True, dest="archs", metavar="gfxNNN|sm_NN")
     co.add_argument("-o", dest="output", help="output file; with several targets the target is added; "
                     "with several inputs a directory")
@@ -253,6 +263,9 @@ def _compile_one(job: tuple) -> dict:
         write_atomically(Path(out), res.output)
     except ShflxError as e:
         return {"file": source, "arch": arch, "error": str(e), "exit_code": e.exit_code}
+    except OSError as e:
+        return {"file": source, "arch": arch, "exit_code": UsageError.exit_code,
+                "error": f"shflx: error: cannot write {out}: {e.strerror or e}"}
     resynth = [c for c in res.chains if c.cost is not None]     # the others are costed per site
     entry = {"file": source, "arch": arch, "wave": res.wave, "output": out,
              "sites": [r.to_json() for r in res.sites], "chains": [c.to_json() for c in res.chains],
@@ -283,9 +296,44 @@ def _sources(args: Sequence[str]) -> list[Path]:
     return out
 
 
+def _check_outputs(sources: list[Path], outputs: list[Path], into_dir: bool, output: str | None) -> None:
+    """Before any compile: no output may overwrite an input, a single output may not be an
+    existing directory, and an output directory must be a directory (nothing partial is left)."""
+    inputs = {s.resolve() for s in sources if s.exists()}
+    for out in outputs:
+        if out.resolve() in inputs:
+            raise UsageError(f"-o {out} would overwrite the input {out}; choose another output name")
+        if not into_dir and out.is_dir():
+            raise UsageError(f"-o {out} is a directory; give an output file name (a directory takes the "
+                             "outputs of several inputs)")
+    if into_dir and Path(output).exists() and not Path(output).is_dir():
+        raise UsageError(f"-o {output} is a file; with several inputs -o names the output directory")
+
+
+def _compile_parallel(jobs: list[tuple], workers: int) -> list[dict]:
+    """The jobs in worker processes, in input order; Ctrl-C stops the workers at once (no partial
+    outputs: each is written atomically by its worker, or not at all)."""
+    import multiprocessing
+
+    results: list[dict] = []
+    pool = multiprocessing.Pool(workers)
+    try:
+        for k, r in enumerate(pool.imap_unordered(_compile_one, jobs), 1):
+            state = "error" if "error" in r else f"{r['summary']['sites']} site(s)"
+            print(f"[{k}/{len(jobs)}] {r['file']} ({r['arch']}): {state}", file=sys.stderr, flush=True)
+            results.append(r)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+    order = {(j[0], j[1]): n for n, j in enumerate(jobs)}
+    return sorted(results, key=lambda r: order[(r["file"], r["arch"])])
+
+
 def _cmd_compile(ns: argparse.Namespace) -> int:
     import os
-    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from .frontend.clang import FrontendOptions
 
@@ -311,22 +359,18 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
                 out = base.with_name(f"{base.stem}.{arch}{suffix}")
             jobs.append((str(src), arch, str(out), emit_of(arch), 64 if ns.wave64 else None, opts, ns.baseline,
                          ns.fp_reassoc, not ns.no_chains))
+    _check_outputs(sources, [Path(j[2]) for j in jobs], many and bool(ns.output), ns.output)
     if many and ns.output:
-        Path(ns.output).mkdir(parents=True, exist_ok=True)
+        try:
+            Path(ns.output).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"cannot create the output directory {ns.output}: {e.strerror or e}") from None
     workers = ns.jobs or os.cpu_count() or 1
     results: list[dict] = []
     if len(jobs) == 1 or workers == 1:
         results = [_compile_one(j) for j in jobs]
     else:
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-            futures = {pool.submit(_compile_one, j): j for j in jobs}
-            for k, fut in enumerate(as_completed(futures), 1):
-                r = fut.result()
-                state = "error" if "error" in r else f"{r['summary']['sites']} site(s)"
-                print(f"[{k}/{len(jobs)}] {r['file']} ({r['arch']}): {state}", file=sys.stderr, flush=True)
-                results.append(r)
-        order = {(j[0], j[1]): n for n, j in enumerate(jobs)}
-        results.sort(key=lambda r: order[(r["file"], r["arch"])])
+        results = _compile_parallel(jobs, min(workers, len(jobs)))
     failed = [r for r in results if "error" in r]
     for r in failed:
         print(r["error"], file=sys.stderr)
@@ -448,8 +492,8 @@ def _cmd_doctor(ns: argparse.Namespace) -> int:
     dev, why = probe_hip()
     rows.append(("AMD GPU", dev.arch if dev else f"none ({why})", "hw_tests/amd"))
     rows.append(("cuda-python", version("cuda-bindings") or version("cuda-python") or "not installed", "hw_tests/nvidia"))
-    from .driver.cache import cache_dir, enabled
-    rows.append(("plan cache", str(cache_dir()) if enabled() else "off (SHFLX_CACHE=off)", "solved patterns"))
+    from .driver.cache import status
+    rows.append(("plan cache", status(), "solved patterns"))
     width = max(len(r[0]) for r in rows)
     for name, state, use in rows:
         print(f"{name:<{width}}  {state}\n{'':<{width}}  -> {use}")

@@ -187,6 +187,9 @@ def parse_pattern(text: str) -> Pattern:
             raise _err(text, head, f"'{head}' takes one integer argument, e.g. '{head} 1'")
         width = _width(opts.get("width", "32"), text)
         arg = _int(body[0], text, f"{head} argument")
+        if not 0 <= arg < CUDA_WARP:           # the intrinsic would use arg's low 5 bits: say so
+            raise _err(text, body[0], f"the {head} argument must be a lane number 0..31, got {arg}; CUDA "
+                                      f"uses its bits 4:0 only, so the intrinsic would do '{head} {arg & 31}'")
         return Shuffle(intrinsic_operands(KINDS[head], arg, width, mask), None, head, arg, width)
     if "width" in opts:
         raise _err(text, "width", f"'width' goes with idx/up/down/xor, not '{head}'")

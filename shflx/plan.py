@@ -8,7 +8,6 @@ code that runs under a partial EXEC, as the golden sequences do."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -286,10 +285,7 @@ def _step_from_json(obj: Any, where: Location | None, index: int) -> Step:
         elif ftype in _INT_TYPES:
             value = _bit(value)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-                if isinstance(value, str) and re.fullmatch(r"0[xX][0-9a-fA-F]+|\d+", value):
-                    value = int(value, 0)
-                else:
-                    raise InputError(f"{what} must be an integer, got {value!r}", where)
+                raise InputError(f"{what} must be a JSON integer, got {json.dumps(value)}", where)
         elif ftype in ("str", "Ref", "Ref | None", "str | None"):
             if value is not None and not isinstance(value, str):
                 raise InputError(f"{what} must be a string, got {value!r}", where)
@@ -305,6 +301,10 @@ def _locate(text: str | None, needle: str, file: str | None) -> Location | None:
         if pos >= 0:
             return Location(file, text.count("\n", 0, pos) + 1)
     return Location(file)
+
+
+# What the synthesizer records beside a plan (shflx lower --json; the cache): kept, not interpreted.
+PLAN_EXTRAS = ("baseline_cost", "chain", "fusable", "fused_cost", "optimality", "search", "stage", "uses_lds")
 
 
 def plan_from_json(obj: Any, *, file: str | None = None, text: str | None = None) -> Plan:
@@ -335,6 +335,11 @@ def plan_from_json(obj: Any, *, file: str | None = None, text: str | None = None
     if not isinstance(cost, (int, float)) or isinstance(cost, bool):
         raise InputError("plan: 'cost' must be a number", where)
     known = {"arch", "wave", "target", "steps", "result", "cost", "proof"}
+    unknown = sorted(set(obj) - known - set(PLAN_EXTRAS))
+    if unknown:
+        raise InputError(f"plan: unknown key(s) {', '.join(unknown)}; keys are "
+                         f"{', '.join(sorted(known))} (and what `shflx lower --json` adds: "
+                         f"{', '.join(PLAN_EXTRAS)})", where)
     extra = tuple((k, v) for k, v in obj.items() if k not in known)
     plan = Plan(obj["arch"], obj["wave"], target, tuple(steps), obj["result"], float(cost),
                 obj.get("proof"), extra)
@@ -396,6 +401,8 @@ def load_plan(source: Any) -> Plan:
         path = Path(source)
         try:
             text = path.read_text()
+        except UnicodeDecodeError:
+            raise InputError("not a text file (expected a JSON plan)", Location(str(path))) from None
         except OSError as e:
             raise InputError(f"cannot read plan: {e.strerror}", Location(str(path))) from None
         return parse_plan_text(text, str(path))
@@ -407,6 +414,8 @@ def parse_plan_text(text: str, file: str) -> Plan:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON: {e.msg}", Location(file, e.lineno, e.colno)) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply to be a plan", Location(file)) from None
     return plan_from_json(obj, file=file, text=text)
 
 

@@ -14,7 +14,7 @@ masks = st.integers(1, 2**32 - 1)
 
 shuffles = st.one_of(
     st.builds(lambda k, a, w: f"{k} {a}" + (f" width {w}" if w != 32 else ""),
-              st.sampled_from(["idx", "up", "down", "xor"]), st.integers(-64, 64), widths),
+              st.sampled_from(["idx", "up", "down", "xor"]), st.integers(0, 31), widths),
     st.builds(lambda m, b, c: f"shfl.{m} b={b:#x} c={c:#x}",
               st.sampled_from(["idx", "up", "down", "bfly"]), st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1)),
     st.builds(lambda s: "map " + ",".join(map(str, s)), st.lists(st.integers(0, 31), min_size=32, max_size=32)),
@@ -32,7 +32,7 @@ def test_parse_format_round_trip(text):
     assert parse_pattern(format_pattern(p)) == p
 
 
-@given(st.sampled_from(["idx", "up", "down", "xor"]), st.integers(-100, 100), widths)
+@given(st.sampled_from(["idx", "up", "down", "xor"]), st.integers(0, 31), widths)
 def test_kind_forms_are_the_cuda_intrinsics(kind, arg, width):
     name = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync", "xor": "__shfl_xor_sync"}[kind]
     p = parse_pattern(f"{kind} {arg} width {width}")
@@ -94,3 +94,15 @@ def test_strided_reductions_parse_and_print_canonically(text, canonical):
 def test_bad_strided_reductions_name_the_problem(text, what):
     with pytest.raises(InputError, match=what):
         parse_pattern(text)
+
+
+@pytest.mark.parametrize("text,same", [("xor 99", "xor 3"), ("down 40", "down 8"), ("idx -1", "idx 31"),
+                                       ("up 32", "up 0")])
+def test_lane_arguments_outside_0_to_31_are_errors_that_name_the_cuda_equivalent(text, same):
+    """The pattern language names lanes; the CUDA intrinsic would quietly use bits 4:0 (the
+    message says which pattern that is, and the two agree on every lane)."""
+    with pytest.raises(InputError, match=f"would do '{same}'"):
+        parse_pattern(text)
+    kind, arg = text.split()
+    name = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync", "xor": "__shfl_xor_sync"}[kind]
+    assert parse_pattern(same).warp_map() == intrinsic_operands(name, int(arg)).lane_map()

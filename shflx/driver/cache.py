@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 from functools import lru_cache
 from pathlib import Path
 from dataclasses import replace
@@ -56,15 +57,65 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-def _db() -> sqlite3.Connection:
-    return _connect(str(cache_dir() / "plans.sqlite3"))
+_UNUSABLE: dict[str, str] = {}           # store path -> why it cannot be used (warned once)
+
+
+def _store_path() -> str:
+    return str(cache_dir() / "plans.sqlite3")
+
+
+def _unusable(path: str, error: BaseException) -> None:
+    """The store cannot be used in this process: one warning line, then the search runs uncached
+    (a cache that cannot be used only costs speed)."""
+    why = getattr(error, "strerror", None) or str(error)
+    folder = Path(path).parent
+    if folder.exists() and not folder.is_dir():
+        why = f"{folder} is a file, not a directory (SHFLX_CACHE_DIR or XDG_CACHE_HOME)"
+    if path not in _UNUSABLE:
+        _UNUSABLE[path] = why
+        print(f"shflx: warning: the plan cache {path} cannot be used ({why}); continuing without it "
+              "(slower). `shflx doctor` shows it; delete the file or set SHFLX_CACHE_DIR to reset it",
+              file=sys.stderr)
+
+
+def _db() -> sqlite3.Connection | None:
+    path = _store_path()
+    if path in _UNUSABLE:
+        return None
+    try:
+        return _connect(path)
+    except (sqlite3.Error, OSError, RuntimeError) as e:    # RuntimeError: no home directory
+        _unusable(path, e)
+        return None
+
+
+def _execute(sql: str, args: tuple) -> list | None:
+    """Rows of `sql` on the store; None when it is busy, read-only or unusable (a miss)."""
+    db = _db()
+    if db is None:
+        return None
+    try:
+        return db.execute(sql, args).fetchall()
+    except sqlite3.DatabaseError as e:
+        if not isinstance(e, sqlite3.OperationalError):    # not a database any more: corrupted
+            _unusable(_store_path(), e)
+        return None
+
+
+def status() -> str:
+    """What `shflx doctor` says about the store."""
+    if not enabled():
+        return "off (SHFLX_CACHE=off)"
+    path = _store_path()
+    rows = _execute("SELECT COUNT(*) FROM plans", ())
+    if path in _UNUSABLE:
+        return f"{path}: UNUSABLE ({_UNUSABLE[path]}); delete it to start a fresh cache"
+    return f"{path}: {rows[0][0]} solved plans" if rows else f"{path}: busy or read-only"
 
 
 def get(k: str) -> Plan | None:
-    try:
-        row = _db().execute("SELECT plan FROM plans WHERE key = ?", (k,)).fetchone()
-    except sqlite3.Error:
-        return None
+    rows = _execute("SELECT plan FROM plans WHERE key = ?", (k,))
+    row = rows[0] if rows else None
     if row is None:
         return None
     try:
@@ -74,10 +125,7 @@ def get(k: str) -> Plan | None:
 
 
 def put(k: str, plan: Plan) -> None:
-    try:
-        _db().execute("INSERT OR REPLACE INTO plans (key, plan) VALUES (?, ?)", (k, json.dumps(plan_to_json(plan))))
-    except sqlite3.Error:
-        pass                # a read-only or full disk only costs speed
+    _execute("INSERT OR REPLACE INTO plans (key, plan) VALUES (?, ?)", (k, json.dumps(plan_to_json(plan))))
 
 
 def _replays_correctly(plan: Plan) -> bool:

@@ -57,15 +57,17 @@ def find_clang(llvm_bin: str | None = None) -> Tool:
     for origin, cmd in cands:
         if origin != "ziglang" and not Path(cmd[0]).exists():
             tried.append(f"{cmd[0]} ({origin}): not found")
-            continue
-        version = _version(cmd)
-        if version is None:
+        elif (version := _version(cmd)) is None:
             tried.append(f"{' '.join(cmd)} ({origin}): does not run")
-            continue
-        if int(version.split(".")[0]) < MIN_CLANG:
+        elif int(version.split(".")[0]) < MIN_CLANG:
             tried.append(f"{' '.join(cmd)} ({origin}): clang {version} is older than {MIN_CLANG}")
-            continue
-        return Tool(tuple(cmd), version, origin)
+        else:
+            return Tool(tuple(cmd), version, origin)
+        if origin == "override":           # an explicit choice is never silently replaced
+            setting = "--llvm-bin" if llvm_bin else "SHFLX_LLVM_BIN"
+            raise ToolchainError(f"{setting}={Path(cmd[0]).parent}: {tried[-1]}; point it at an LLVM or "
+                                 "ROCm bin directory with clang (>= {MIN_CLANG}), or unset it".replace(
+                                     "{MIN_CLANG}", str(MIN_CLANG)))
     raise ToolchainError("no usable clang for the AMDGPU HIP device front end; tried: " + "; ".join(tried) +
                          ". Install one with `pip install ziglang` (it ships clang), or point --llvm-bin / "
                          "SHFLX_LLVM_BIN at a ROCm or LLVM bin directory")

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..chains.shape import ChainStep, classify
 from ..cuda import FULL_MASK, ShflOperands, cuda_call
+from ..errors import InputError, Location
 from ..lanes import CUDA_WARP, lanes_to_mask, mask_to_lanes, s32
 from ..pattern import Collective
 from .ptxir import Function, Instruction, Label, Module
@@ -300,15 +301,21 @@ _SPECIAL = frozenset({"%tid", "%ntid", "%laneid", "%warpid", "%ctaid", "%nctaid"
 
 # ----------------------------------------------------------------------------- sites
 
-def _site(flow: Flow, ins: Instruction) -> Site | None:
+def _site(flow: Flow, ins: Instruction, filename: str) -> Site | None:
+    """The shuffle `ins` is, None for any other instruction; a malformed shfl is an error naming
+    its line (ptxas would reject it, and skipping it would hide a shuffle)."""
     mods = ins.modifiers
     legacy = "sync" not in mods
     mode = next((m for m in mods if m in MODES), None)
-    if ins.base != "shfl" or mode is None:
+    if ins.base != "shfl":
         return None
+    where = Location(filename, ins.line or None)
+    if mode is None:
+        raise InputError(f"'{ins.opcode}': a shfl needs a mode, one of {', '.join(MODES)}", where)
     n = 4 if legacy else 5
     if len(ins.operands) != n:
-        return None
+        form = "d[|p], a, b, c" + ("" if legacy else ", membermask")
+        raise InputError(f"'{ins.opcode}' takes {n} operands ({form}), got {len(ins.operands)}", where)
     d, a, b, c = ins.operands[:4]
     dest, _, pred_out = (x.strip() for x in d.partition("|"))
     mask = ins.operands[4] if not legacy else "0xffffffff"
@@ -322,7 +329,7 @@ def find_sites(module: Module) -> list[Site]:
     for fn in module.functions:
         if fn.body:
             flow = Flow(fn)
-            out.extend(s for s in (_site(flow, i) for i in fn.instructions()) if s is not None)
+            out.extend(s for s in (_site(flow, i, module.filename) for i in fn.instructions()) if s is not None)
     return out
 
 
@@ -514,7 +521,7 @@ def _live(flow: Flow, chain: Chain, notes: set[str]) -> tuple[int, str]:
                 continue
             lanes = flow.exec_lanes(k, notes)
             if u.base == "shfl":
-                site = _site(flow, u)
+                site = _site(flow, u, "<ptx>")     # already checked by find_sites
                 if site is not None and site.src == r and r not in (site.b.text, site.c.text, site.mask.text) \
                         and site.operands is not None and u.pred is None:
                     src = site.operands.lane_map().src
