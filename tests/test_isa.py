@@ -190,6 +190,9 @@ def test_costs_reproduce_the_cited_figures():
     assert (low, high) == (4, 12)
     assert mi300.cost("ds_swizzle") == 50
     assert mi300.cost("ds_bpermute") == 50 + mi300.cost("valu")
+    for name in isa.known_amd_targets():      # every target: the ~50-cycle gather + the index VALU (§6)
+        t = isa.amd_target(name)
+        assert t.cost("ds_bpermute") == 50 + t.cost("valu"), name
     assert "[estimate]" not in mi300.costs["ds_swizzle"].source
     # §13.3 LLVM SISchedule: GFX6-9 VALU latency 1 (x4 issue), GFX10/11 (and 12) VALU 5
     for name in REQUIRED_AMD:
