@@ -310,8 +310,6 @@ def site_map(site: Site) -> tuple[str, np.ndarray] | None:
 
 _ASM = re.compile(r'^(?P<lhs>\s*(?:%[\w.\-]+ = )?)(?:tail )?call (?P<ty>[^"]*?)asm (?:sideeffect )?(?:inteldialect )?'
                   r'"(?P<tmpl>(?:[^"\\]|\\.)*)", "(?P<cons>[^"]*)"\((?P<args>.*)\)(?P<rest>[^()]*)$')
-_SHFL_PTX = re.compile(r"^\s*shfl(?P<sync>\.sync)?\.(?P<mode>up|down|bfly|idx)\.b32\s+(?P<ops>[^;]*);?\s*$")
-PTX_MODES = {"up": 0, "down": 1, "bfly": 2, "idx": 3}
 
 
 class InlinePtxError(ValueError):
@@ -323,15 +321,16 @@ class InlinePtxError(ValueError):
 
 
 def translate_inline_ptx(ir: str, wave: int = 64) -> str:
-    """`asm "shfl.sync.MODE.b32 $0, a, b, c, mask;"` (and the legacy `shfl.MODE.b32 $0, a, b, c;`)
-    become shuffle markers; CUB-style blocks go through shflx.ptxblock; any other inline PTX is an
-    error naming it and its line."""
-    from .ptxblock import PtxBlockError, inrange_ir, translate
+    """Every inline PTX asm statement (a lone `shfl.sync`, cub::LaneId's `mov.u32 $0, %laneid`, a
+    CUB-style block) becomes IR through shflx.ptxblock: shuffles become markers, the rest the IR
+    of its PTX meaning. Anything not understood is an error naming the instruction and its line."""
+    from .ptxblock import PtxBlockError, inrange_ir
 
     extra_fns: dict[str, str] = {}
     lines = ir.splitlines()
     locs = None
     changed = False
+    decls: dict[str, str] = {}
     for k, line in enumerate(lines):
         if " asm " not in line:
             continue
@@ -340,94 +339,60 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
             continue
         tmpl = m.group("tmpl").replace("\\0A", "\n").replace("\\09", " ")
         tmpl = tmpl.replace("$(", "{").replace("$)", "}").replace("$|", "|").replace("$$", "$")  # LLVM asm escapes
+        instrs = [t.strip("{} \t") for t in re.split(r"[;\n]", tmpl)]
+        if not _looks_like_ptx([t for t in instrs if t and not t.startswith("//")]):
+            continue
         if locs is None:
             locs = _locations(lines)
         dbg = _DBG.search(m.group("rest"))
         where = locs.get(dbg.group(1), "?") if dbg else "?"
-        instrs = [t.strip() for t in re.split(r"[;\n]", tmpl) if t.strip() and not t.strip().startswith("//")]
-        if not any(re.match(r"shfl\b|shfl\.", t) for t in instrs) and not _looks_like_ptx(instrs):
-            continue
-        if len(instrs) != 1 or "|" in instrs[0]:
-            cons = m.group("cons").split(",")
-            if sum(c.startswith("=") for c in cons) != 1:
-                raise InlinePtxError("inline PTX blocks with several outputs are not supported", where)
-            args = [_operand_token(a) for a in _split_args(m.group("args"))]
-            operands: list[str | None] = [None] + args
-            try:
-                tr = translate([t.strip("{} \t") for t in instrs if t.strip("{} \t")], operands, f"ptx{k}", wave)
-            except PtxBlockError as e:
-                raise InlinePtxError(f"inline PTX: {e}", where) from None
-            res = m.group("lhs").strip().rstrip("=").strip()
-            dbg_tail = f", !dbg {dbg.group(1)}" if dbg else ""
-            block = [line + dbg_tail if " call " in line else line for line in tr.lines]
-            if res:
-                ret_float = "float" in m.group("ty")
-                block.append(f"  {res} = bitcast i32 {tr.result} to float" if ret_float
-                             else f"  {res} = add i32 {tr.result}, 0")
-            lines[k] = "\n".join(block)
-            for mode in tr.pred_modes:
-                extra_fns[mode] = inrange_ir(mode, wave)
-            changed = True
-            continue
-        if _LANEID_PTX.match(instrs[0]) and m.group("lhs").strip():     # cub::LaneId(): the CUDA lane
-            lane = _hw_lane_ir(wave, f"%shflx.laneid.{k}")
-            lines[k] = "\n".join(lane + [f"{m.group('lhs')}and i32 %shflx.laneid.{k}, 31"])
-            changed = True
-            continue
-        sm = _SHFL_PTX.match(instrs[0] + ";")
-        if not sm:
-            raise InlinePtxError(f"inline PTX '{instrs[0]}' is not supported", where)
-        ops = [o.strip() for o in sm.group("ops").split(",")]
-        if "|" in ops[0]:
-            raise InlinePtxError(f"inline PTX '{instrs[0]}' with a predicate output is not supported yet", where)
-        expected = 5 if sm.group("sync") else 4
-        if len(ops) != expected:
-            raise InlinePtxError(f"inline PTX '{instrs[0]}': expected {expected} operands", where)
-        args = [a.strip() for a in _split_args(m.group("args"))]
-        def operand(tok: str) -> str:  # noqa: E306
-            if re.fullmatch(r"\$\d+", tok):
-                idx = int(tok[1:]) - 1
-                return _operand_token(args[idx])
-            if re.fullmatch(r"-?(0[xX][0-9a-fA-F]+|\d+)", tok):
-                return str(int(tok, 0) - (1 << 32) if int(tok, 0) >= 1 << 31 else int(tok, 0))
-            raise InlinePtxError(f"inline PTX operand '{tok}' in '{instrs[0]}' is not supported", where)
-        if ops[0] != "$0":
-            raise InlinePtxError(f"inline PTX '{instrs[0]}': the result must be the asm output $0", where)
-        a, b, c = operand(ops[1]), operand(ops[2]), operand(ops[3])
-        mask = operand(ops[4]) if sm.group("sync") else "-1"
-        call = (f"{m.group('lhs')}call i32 @{MARKER}(i32 {PTX_MODES[sm.group('mode')]}, i32 {mask}, i32 {a}, "
-                f"i32 {b}, i32 {c}){', !dbg ' + dbg.group(1) if dbg else ''}")
-        lines[k] = call
+        try:
+            tr = _translate_asm(m, tmpl, f"ptx{k}", wave)
+        except PtxBlockError as e:
+            raise InlinePtxError(f"inline PTX: {e}", where) from None
+        dbg_tail = f", !dbg {dbg.group(1)}" if dbg else ""
+        lines[k] = "\n".join(ln + dbg_tail for ln in tr.lines)
+        for mode in tr.pred_modes:
+            extra_fns[mode] = inrange_ir(mode, wave)
+        decls.update(tr.declarations)
         changed = True
     if not changed:
         return ir
-    from .amd.llvm_ir import DECLS
+    return _with_declarations("\n".join(lines) + "\n", decls) + "\n" + "\n".join(extra_fns.values())
+
+
+def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int):
+    """One asm call (`m` matched by _ASM) through ptxblock: operand types from the call, "+r"
+    operands from the tied-constraint digits."""
+    from .ptxblock import PtxBlockError, translate
+
+    ret = re.sub(r"^(tail |musttail |notail )?(contract |fast |nnan |ninf |nsz |arcp |afn |reassoc )*", "",
+                 m.group("ty").strip()).strip()
+    outputs = [] if ret == "void" else [t.strip() for t in ret.strip("{} ").split(",")]
+    args = _split_args(m.group("args"))
+    inputs = [(a.rsplit(None, 1)[0].split()[0], _operand_token(a)) for a in args]
+    cons = [c for c in m.group("cons").split(",") if c and not c.startswith("~")]
+    outs = [c for c in cons if c.startswith("=")]
+    ins = cons[len(outs):]
+    if any(c.startswith("=*") for c in outs) or len(outs) != len(outputs) or len(ins) != len(inputs):
+        raise PtxBlockError(f"asm operands '{m.group('cons')}' are not register operands shflx can translate")
+    tied = {int(c): len(outs) + j for j, c in enumerate(ins) if c.isdigit()}
+    res = m.group("lhs").strip().rstrip("=").strip() or None
+    return translate(tmpl, outputs, inputs, tied, prefix, wave, res)
+
+
+def _with_declarations(text: str, decls: dict[str, str]) -> str:
+    """`text` plus the declarations of what the translations call that it lacks."""
     from .rewrite import declared_names
 
-    text = "\n".join(lines) + "\n"
     declared = declared_names(text)
-    if MARKER not in declared:
-        text += f"\ndeclare i32 @{MARKER}(i32, i32, i32, i32, i32)\n"
-    for key in ("mbcnt", "fmin", "fmax", "smin", "smax", "umin", "umax"):   # what the translations call
-        for decl in DECLS[key].splitlines():
-            if re.search(r"@([\w.]+)\(", decl).group(1) not in declared:
-                text += decl + "\n"
-    return text + "\n" + "\n".join(extra_fns.values())
-
-
-_LANEID_PTX = re.compile(r"^mov\.(u32|b32|s32)\s+\$0\s*,\s*%laneid$")
-
-
-def _hw_lane_ir(wave: int, name: str) -> list[str]:
-    """IR defining `name` = the lane in the hardware wave (mbcnt), as the prelude's __shflx_lane."""
-    if wave == 32:
-        return [f"  {name} = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)"]
-    return [f"  {name}.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
-            f"  {name} = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 {name}.lo)"]
+    missing = [line for name, line in sorted(decls.items()) if name not in declared]
+    return text + "".join(f"\n{line}" for line in missing) + "\n"
 
 
 def _looks_like_ptx(instrs: list[str]) -> bool:
-    return any(re.match(r"(mov|add|sub|setp|selp|ld|st|cvt|vote|activemask|redux|match|bar)\.", t) for t in instrs)
+    return any(re.match(r"(@!?\w+\s+)?(shfl|mov|add|sub|mul|min|max|and|or|xor|not|shl|shr|setp|selp|ld|st|cvt|"
+                        r"vote|activemask|redux|match|bar)\.", t) for t in instrs)
 
 
 # ------------------------------------------------------------------------ ds.bpermute in AMDGPU IR
