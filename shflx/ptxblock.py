@@ -143,9 +143,10 @@ class _Emitter:
         conv = []
         for v, ty in zip(values, types):
             as_int = IR_TYPES[ty][1]
-            conv.append(self.emit(f"bitcast {as_int} {v} to {ty}") if as_int else v)
-        if len(types) == 1:
-            text = f"bitcast {types[0]} {conv[0]} to {types[0]}"
+            conv.append(self.emit(f"bitcast {as_int} {v} to {ty}") if as_int and len(types) > 1 else v)
+        if len(types) == 1:       # integers: a copy recognize's lane slices read through (add x, 0)
+            as_int = IR_TYPES[types[0]][1]
+            text = f"bitcast {as_int} {conv[0]} to {types[0]}" if as_int else f"add {types[0]} {conv[0]}, 0"
         else:
             agg, struct = "poison", "{ " + ", ".join(types) + " }"
             for k, (v, ty) in enumerate(zip(conv[:-1], types)):

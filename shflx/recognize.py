@@ -366,8 +366,8 @@ def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int):
     operands from the tied-constraint digits."""
     from .ptxblock import PtxBlockError, translate
 
-    ret = re.sub(r"^(tail |musttail |notail )?(contract |fast |nnan |ninf |nsz |arcp |afn |reassoc )*", "",
-                 m.group("ty").strip()).strip()
+    types = re.findall(r"\{[^}]*\}|<[^>]*>|\b(?:void|i\d+|half|bfloat|float|double|ptr)\b", m.group("ty"))
+    ret = types[-1] if types else "void"             # after call attributes and fast-math flags
     outputs = [] if ret == "void" else [t.strip() for t in ret.strip("{} ").split(",")]
     args = _split_args(m.group("args"))
     inputs = [(a.rsplit(None, 1)[0].split()[0], _operand_token(a)) for a in args]
