@@ -75,8 +75,11 @@ def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], 
 
 def _execute(template: str, inputs: dict[str, Expr]) -> StraightLine:
     """Parse the block with ptxir and run it through symbolic's straight-line semantics."""
+    body = template.rstrip()
+    if body and not body.endswith((";", "}")):
+        body += ";"                          # a lone statement written without its ';'
     try:
-        fn = ptxir.parse(f".func __shflx_inline_asm()\n{{\n{template}\n}}\n", "<inline asm>",
+        fn = ptxir.parse(f".func __shflx_inline_asm()\n{{\n{body}\n}}\n", "<inline asm>",
                          check=False).functions[0]
     except InputError as e:
         raise PtxBlockError(f"cannot read the PTX: {e.reason}") from None

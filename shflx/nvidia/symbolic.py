@@ -415,21 +415,26 @@ class _Emu:
         vals = self.semantics(env, inst, base, mods, dests)
         if vals is None:
             vals = [self.new_unknown(self.reg_width(d) or 32, "i") for d in dests]
+        guard = self.guard(env, inst)        # read once, before any destination (it may be one)
         for d, v in zip(dests, vals):
-            self.write(env, inst, d, v)
+            self.write(env, inst, d, v, guard=guard)
 
     def new_epoch(self, old: tuple) -> tuple:
         self.fresh += 1
         return (self.fresh, old[1])
 
-    def write(self, env: dict, inst: ptxir.Instruction, dest: str, v: Expr, signed: bool = False) -> None:
+    def guard(self, env: dict, inst: ptxir.Instruction) -> Expr | None:
+        return self.read(env, ("!" if inst.neg else "") + inst.pred, 1) if inst.pred is not None else None
+
+    def write(self, env: dict, inst: ptxir.Instruction, dest: str, v: Expr, signed: bool = False,
+              guard: Expr | None = None) -> None:
         """dest := v, widened (sign-extended when `signed`) or truncated to the register's width,
-        under the instruction's guard."""
+        under the instruction's guard (`guard`: its value before the instruction, when given)."""
         w = self.reg_width(dest)
         if w is not None and v.w != w:
             v = resize(v, w, signed)
         if inst.pred is not None:
-            p = self.read(env, ("!" if inst.neg else "") + inst.pred, 1)
+            p = guard if guard is not None else self.guard(env, inst)
             old = env.get(dest) or self.new_unknown(v.w, "r")
             v = ite(p, v, old if old.w == v.w else resize(old, v.w, False))
         env[dest] = v
@@ -610,8 +615,9 @@ class StraightLine(_Emu):
             vals = self.semantics(self.env, inst, inst.base, inst.modifiers, dests)
         if vals is None or len(vals) != len(dests):
             raise UnsupportedInstruction(inst, "not supported")
+        guard = self.guard(self.env, inst)
         for d, v in zip(dests, vals):
-            self.write(self.env, inst, d, v)
+            self.write(self.env, inst, d, v, guard=guard)
             self.origin.setdefault(self.env[d].id, inst)
 
     def shfl(self, inst: ptxir.Instruction) -> list[Expr]:
@@ -626,12 +632,13 @@ class StraightLine(_Emu):
         code = SHFL_MODES.index(mode_type[0])
         return [mk("shfl", 32, code, mask, a, b, c), mk("shfl.inrange", 1, code, b, c)][:len(inst.dests())]
 
-    def write(self, env: dict, inst: ptxir.Instruction, dest: str, v: Expr, signed: bool = False) -> None:
+    def write(self, env: dict, inst: ptxir.Instruction, dest: str, v: Expr, signed: bool = False,
+              guard: Expr | None = None) -> None:
         """As the emulator's, but a guarded first write keeps an `undef` node where the guard is
         false (an error only if that value is used)."""
         if inst.pred is not None and dest not in env:
             env[dest] = mk("undef", self.reg_width(dest) or v.w, dest)
-        super().write(env, inst, dest, v, signed)
+        super().write(env, inst, dest, v, signed, guard)
         new = env[dest]
         if new.op == "ite" and new.args[2].op == "ite" and new.args[2].args[2].op == "undef" \
                 and new.args[2].args[0] is bnot(new.args[0]):
