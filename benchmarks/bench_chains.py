@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT))
 os.environ["SHFLX_CACHE_DIR"] = tempfile.mkdtemp(prefix="shflx-bench-chains-")
 
 from shflx.chains import _synthesize, synthesize  # noqa: E402
+from shflx.isa import amd_target  # noqa: E402
 from shflx.chains.synth import _moves  # noqa: E402
-from shflx.match import _wave  # noqa: E402
 from shflx.match.cost import chain_cost  # noqa: E402
 from shflx.pattern import parse_pattern  # noqa: E402
 from shflx.verify.api import prove  # noqa: E402
@@ -69,7 +69,7 @@ def bench_costs() -> list[dict]:
     for arch in TARGETS:
         for text in COLLECTIVES:
             coll = parse_pattern(text)
-            wave = _wave(arch, None)
+            wave = amd_target(arch).default_wave
             _synthesize.cache_clear()
             _moves.cache_clear()
             t0 = time.perf_counter()
@@ -98,7 +98,8 @@ def bench_kernels() -> list[dict]:
     """Per family: LDS round trips and all cross-lane ops in the final asm (chains / every shuffle on
     its own / HIP's ds_bpermute), and the estimated shuffle cost of the chains against their
     step-by-step lowering (the same build's report; combines included on both sides)."""
-    from shflx.compiler import compile_file, instruction_counts
+    from shflx.driver.amd import compile_file
+    from shflx.driver.report import instruction_counts
     rows = []
     for arch in ("gfx942", "gfx1100"):
         for fam in KERNEL_FAMILIES:

@@ -23,7 +23,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shflx.match import lower, lower_uncached  # noqa: E402
+from shflx.driver.cache import lower  # noqa: E402
+from shflx.match import lower as lower_uncached  # noqa: E402
 
 TARGETS = [("gfx90a", 64), ("gfx942", 64), ("gfx950", 64), ("gfx1030", 32), ("gfx1100", 32), ("gfx1100", 64),
            ("gfx1200", 32)]

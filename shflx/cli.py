@@ -176,13 +176,16 @@ def _cmd_lower(ns: argparse.Namespace) -> int:
     if ns.arch.startswith("sm_"):
         if ns.format not in (None, "ptx"):
             raise UsageError(f"--{ns.format} is for AMD targets; {ns.arch} takes --ptx")
+        from .codegen.nvptx import ptx_version
+        from .isa import nvidia_target
         from .nvidia.ptx import ptx_for_pattern
-        sys.stdout.write(ptx_for_pattern(ns.pattern, ns.arch))
+        nvidia_target(ns.arch)                        # an unknown sm names the known ones first
+        sys.stdout.write(ptx_for_pattern(ns.pattern, ns.arch, target_min_version=ptx_version(ns.arch)))
         return 0
     if ns.format == "ptx":
         raise UsageError(f"--ptx needs an NVIDIA target (--arch sm_NN), not {ns.arch}")
     from .isa import amd_target
-    from .match import lower
+    from .driver.cache import lower
     from .plan import plan_to_json
 
     target = amd_target(ns.arch)
@@ -216,7 +219,7 @@ def _cmd_lower(ns: argparse.Namespace) -> int:
 
 
 def _cmd_coverage(ns: argparse.Namespace) -> int:
-    from .coverage import DEFAULT_TARGETS, coverage_report, format_table
+    from .driver.coverage import DEFAULT_TARGETS, coverage_report, format_table
 
     archs = ns.arch or list(DEFAULT_TARGETS)
     report = coverage_report(archs, limit=ns.limit)
@@ -234,14 +237,15 @@ def _cmd_coverage(ns: argparse.Namespace) -> int:
 
 def _compile_one(job: tuple) -> dict:
     """One (file, target) compile, run in a worker process; returns the report entry or an error."""
-    from .compiler import compile_file, instruction_counts
+    from .driver.amd import compile_file
+    from .driver.report import instruction_counts
     from .files import write_atomically
 
     source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains = job
     nvidia = arch.startswith("sm_")
     try:
         if nvidia:
-            from .nvidia.compile import compile_cuda
+            from .driver.nvidia import compile_cuda
             res = compile_cuda(Path(source), arch, emit=ns_emit, opts=opts, baseline=baseline, chains_on=chains)
         else:
             res = compile_file(Path(source), arch, wave=wave, emit=ns_emit, opts=opts, baseline=baseline,
@@ -444,7 +448,7 @@ def _cmd_doctor(ns: argparse.Namespace) -> int:
     dev, why = probe_hip()
     rows.append(("AMD GPU", dev.arch if dev else f"none ({why})", "hw_tests/amd"))
     rows.append(("cuda-python", version("cuda-bindings") or version("cuda-python") or "not installed", "hw_tests/nvidia"))
-    from .cache import cache_dir, enabled
+    from .driver.cache import cache_dir, enabled
     rows.append(("plan cache", str(cache_dir()) if enabled() else "off (SHFLX_CACHE=off)", "solved patterns"))
     width = max(len(r[0]) for r in rows)
     for name, state, use in rows:

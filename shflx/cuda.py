@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .backend import NUMPY, lanes
+from .lanefn import NUMPY, lanes
 from .errors import InputError
 from .lanes import CUDA_WARP, LaneMap
 

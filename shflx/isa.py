@@ -164,6 +164,14 @@ class AmdTarget:
     def cost(self, kind: str) -> float:
         return _lookup_cost(self.name, self.costs, AMD_COST_KINDS, kind)
 
+    def resolve_wave(self, wave: int | None) -> int:
+        """The wave size to compile for: the target's default, or `wave` if the target runs it."""
+        if wave is None:
+            return self.default_wave
+        if wave not in self.waves:
+            raise UsageError(f"{self.name} runs wave{'/'.join(map(str, self.waves))}, not wave{wave}")
+        return wave
+
     def __repr__(self) -> str:
         return f"AmdTarget({self.name!r})"
 

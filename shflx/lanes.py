@@ -130,3 +130,9 @@ def lift_to_wave(warp: LaneMap, wave: int) -> LaneMap:
     src = warp.src.astype(np.int64)
     halves = [np.where(src >= 0, src + base, src) for base in (0, 32)]
     return LaneMap(np.concatenate(halves), np.concatenate([warp.care, warp.care]))
+
+
+def s32(v: int) -> int:
+    """`v` as a signed 32-bit integer (how CUDA prints a shuffle's b operand)."""
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >= 1 << 31 else v

@@ -4,6 +4,7 @@
   shfl.MODE b=B c=C         raw PTX operands, MODE in idx | up | down | bfly
   map s0,s1,...,s31         an explicit 32-lane source map
   reduce OP [width W]       every lane: OP over its width-W segment
+  reduce OP bits B          every lane: OP over the lanes that differ from it only in lane bits B
   scan OP [width W] [exclusive]
 Shuffles may end in `mask M` (the CUDA member mask; DESIGN decision 3); reductions and scans in
 `lanes M` (the lanes whose result is used). Parsing is pure: errors carry the column."""
@@ -52,13 +53,21 @@ class Shuffle:
 
 @dataclass(frozen=True)
 class Collective:
-    """A reduction or scan target over width-W segments of each CUDA warp."""
+    """A reduction or scan target over width-W segments of each CUDA warp; or a strided
+    reduction over the lanes that differ only in the lane bits `bits` (a butterfly over a subset
+    of the xor distances, e.g. bits 0x1c: xor 16, 8, 4)."""
 
     kind: str                # reduce | scan
     op: str                  # pattern op name (COLLECTIVE_OPS)
     width: int = CUDA_WARP
     exclusive: bool = False
     live: int = FULL_MASK    # lanes whose results are used
+    bits: int = 0            # strided reduce: the lane bits it combines over (never a low run 2^k-1: that is a width)
+
+    @property
+    def group_bits(self) -> int:
+        """The lane bits a reduction combines over: `bits`, or the low log2(width) bits."""
+        return self.bits or (self.width - 1)
 
     @property
     def fn(self) -> str:
@@ -68,9 +77,9 @@ class Collective:
         """(32, 32) 0/1 matrix: row i = the input lanes lane i must combine."""
         i = np.arange(CUDA_WARP)[:, None]
         j = np.arange(CUDA_WARP)[None, :]
-        same = (i // self.width) == (j // self.width)
         if self.kind == "reduce":
-            return same.astype(np.int64)
+            return (((i ^ j) & ~self.group_bits & (CUDA_WARP - 1)) == 0).astype(np.int64)
+        same = (i // self.width) == (j // self.width)
         upto = (j < i) if self.exclusive else (j <= i)
         return (same & upto).astype(np.int64)
 
@@ -114,7 +123,14 @@ def _mask(tok: str, text: str) -> int:
     return m
 
 
-OPTIONS = ("width", "mask", "lanes")
+OPTIONS = ("width", "mask", "lanes", "bits")
+
+
+def _bits(tok: str, text: str) -> int:
+    b = _int(tok, text, "bits")
+    if not 0 < b < CUDA_WARP:
+        raise _err(text, tok, f"bits must be a nonzero set of lane bits in 1..31, got {tok}")
+    return b
 
 
 def parse_pattern(text: str) -> Pattern:
@@ -151,10 +167,20 @@ def parse_pattern(text: str) -> Pattern:
             got = " ".join(body) or "nothing"
             raise _err(text, body[0] if body else head,
                        f"{head} needs one operator of {', '.join(COLLECTIVE_OPS)}; got '{got}'")
-        return Collective(head, body[0], _width(opts.get("width", "32"), text), exclusive,
-                          _mask(opts["lanes"], text) if "lanes" in opts else FULL_MASK)
-    if "lanes" in opts:
-        raise _err(text, "lanes", "'lanes' is for reduce/scan; a shuffle takes 'mask M'")
+        width = _width(opts.get("width", "32"), text)
+        live = _mask(opts["lanes"], text) if "lanes" in opts else FULL_MASK
+        if "bits" not in opts:
+            return Collective(head, body[0], width, exclusive, live)
+        if head != "reduce" or "width" in opts:
+            raise _err(text, "bits", "'bits' is for a strided reduce (the lane bits it combines over), "
+                                     "without 'width'")
+        bits = _bits(opts["bits"], text)
+        if bits & (bits + 1) == 0:             # the low k bits: a width-2^k reduction
+            return Collective(head, body[0], bits + 1, False, live)
+        return Collective(head, body[0], CUDA_WARP, False, live, bits)
+    if "lanes" in opts or "bits" in opts:
+        word = "lanes" if "lanes" in opts else "bits"
+        raise _err(text, word, f"'{word}' is for reduce/scan; a shuffle takes 'mask M'")
     mask = _mask(opts["mask"], text) if "mask" in opts else FULL_MASK
     if head in KINDS:
         if len(body) != 1:
@@ -193,6 +219,8 @@ def format_pattern(p: Pattern) -> str:
         out = f"{p.kind} {p.op}"
         if p.width != CUDA_WARP:
             out += f" width {p.width}"
+        if p.bits:
+            out += f" bits {p.bits:#x}"
         if p.exclusive:
             out += " exclusive"
         if p.live != FULL_MASK:

@@ -412,3 +412,16 @@ def parse_plan_text(text: str, file: str) -> Plan:
 
 def with_proof(plan: Plan, proof: dict) -> Plan:
     return replace(plan, proof=proof)
+
+def rename_steps(steps: tuple[Step, ...], value: str, prefix: str) -> tuple[list[Step], str]:
+    """Give a move's steps fresh ids and read `value` where they read x; returns (steps, result)."""
+    names = {s.id: f"{prefix}.{s.id}" for s in steps}
+    out = []
+    for s in steps:
+        changes = {}
+        for r in s.refs:
+            ref = getattr(s, r)
+            if ref is not None:
+                changes[r] = value if ref == "x" else names.get(ref, ref)
+        out.append(replace(s, id=names[s.id], **changes))
+    return out, names[steps[-1].id] if steps else value

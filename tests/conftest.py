@@ -1,4 +1,5 @@
-"""Shared test setup: keep caches out of the user's home, find shared/ beside the checkout."""
+"""Shared test setup: keep caches out of the user's home, find shared/ beside the checkout, and
+under CI=true fail instead of skip (ci_policy)."""
 from __future__ import annotations
 
 import sys
@@ -9,6 +10,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 sys.path.insert(0, str(ROOT))          # `tests.reference` importable from every test
+
+from ci_policy import IN_CI, pytest_make_collect_report, pytest_runtest_makereport  # noqa: E402,F401 (hooks)
 
 
 @pytest.fixture(autouse=True)
@@ -29,8 +32,14 @@ def ptxas_path() -> str | None:
         return None
 
 
-def shared_spec(name: str) -> Path:
-    path = SHARED / "spec" / name
+def shared_path(relative: str) -> Path:
+    """SHARED / relative; a test that needs it skips without it, and fails under CI=true (where
+    shared/ is beside the checkout)."""
+    path = SHARED / relative
     if not path.exists():
-        pytest.skip(f"{path} not present (shared/ is beside the checkout in CI)")
+        (pytest.fail if IN_CI else pytest.skip)(f"{path} not present (shared/ is beside the checkout in CI)")
     return path
+
+
+def shared_spec(name: str) -> Path:
+    return shared_path(f"spec/{name}")

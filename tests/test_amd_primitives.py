@@ -9,7 +9,7 @@ import z3
 from shflx.amd.dpp import DPP16_CONTROLS, control_kind, dpp8_source, dpp16_source
 from shflx.amd.permlane import permlane16_select, permlane_source
 from shflx.amd.swizzle import swizzle_source
-from shflx.backend import z3ops
+from shflx.lanefn import z3ops
 from shflx.emulate import Concrete, Trace, result
 from shflx.errors import IllegalOp
 from shflx.plan import load_plan

@@ -15,9 +15,10 @@ import pytest
 from patterns.kernels.references import KERNELS
 from shflx.chains.ir import find_chains
 from shflx.combine import FNS
-from shflx.compiler import compile_file, device_ir, instruction_counts
+from shflx.driver.amd import compile_file, device_ir
+from shflx.driver.report import instruction_counts
 from shflx.lanes import mask_to_lanes
-from shflx.recognize import find_sites
+from shflx.ir.sites import find_sites
 
 ROOT = Path(__file__).resolve().parents[1]
 KDIR = ROOT / "patterns" / "kernels"
@@ -104,7 +105,6 @@ def test_float_add_keeps_its_order_unless_allowed():
     ("downtree", "downtree_asc_raw", "live lanes"),
     ("partial_mask", "half_warp_sum", "partial member mask"),
     ("coop_groups", "tile_reduce8", "runtime member mask"),
-    ("strided", "strided_sum", "live lanes"),
 ])
 def test_what_is_not_resynthesized_says_why(family, function, why):
     c = next(c for c in build(family, "gfx942").chains if c.function == function)
@@ -147,3 +147,50 @@ def test_chains_cut_cross_lane_instructions(arch):
         assert with_chains["lds"] < without["lds"]
     else:                     # already LDS-free: the scans lose their selects and extra moves
         assert with_chains["all"] <= without["all"]
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+@pytest.mark.parametrize("function,chains", [("phi_lane0_sum", 1), ("loop_acc_lane0", 1),
+                                             ("block_reduce_two_level", 2)])
+def test_a_result_reaching_lane_0_through_phis_is_a_lane0_reduction(arch, function, chains):
+    """Issue 14: the result merged by a phi, accumulated in a loop or reduced again reaches only
+    thread 0's store, so each chain is a reduction to lane 0 (re-synthesized, cheaper)."""
+    found = [c for c in build("chain_flow", arch).chains if c.function == function]
+    assert len(found) == chains
+    for c in found:
+        assert c.status == "re-synthesized", c.reason
+        assert c.live == "lanes 0x1 (uses only under " + c.live.split("under ", 1)[1]
+        assert c.cost < c.step_by_step_cost
+
+
+def test_a_phi_used_by_every_lane_keeps_the_chain_as_written():
+    (c,) = [c for c in build("chain_flow", "gfx942").chains if c.function == "phi_every_lane"]
+    assert c.status == "step by step" and "live lanes" in c.reason
+    assert c.live.startswith("every lane (through a phi)")
+
+
+def test_lane_conditions_read_through_phis_only_when_every_edge_agrees():
+    """A phi of threadIdx.x on both edges is threadIdx.x (clang's PRE makes these); a phi of two
+    different lane functions is no lane function at all."""
+    from shflx.chains.ir import _Body
+
+    def body(second: str) -> _Body:
+        lines = ["a:", "  %t0 = tail call i32 @llvm.amdgcn.workitem.id.x()", "  br label %c",
+                 "b:", "  %t1 = tail call i32 @llvm.amdgcn.workitem.id.x()", f"  %t2 = {second}", "  br label %c",
+                 "c:", "  %p = phi i32 [ %t0, %a ], [ %t2, %b ]", "  %cmp = icmp eq i32 %p, 0"]
+        return _Body("k", lines, [], 0)
+
+    assert body("add i32 %t1, 0").lane_condition("%cmp") == 1
+    assert body("add i32 %t1, 1").lane_condition("%cmp") is None
+
+
+def test_a_strided_butterfly_is_resynthesized_on_amd_and_kept_on_nvidia():
+    """xor 16, 8, 4 sums over lane bits 0x1c: a strided reduction, re-synthesized for AMD; no
+    redux.sync on NVIDIA (it reduces whole warps only)."""
+    (c,) = [c for c in build("strided", "gfx942").chains if c.function == "strided_sum"]
+    assert c.status == "re-synthesized" and c.width is None
+    from shflx.driver.nvidia import compile_cuda
+    res = compile_cuda(KDIR / "strided" / "kernel.cu", "sm_90", emit="ptx")
+    assert "redux.sync" not in res.output
+    (n,) = res.chains
+    assert "strided reduction over lane bits 0x1c" in n.reason

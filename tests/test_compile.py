@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from shflx.compiler import compile_file, instruction_counts
+from shflx.driver.amd import compile_file
+from shflx.driver.report import instruction_counts
 from shflx.errors import InputError, ToolchainError, UsageError
 from shflx.frontend.clang import FrontendOptions
 

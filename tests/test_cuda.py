@@ -113,7 +113,7 @@ def test_half_values_move_packed():
 def test_symbolic_mode_encoding_agrees_with_named_modes():
     """The Z3 form of the pseudocode (symbolic mode, b, c) equals the numpy form on every lane."""
     import z3
-    from shflx.backend import z3ops
+    from shflx.lanefn import z3ops
 
     o = z3ops()
     mode, b, c, lane = o.var("mode"), o.var("b"), o.var("c"), o.var("lane")

@@ -8,8 +8,14 @@ warp-uniform is treated so (review findings: each case was a miscompile before).
 - only a kernel's parameters are warp-uniform; a device function may get per-lane arguments."""
 from __future__ import annotations
 
-from shflx.compiler import lower_chains
-from shflx.recognize import find_bpermute_sites, find_sites
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shflx.driver.amd import lower_chains
+from shflx.ir.bpermute import find_bpermute_sites
+from shflx.ir.sites import find_sites
 
 HEAD = 'target triple = "amdgcn-amd-amdhsa"\n'
 DECLS = ("declare i32 @__shflx_shfl_sync(i32, i32, i32, i32, i32)\n"
@@ -93,3 +99,60 @@ attributes #0 = { noinline }
     helper, kernel = find_sites(ir)
     assert helper.b.kind == "dynamic"          # readlane would need a uniform lane: not here
     assert kernel.b.kind == "uniform"
+
+
+def _lane_tables_sites():
+    from shflx.driver.amd import device_ir
+    from shflx.ir.sites import find_sites
+    ir = device_ir(Path(__file__).resolve().parents[1] / "patterns" / "kernels" / "lane_tables" / "kernel.cu",
+                   "gfx942", 64)
+    return {s.function: s for s in find_sites(ir)}
+
+
+def test_source_lanes_from_constant_tables_and_shifted_constants_are_lane_maps():
+    """Issue 14: a private constant table indexed by lane bits, or a shifted constant, gives each
+    lane a fixed source lane; a __constant__ table does not (the host may rewrite it)."""
+    from shflx.ir.sites import site_map
+    sites = _lane_tables_sites()
+    lane = np.arange(32)
+    want = {"table_quad": (lane & ~3) + np.array([2, 0, 3, 1])[lane & 3],
+            "table_bitrev16": (lane & ~15) + np.array([int(f"{k:04b}"[::-1], 2) for k in range(16)])[lane & 15],
+            "shifted_constant": (lane & ~3) + np.array([2, 3, 0, 1])[lane & 3]}
+    for name, src in want.items():
+        assert sites[name].b.kind == "lane", name
+        assert np.array_equal(site_map(sites[name])[1], src), name
+    assert sites["table_constant_memory"].b.kind == "dynamic"
+
+
+def _body(table_line: str, index_inst: str, load: str = "load i32, ptr addrspace(4) %p, align 4"):
+    from shflx.ir.evaluate import FunctionBody
+    from shflx.ir.text import constant_tables
+    lines = ["  %t = tail call i32 @llvm.amdgcn.workitem.id.x()", f"  %k = {index_inst}",
+             "  %k64 = zext i32 %k to i64",
+             "  %p = getelementptr inbounds nuw i32, ptr addrspace(4) @tab, i64 %k64", f"  %v = {load}"]
+    return FunctionBody("f", lines, [], constants=constant_tables([table_line]))
+
+
+@pytest.mark.parametrize("table,index,kind", [
+    ("@tab = private unnamed_addr addrspace(4) constant [4 x i32] [i32 3, i32 2, i32 1, i32 0], align 4",
+     "and i32 %t, 3", "lane"),
+    ("@tab = addrspace(4) externally_initialized constant [4 x i32] [i32 3, i32 2, i32 1, i32 0], align 4",
+     "and i32 %t, 3", "dynamic"),                                # host-writable: no table
+    ("@tab = private unnamed_addr addrspace(4) global [4 x i32] [i32 3, i32 2, i32 1, i32 0], align 4",
+     "and i32 %t, 3", "dynamic"),                                # mutable
+    ("@tab = private unnamed_addr addrspace(4) constant [4 x i32] [i32 3, i32 2, i32 1, i32 0], align 4",
+     "and i32 %t, 7", "dynamic"),                                # index past the end for lanes 4..7
+    ("@tab = private unnamed_addr addrspace(4) constant [4 x i32] [i32 3, i32 2, i32 1, i32 0], align 4",
+     "lshr i32 %t, 5", "dynamic"),                               # the warp id: differs between warps
+])
+def test_table_lookups_are_lane_maps_only_when_immutable_in_range_and_warp_invariant(table, index, kind):
+    op = _body(table, index).classify("%v", low_bits=True)
+    assert op.kind == kind
+    if kind == "lane":
+        assert op.lanes == tuple([3, 2, 1, 0] * 8)
+
+
+def test_byte_string_tables_are_read_exactly():
+    from shflx.ir.text import constant_tables
+    line = r'@rev = internal unnamed_addr addrspace(4) constant [4 x i8] c"\00\08\04A", align 1'
+    assert constant_tables([line]) == {"rev": (8, (0, 8, 4, 65))}

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shflx.isa import amd_target, known_amd_targets
-from shflx.match import lower_uncached
+from shflx.match import lower
 from shflx.pattern import parse_pattern
 from shflx.plan import plan_to_json
 from tests.reference import amd_ref
@@ -46,7 +46,7 @@ def independent_replay_ok(plan) -> bool:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=patterns)
 def test_every_lowering_is_proven_and_independently_correct(arch, wave, text):
-    plan = lower_uncached(text, arch, wave)
+    plan = lower(text, arch, wave)
     assert plan.proof["status"] == "proved"
     assert independent_replay_ok(plan), (text, arch, wave, [s.op for s in plan.steps])
     assert plan.cost <= dict(plan.extra)["baseline_cost"]
@@ -60,31 +60,31 @@ def one_dpp(plan) -> bool:
 @pytest.mark.parametrize("arch", GFX10_PLUS)
 def test_gfx10_plus_xor_and_row_patterns_are_one_dpp_move(arch):
     for m in range(1, 16):
-        assert one_dpp(lower_uncached(f"xor {m}", arch)), m
+        assert one_dpp(lower(f"xor {m}", arch)), m
     row = lambda f: "map " + ",".join(str((i & ~15) | f(i & 15)) for i in range(32))  # noqa: E731
     for k in range(1, 16):
-        assert one_dpp(lower_uncached(row(lambda o: (o + k) & 15), arch)), ("rotate", k)
-        assert one_dpp(lower_uncached(f"idx {k} width 16", arch)), ("broadcast", k)
-    assert one_dpp(lower_uncached(row(lambda o: 15 - o), arch))
-    assert one_dpp(lower_uncached(row(lambda o: (o & 8) | (7 - (o & 7))), arch))
+        assert one_dpp(lower(row(lambda o: (o + k) & 15), arch)), ("rotate", k)
+        assert one_dpp(lower(f"idx {k} width 16", arch)), ("broadcast", k)
+    assert one_dpp(lower(row(lambda o: 15 - o), arch))
+    assert one_dpp(lower(row(lambda o: (o & 8) | (7 - (o & 7))), arch))
 
 
 @pytest.mark.parametrize("arch", known_amd_targets())
 def test_xor_16_never_uses_bpermute(arch):
     for wave in amd_target(arch).waves:
-        plan = lower_uncached("xor 16", arch, wave)
+        plan = lower("xor 16", arch, wave)
         assert all(s.op != "ds.bpermute" for s in plan.steps), (arch, wave)
 
 
 @pytest.mark.parametrize("arch", GFX9_CLASS)
 def test_gfx9_class_xor_never_needs_bpermute(arch):
     for m in range(1, 32):
-        plan = lower_uncached(f"xor {m}", arch)
+        plan = lower(f"xor {m}", arch)
         assert all(s.op != "ds.bpermute" for s in plan.steps), (arch, m)
 
 
 def test_gfx9_xor_5_is_two_dpp_moves():
-    plan = lower_uncached("xor 5", "gfx90a")
+    plan = lower("xor 5", "gfx90a")
     assert [s.op for s in plan.steps] == ["update.dpp", "update.dpp"]
 
 
@@ -92,7 +92,7 @@ def test_gfx9_xor_5_is_two_dpp_moves():
 def test_up_down_width_16_are_one_dpp_move_with_exact_edges(arch):
     for kind in ("up", "down"):
         for d in range(1, 16):
-            plan = lower_uncached(f"{kind} {d} width 16", arch)
+            plan = lower(f"{kind} {d} width 16", arch)
             assert len(plan.steps) == 1 and plan.steps[0].op == "update.dpp", (arch, kind, d)
             assert independent_replay_ok(plan)          # edge lanes keep their own value
 
@@ -102,20 +102,20 @@ def test_width_8_and_below_is_one_dpp_move(arch):
     for w in (1, 2, 4, 8):
         for kind in ("idx", "up", "down"):
             for a in range(-9, 10):
-                assert one_dpp(lower_uncached(f"{kind} {a} width {w}", arch)), (kind, a, w)
+                assert one_dpp(lower(f"{kind} {a} width {w}", arch)), (kind, a, w)
         for m in range(w):
-            assert one_dpp(lower_uncached(f"xor {m} width {w}", arch)), (m, w)
+            assert one_dpp(lower(f"xor {m} width {w}", arch)), (m, w)
 
 
 @pytest.mark.parametrize("width", [1, 2, 4, 8, 16, 32])
 def test_every_width_is_handled(width):
     for arch in ("gfx942", "gfx1100"):
         for kind in ("idx", "up", "down", "xor"):
-            assert lower_uncached(f"{kind} {width // 2} width {width}", arch).proof["status"] == "proved"
+            assert lower(f"{kind} {width // 2} width {width}", arch).proof["status"] == "proved"
 
 
 def test_optimality_and_fusion_are_reported():
-    plan = lower_uncached("xor 5", "gfx1100")
+    plan = lower("xor 5", "gfx1100")
     extra = dict(plan.extra)
     assert extra["fusable"] and extra["fused_cost"] < plan.cost
     assert extra["optimality"]["complete"] and extra["optimality"]["note"].startswith("optimal")
@@ -136,7 +136,7 @@ def test_emitted_llvm_compiles_to_the_planned_instructions(arch, wave, text, exp
     from shflx.amd.llvm_ir import kernel_ir
     from shflx.codegen.llvm import compile_ir
 
-    plan = lower_uncached(text, arch, wave)
+    plan = lower(text, arch, wave)
     asm = compile_ir(kernel_ir(plan), amd_target(arch).llvm_cpu, wave=wave, emit="asm")
     assert expect in asm
     assert "ds_bpermute" not in asm
@@ -146,7 +146,7 @@ def test_dpp_move_folds_into_its_consumer():
     from shflx.amd.llvm_ir import kernel_ir
     from shflx.codegen.llvm import compile_ir
 
-    plan = lower_uncached("xor 5", "gfx1100")
+    plan = lower("xor 5", "gfx1100")
     asm = compile_ir(kernel_ir(plan, consume="add"), "gfx1100", wave=32, emit="asm")
     assert any("_dpp" in line and "add" in line and "row_xmask:5" in line for line in asm.splitlines()), asm
 
@@ -185,7 +185,7 @@ def test_cli_lower_errors(args, code, fragment):
 
 
 def test_cache_hit_is_identical_and_survives_parallel_writers(tmp_path, monkeypatch):
-    from shflx import cache
+    from shflx.driver import cache
 
     monkeypatch.setenv("SHFLX_CACHE_DIR", str(tmp_path))          # the children inherit it
     procs = [subprocess.Popen([sys.executable, "-m", "shflx", "lower", f"xor {k}", "--arch", "gfx90a", "--json"],
@@ -206,7 +206,7 @@ def test_cache_hit_is_identical_and_survives_parallel_writers(tmp_path, monkeypa
 
 
 def test_cache_keys_change_with_isa_data_and_model(monkeypatch):
-    from shflx import cache
+    from shflx.driver import cache
 
     k1 = cache.key("xor 1", "gfx942", 64)
     assert k1 == cache.key("xor 0x1", "gfx942", 64)           # canonical pattern text
@@ -217,8 +217,8 @@ def test_cache_keys_change_with_isa_data_and_model(monkeypatch):
 
 
 def test_a_damaged_cache_entry_is_a_miss(tmp_path, monkeypatch):
-    from shflx import cache
-    from shflx.match import lower
+    from shflx.driver import cache
+    from shflx.driver.cache import lower
 
     monkeypatch.setenv("SHFLX_CACHE_DIR", str(tmp_path))
     plan = lower("xor 2", "gfx942")
@@ -233,15 +233,15 @@ def test_both_halves_of_a_swap_come_from_one_instruction():
     from shflx.amd.llvm_ir import kernel_ir
     from shflx.codegen.llvm import compile_ir
 
-    plan = lower_uncached("xor 16", "gfx950", 64)
+    plan = lower("xor 16", "gfx950", 64)
     asm = compile_ir(kernel_ir(plan), "gfx950", wave=64, emit="asm")
     assert asm.count("v_permlane16_swap") == 1 and "ds_" not in asm
     assert function_hip(plan).count("__builtin_amdgcn_permlane16_swap(") == 1
 
 
 def test_runtime_member_mask_allows_single_steps_only():
-    multi = lower_uncached("xor 5", "gfx90a")
+    multi = lower("xor 5", "gfx90a")
     assert len(multi.steps) == 2
-    single = lower_uncached("xor 5", "gfx90a", runtime_mask=True)
+    single = lower("xor 5", "gfx90a", runtime_mask=True)
     assert len(single.steps) == 1 and single.proof["status"] == "proved"
     assert dict(single.extra)["optimality"]["optimal_within_steps"] == 1

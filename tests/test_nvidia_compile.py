@@ -22,8 +22,9 @@ from hypothesis import given, settings, strategies as st
 from shflx.cuda import shfl_sync
 from shflx.errors import InputError, ToolchainError, UsageError
 from shflx.nvidia import ptxir
-from shflx.nvidia.compile import compile_cuda, synthesize_site
-from shflx.recognize import Operand, Site
+from shflx.driver.nvidia import compile_cuda, synthesize_site
+from shflx.ir.evaluate import Operand
+from shflx.ir.sites import Site
 from tests.reference.cuda_ref import MODES as REF_MODES, ref_shfl
 
 from conftest import ptxas_path

@@ -76,3 +76,21 @@ def test_errors_are_clear(text, fragment):
 def test_types():
     assert isinstance(parse_pattern("xor 1"), Shuffle)
     assert isinstance(parse_pattern("scan fmax exclusive"), Collective)
+
+
+@pytest.mark.parametrize("text,canonical", [("reduce add bits 0x1c", "reduce add bits 0x1c"),
+                                            ("reduce max bits 28 lanes 0x1", "reduce max bits 0x1c lanes 0x1"),
+                                            ("reduce add bits 7", "reduce add width 8"),
+                                            ("reduce add bits 0x1f", "reduce add")])
+def test_strided_reductions_parse_and_print_canonically(text, canonical):
+    assert format_pattern(parse_pattern(text)) == canonical
+    assert parse_pattern(canonical) == parse_pattern(text)
+
+
+@pytest.mark.parametrize("text,what", [("scan add bits 0x1c", "strided reduce"),
+                                       ("reduce add bits 0x1c width 8", "without 'width'"),
+                                       ("reduce add bits 0", "bits must be"), ("reduce add bits 32", "bits must be"),
+                                       ("xor 1 bits 2", "'bits' is for reduce/scan")])
+def test_bad_strided_reductions_name_the_problem(text, what):
+    with pytest.raises(InputError, match=what):
+        parse_pattern(text)

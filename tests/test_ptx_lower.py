@@ -22,7 +22,7 @@ def _version(v: str) -> tuple[int, int]:
 
 @pytest.mark.parametrize("sm", known_nvidia_targets())
 def test_lowered_ptx_version_suits_the_target(sm, tmp_path):
-    text = ptx_for_pattern("xor 1", sm)
+    text = ptx_for_pattern("xor 1", sm, target_min_version=ptx_version(sm))
     version = re.search(r"^\.version (\S+)$", text, flags=re.M).group(1)
     assert _version(version) >= _version(ptx_version(sm))
     try:

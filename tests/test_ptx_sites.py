@@ -152,7 +152,7 @@ def test_down_tree_read_by_every_lane_is_kept(op):
 @pytest.mark.parametrize("case, words", [
     (dict(steps=bfly((16, 8, 4, 2, 1)), mask="0xffff"), "member mask"),
     (dict(steps=bfly((16, 8, 4, 2, 1)), mid_use=True), "used between steps"),
-    (dict(steps=bfly((16, 8, 4, 2))), "do not hold a reduction"),
+    (dict(steps=bfly((16, 8, 4, 2))), "strided reduction over lane bits 0x1e"),
     (dict(steps=bfly((8, 4, 2, 1), width=16)), "width-16 reduction"),
     (dict(steps=bfly((16, 8, 4, 2, 1)), op="add.f32"), "float add"),
     (dict(steps=bfly((16, 8, 4, 2, 1)), op="max.f32"), "not available on sm_90"),

@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shflx.compiler import compile_file, instruction_counts
+from shflx.driver.amd import compile_file
+from shflx.driver.report import instruction_counts
 from shflx.errors import InputError
-from shflx.ptxblock import PtxBlockError, inrange_ir, translate
+from shflx.ir.ptxblock import PtxBlockError, inrange_ir, translate
 from tests.reference.ir_eval import Lanes, parse_function
 from tests.reference.ptx_ref import run_block
 

@@ -149,3 +149,23 @@ def test_subword_loads_extend_as_the_hardware_does(ptx_type, extension):
     _, ls = loads(SIGNED + f"\tld.global.{ptx_type} %r5, [%rd4];\n\tmul.wide.s32 %rd5, %r5, 4;\n"
                   "\tadd.s64 %rd6, %rd1, %rd5;\n\tld.global.f32 %f3, [%rd6];")
     assert f"sext({extension}(uf('mem0.global." in str(ls[-1].addr)
+
+
+def test_the_hash_consing_table_frees_nodes_nobody_holds():
+    """Equal structure is one object while alive; a finished emulation's nodes are freed (the
+    table used to grow for the whole process)."""
+    import gc
+
+    from shflx.nvidia import symbolic as s
+
+    gc.collect()
+    before = len(s._INTERN)
+    nodes = [s.binop("add", s.sym(f"shflx_test_{k}", 32), s.const(k, 32)) for k in range(500)]
+    assert s.binop("add", s.sym("shflx_test_7", 32), s.const(7, 32)) is nodes[7]
+    assert len(s._INTERN) >= before + 1000
+    ids = {n.id for n in nodes}
+    del nodes
+    gc.collect()
+    assert len(s._INTERN) <= before + 5
+    fresh = s.binop("add", s.sym("shflx_test_7", 32), s.const(7, 32))
+    assert fresh.id not in ids                        # ids are never reused

@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 from shflx.codegen.nvptx import compile_to_ptx, ptx_version  # noqa: E402
 from shflx.errors import ToolchainError  # noqa: E402
 from shflx.frontend.clang import FrontendOptions  # noqa: E402
-from shflx.nvidia.compile import (_version_tuple, assemble, device_ir, lower_reductions,  # noqa: E402
-                                  lower_shuffles, nvidia_arch)
+from shflx.driver.nvidia import (_version_tuple, assemble, device_ir, lower_reductions,  # noqa: E402
+                                 lower_shuffles, nvidia_arch)
 from shflx.nvidia.ptxpass import run  # noqa: E402
 
 KERNELS = ROOT / "patterns" / "kernels"
@@ -36,7 +36,7 @@ def count(ptx: str, opcode: str) -> int:
 
 
 def one(src: Path, arch: str, baseline: bool) -> dict:
-    """The compile pipeline of shflx.nvidia.compile.compile_cuda, stage by stage, timed."""
+    """The compile pipeline of shflx.driver.nvidia.compile_cuda, stage by stage, timed."""
     target = nvidia_arch(arch)
     t = {}
     t0 = time.perf_counter()

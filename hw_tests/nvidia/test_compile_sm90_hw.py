@@ -37,7 +37,7 @@ BENCH_THREADS = 1 << 24
 
 def build() -> dict:
     """PTX of every family, both variants, and which kernels shflx changed (from its report)."""
-    from shflx.nvidia.compile import compile_cuda
+    from shflx.driver.nvidia import compile_cuda
 
     BUILD.mkdir(parents=True, exist_ok=True)
     changed: dict[str, list[str]] = {}

@@ -44,7 +44,7 @@ def build(force: bool = False) -> dict:
     if force or not (orig.exists() and new.exists() and rep.exists() and compiled.exists()):
         BUILD.mkdir(exist_ok=True)
         subprocess.run(["nvcc", "-ptx", "-O3", "-arch=sm_90", str(SRC), "-o", str(orig)], check=True)
-        from shflx.nvidia.compile import compile_cuda
+        from shflx.driver.nvidia import compile_cuda
         from shflx.nvidia.ptxpass import run
         r = run(orig.read_text(), "redux.orig.ptx", load_shuffle=False)
         new.write_text(r.text)

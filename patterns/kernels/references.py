@@ -299,6 +299,67 @@ def fsum_reassoc(x):
     return v
 
 
+def _block_lane0(x, per_block):
+    """Thread 0 of each block gets per_block(its 64 inputs), every other thread its input."""
+    v = x.view(np.int32)
+    out = v.copy()
+    for b in range(len(v) // BLOCK):
+        out[b * BLOCK] = per_block(v[b * BLOCK:(b + 1) * BLOCK])
+    return out
+
+
+def _downtree_sum(v):
+    for o in (16, 8, 4, 2, 1):
+        v = (v + _shfl(v, "down", o)).astype(np.int32)
+    return v
+
+
+def phi_lane0_sum(x):
+    return _block_lane0(x, lambda b: b[:32].sum(dtype=np.int32))
+
+
+def loop_acc_lane0(x, rounds=3):
+    """Lane 0: the sum over rounds r of the warp sum of in * (r + 1); other lanes 0."""
+    v = x.view(np.int32)
+    acc = sum(_downtree_sum((v * (r + 1)).astype(np.int32)) for r in range(rounds)).astype(np.int32)
+    return np.where(_lane(len(v)) == 0, acc, 0).astype(np.int32)
+
+
+def block_reduce_two_level(x):
+    return _block_lane0(x, lambda b: b.sum(dtype=np.int32))
+
+
+def phi_every_lane(x):
+    """Warp 0 of each block holds its down-tree partial sums (lane j: lanes j..31 as the tree
+    adds them, with CUDA's out-of-range lanes keeping their own value); warp 1 its input."""
+    v = x.view(np.int32)
+    tree = _downtree_sum(v)
+    warp0 = (np.arange(len(v)) % BLOCK) < 32
+    return np.where(warp0, tree, v).astype(np.int32)
+
+
+def _gather_in_warps(x, src):
+    """Every warp: lane i takes lane src[i] (a 32-lane source map inside each warp)."""
+    return _warps(x)[:, np.asarray(src)].reshape(-1)
+
+
+def _segmented(width, table):
+    lane = np.arange(32)
+    return (lane & ~(width - 1)) + np.asarray(table)[lane % width]
+
+
+def table_quad(x):
+    return _gather_in_warps(x, _segmented(4, [2, 0, 3, 1]))
+
+
+def table_bitrev16(x):
+    return _gather_in_warps(x, _segmented(16, [int(f"{k:04b}"[::-1], 2) for k in range(16)]))
+
+
+def shifted_constant(x):
+    return _gather_in_warps(x, _segmented(4, [2, 3, 0, 1]))
+
+
 def _u32(rng, n):
     return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
 
@@ -348,5 +409,12 @@ KERNELS: dict[str, tuple[str, Callable, Callable]] = {
     "scan_umin_w16": ("chains", lambda r, n: [_u32(r, n)], scan_umin_w16),
     "fmax_butterfly": ("chains", lambda r, n: [r.standard_normal(n).astype(np.float32)], fmax_butterfly),
     "fsum_reassoc": ("chains", lambda r, n: [r.integers(-64, 64, n).astype(np.float32)], fsum_reassoc),
+    "phi_lane0_sum": ("chain_flow", lambda r, n: [_small(r, n)], phi_lane0_sum),
+    "loop_acc_lane0": ("chain_flow", lambda r, n: [_small(r, n)], loop_acc_lane0),
+    "block_reduce_two_level": ("chain_flow", lambda r, n: [_small(r, n)], block_reduce_two_level),
+    "phi_every_lane": ("chain_flow", lambda r, n: [_small(r, n)], phi_every_lane),
+    "table_quad": ("lane_tables", lambda r, n: [_u32(r, n)], table_quad),
+    "table_bitrev16": ("lane_tables", lambda r, n: [_u32(r, n)], table_bitrev16),
+    "shifted_constant": ("lane_tables", lambda r, n: [_u32(r, n)], shifted_constant),
 }
-EXTRA_ARGS = {"runtime_broadcast": [7], "runtime_width_sum": [8]}
+EXTRA_ARGS = {"runtime_broadcast": [7], "runtime_width_sum": [8], "loop_acc_lane0": [3]}

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import NUMPY
+from ..lanefn import NUMPY
 from .context import StepContext
 from ..lanes import UNDEF, ZERO
 from .gather import Gather, dpp_write_rule

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import NUMPY
+from ..lanefn import NUMPY
 from ..lanes import OPEN, UNDEF
 from .context import StepContext
 from .gather import Gather, dpp_write_rule

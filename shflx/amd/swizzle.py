@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import NUMPY
+from ..lanefn import NUMPY
 from ..lanes import UNDEF, ZERO
 from .context import StepContext
 from .gather import Gather

@@ -13,7 +13,6 @@ from typing import Any
 
 from ..combine import FNS
 from ..isa import amd_target
-from ..match import _wave
 from ..match.cost import bpermute_cost
 from ..pattern import Collective, format_pattern
 from ..plan import Plan
@@ -56,25 +55,11 @@ def synthesize(coll: Collective, arch: str, wave: int | None = None,
                chain: tuple[ChainStep, ...] | None = None, reassoc: bool = True) -> ChainPlan:
     """The cheapest proven plan for `coll` on `arch`. `chain`: the steps as the user wrote them
     (default: the canonical CUDA form); its literal lowering is always a candidate, and the only
-    one when `reassoc` is False. Cached in-process and on disk (shflx.cache); a disk hit is
-    proven again before it is used."""
-    from .. import cache
-    from ..verify.api import prove
-
-    wave = _wave(arch, wave)
+    one when `reassoc` is False. Memoized in-process; shflx.driver.cache.synthesize adds the
+    persistent store around it."""
+    wave = amd_target(arch).resolve_wave(wave)
     chain = chain if chain is not None else canonical_chain(coll)
-    if not cache.enabled():
-        return _synthesize(coll, arch, wave, chain, reassoc)
-    k = cache.key_for(f"chain|{format_pattern(coll)}|{chain!r}|{reassoc}", arch, wave)
-    hit = cache.get(k)
-    if hit is not None and prove(hit).proved:
-        info = dict(hit.extra).get("chain", {})
-        return ChainPlan(coll, hit, info.get("family", "?"), info.get("step_by_step_cost", hit.cost),
-                         info.get("baseline_cost", hit.cost), info.get("families", {}),
-                         tuple(info.get("refuted_families", ())), 0.0, cached=True)
-    out = _synthesize(coll, arch, wave, chain, reassoc)
-    cache.put(k, replace(out.plan, extra=(("chain", out.to_json()),)))
-    return out
+    return _synthesize(coll, arch, wave, chain, reassoc)
 
 
 @lru_cache(maxsize=4096)

@@ -18,7 +18,9 @@ import numpy as np
 from ..lanes import lanes_to_mask
 from ..combine import FNS
 from ..cuda import FULL_MASK, ShflOperands
-from ..recognize import MODE_NAMES, LaneEvaluator, Site
+from ..ir.sites import MODE_NAMES, Site
+from ..ir.evaluate import MAX_BLOCK_THREADS, LaneEvaluator, phi_incoming
+from ..ir.text import DEF, call_args, constant_tables, functions
 from .shape import ChainStep
 
 BINARY = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "fadd": "fadd", "fmul": "fmul"}
@@ -26,9 +28,7 @@ INTRINSICS = {"llvm.smax.i32": "smax", "llvm.smin.i32": "smin", "llvm.umax.i32":
               "llvm.umin.i32": "umin", "llvm.maxnum.f32": "fmax", "llvm.minnum.f32": "fmin"}
 ICMP_FNS = {"sgt": "smax", "sge": "smax", "slt": "smin", "sle": "smin",
             "ugt": "umax", "uge": "umax", "ult": "umin", "ule": "umin"}
-MAX_BLOCK_THREADS = 1024         # a lane condition is evaluated for every thread id of a block
 
-_DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
 _TOKEN = re.compile(r"%[\w.\-]+")
 
 
@@ -66,12 +66,14 @@ class Chain:
 class _Body(LaneEvaluator):
     """One function's SSA defs (with their module line) and uses."""
 
-    def __init__(self, name: str, lines: list[str], params: list[str], first: int):
-        super().__init__(name, lines, params)
+    def __init__(self, name: str, lines: list[str], params: list[str], first: int,
+                 constants: dict[str, tuple[int, tuple[int, ...]]] | None = None):
+        super().__init__(name, lines, params, constants)
         self.line_of: dict[str, int] = {}
         self.users: dict[str, list[str | int]] = {}
         self.block_of: list[str] = []
         self.branch_to: dict[str, tuple[str, str, bool]] = {}   # block -> (pred block, cond, taken-if-true)
+        self.edges: dict[tuple[str, str], tuple[str, bool]] = {}  # (block, successor) -> (cond, taken-if-true)
         block = "entry"
         for k, line in enumerate(lines, first):
             stripped = line.strip()
@@ -79,7 +81,7 @@ class _Body(LaneEvaluator):
             if m and not stripped.startswith(("%", "call", "store")):
                 block = m.group(1)
             self.block_of.append(block)
-            d = _DEF.match(line)
+            d = DEF.match(line)
             target = d.group(1) if d else k
             if d:
                 self.line_of[d.group(1)] = k
@@ -90,6 +92,9 @@ class _Body(LaneEvaluator):
             if br:
                 self.branch_to.setdefault(br.group(2), (block, br.group(1), True))
                 self.branch_to.setdefault(br.group(3), (block, br.group(1), False))
+                if br.group(2) != br.group(3):
+                    self.edges[(block, br.group(2))] = (br.group(1), True)
+                    self.edges[(block, br.group(3))] = (br.group(1), False)
         self.first = first
         self.preds: dict[str, int] = {}
         for line in lines:
@@ -119,14 +124,14 @@ class _Body(LaneEvaluator):
         """The value `tok` copies: a bitcast, or `add X, 0` (the PTX translator's moves)."""
         inst = self.defs.get(tok, "")
         if inst.startswith("bitcast "):
-            return self._operands(inst)[0]
+            return self.operands(inst)[0]
         m = re.match(r"^add i32 (%[\w.\-]+), 0(,|$)", inst)
         return m.group(1) if m else None
 
     def _conjuncts(self, cond: str, negate: bool) -> list[str]:
         """The parts of `cond` that must all hold (negate=False: and; negate=True: or)."""
         inst = self.defs.get(cond, "")
-        ops = self._operands(inst) if inst else []
+        ops = self.operands(inst) if inst else []
         if len(ops) == 2 and inst.startswith("and i1 ") and not negate:
             return ops
         if len(ops) == 2 and inst.startswith("or i1 ") and negate:
@@ -141,7 +146,7 @@ class _Body(LaneEvaluator):
     def from_tid(self, tok: str) -> bool:
         """Whether anything in `tok`'s backward slice (through loads and phis too: conservative)
         reads threadIdx.x: lanes read off it assume lane = threadIdx.x % 32."""
-        from ..recognize import TID_X_CALLS
+        from ..ir.evaluate import TID_X_CALLS
 
         seen, todo = set(), [tok]
         while todo:
@@ -206,12 +211,12 @@ class _Body(LaneEvaluator):
             return ""
         seen.add(tok)
         inst = self.defs.get(tok)
-        if inst is None or inst.split()[0] in ("load", "phi"):
+        if inst is None or inst.split()[0] == "load":
             return None
         if inst.split()[0] in ("call", "tail"):
             return inst
         parts = [inst]
-        for o in self._operands(inst):
+        for o in (phi_incoming(inst) if inst.startswith("phi ") else self.operands(inst)):
             sub = self._slice_text(o, seen)
             if sub is None:
                 return None
@@ -238,7 +243,7 @@ def _combine_of(body: _Body, tok: str, a: set[str], b: set[str]) -> str | None:
     inst = body.defs.get(tok, "")
     if not inst:
         return None
-    ops = body._operands(inst) if not inst.startswith(("call", "tail")) else _call_args(inst)
+    ops = body.operands(inst) if not inst.startswith(("call", "tail")) else call_args(inst)
     head = inst.split()[0]
     fn = None
     if head in BINARY:
@@ -250,7 +255,7 @@ def _combine_of(body: _Body, tok: str, a: set[str], b: set[str]) -> str | None:
         cmp = body.defs.get(ops[0], "")
         if cmp.startswith("icmp "):
             pred = cmp.split()[1]
-            x, y = body._operands(cmp)
+            x, y = body.operands(cmp)
             if pred in ICMP_FNS and (ops[1], ops[2]) == (x, y):
                 fn = ICMP_FNS[pred]
             elif pred in ICMP_FNS and (ops[1], ops[2]) == (y, x):
@@ -262,10 +267,6 @@ def _combine_of(body: _Body, tok: str, a: set[str], b: set[str]) -> str | None:
         return fn
     return None
 
-
-def _call_args(inst: str) -> list[str]:
-    inner = inst[inst.index("(") + 1: inst.rindex(")")]
-    return [a.split()[-1] for a in inner.split(",") if a.strip()]
 
 
 @dataclass
@@ -284,7 +285,7 @@ def _guard_select(body: _Body, tok: str, moved: set[str], fn: str | None) -> tup
     inst = body.defs.get(tok, "")
     if not inst.startswith("select "):
         return None
-    cond, a, b = body._operands(inst)
+    cond, a, b = body.operands(inst)
     consts = re.findall(r"(?:i32|float|half|double) ([^,\s]+)", inst)
     for moved_arm, other, when_true in ((a, b, True), (b, a, False)):
         if moved_arm in moved and other not in moved and other in consts + [other]:
@@ -314,7 +315,7 @@ def _step_at(body: _Body, site: Site) -> _Step | None:
             out = u
             for g in body.users.get(u, []):
                 if isinstance(g, str) and body.defs.get(g, "").startswith("select "):
-                    cond, a, b = body._operands(body.defs[g])
+                    cond, a, b = body.operands(body.defs[g])
                     pred = _predicate_lanes(body, cond, operands)
                     # `@p add` after `shfl.sync ... r|p`: where p is false, r is the lane's own value
                     others = value | (moved if pred is not None else set())
@@ -362,7 +363,6 @@ def _type_of(inst: str) -> str:
 
 def find_chains(ir: str, sites: list[Site]) -> list[Chain]:
     """Chains of two or more steps among `sites` (constant maps; any mask, reported)."""
-    from ..recognize import _functions
 
     lines = ir.splitlines()
     by_fn: dict[str, list[Site]] = {}
@@ -370,11 +370,12 @@ def find_chains(ir: str, sites: list[Site]) -> list[Chain]:
         if s.constant_map and s.b.kind == "const" and s.c.kind == "const":
             by_fn.setdefault(s.function, []).append(s)
     chains: list[Chain] = []
-    for name, start, end, params in _functions(lines):
+    tables = constant_tables(lines)
+    for name, start, end, params in functions(lines):
         fsites = by_fn.get(name)
         if not fsites:
             continue
-        body = _Body(name, lines[start + 1:end], params, start + 1)
+        body = _Body(name, lines[start + 1:end], params, start + 1, tables)
         readers = {s.result: _read_lanes(s) for s in fsites
                    if s.mask.kind == "const" and s.mask.value & FULL_MASK == FULL_MASK}
         where = {s.result: s.location for s in fsites}
@@ -435,7 +436,7 @@ def _make_chain(body: _Body, run: list[_Step], readers: dict[str, int], where: d
 
 def _select_lanes(body: _Body, tok: str, value: set[str]) -> int | None:
     """Lanes where `select %c, A, B` passes the chain value on (the other arm does not read it)."""
-    cond, a, b = body._operands(body.defs[tok])
+    cond, a, b = body.operands(body.defs[tok])
     if (a in value) == (b in value) or cond in value:
         return None
     return body.lane_condition(cond, negate=b in value)
@@ -443,7 +444,7 @@ def _select_lanes(body: _Body, tok: str, value: set[str]) -> int | None:
 
 def _read_lanes(site: Site) -> int:
     """The lanes a constant-map full-mask shuffle reads (its source lanes)."""
-    from ..recognize import site_map
+    from ..ir.sites import site_map
 
     _, src = site_map(site)
     return sum(1 << int(j) for j in set(np.asarray(src).tolist()))
@@ -453,49 +454,126 @@ def _is_marker_of(user: str | int, run: list[_Step]) -> bool:
     return any(user == st.site.result for st in run)
 
 
+# Instructions whose result in a lane depends only on their operands in that lane: the lanes that
+# need such a result are the lanes that need its operands, so liveness flows through them.
+PER_LANE_OPS = {"add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or",
+                "xor", "fadd", "fsub", "fmul", "fdiv", "frem", "fneg", "icmp", "fcmp", "select", "phi",
+                "zext", "sext", "trunc", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp",
+                "bitcast", "freeze", "extractvalue", "insertvalue", "extractelement", "insertelement"}
+PER_LANE_INTRINSICS = ("@llvm.smax.", "@llvm.smin.", "@llvm.umax.", "@llvm.umin.", "@llvm.abs.",
+                       "@llvm.fabs.", "@llvm.maxnum.", "@llvm.minnum.", "@llvm.maximum.", "@llvm.minimum.",
+                       "@llvm.fma.", "@llvm.fmuladd.")
+
+
+def _per_lane(body: _Body, tok: str) -> bool:
+    op = body.op(tok)
+    if op in ("call", "tail"):
+        inst = body.defs[tok]
+        return any(i in inst for i in PER_LANE_INTRINSICS)
+    return op in PER_LANE_OPS
+
+
+def _block_lanes(body: _Body, block: str) -> int | None:
+    """Lanes that can run `block` when it is entered only from a branch on a lane condition;
+    None when it is not (several predecessors, or a condition that is not a lane condition)."""
+    guard = body.branch_to.get(block)
+    if guard is None or body.preds.get(block, 0) != 1:
+        return None
+    _, cond, taken = guard
+    return body.lane_condition(cond, negate=not taken)
+
+
+def _edge_lanes(body: _Body, pred: str, succ: str, deciders: list[str]) -> int:
+    """Lanes that can go from block `pred` to `succ`: those that can run `pred`, and of those the
+    ones whose branch at the end of `pred` picks `succ` (every lane where either is unknown)."""
+    lanes = _block_lanes(body, pred)
+    if lanes is None:
+        lanes = FULL_MASK
+    else:
+        deciders.append(body.branch_to[pred][1])
+    edge = body.edges.get((pred, succ))
+    if edge is not None:
+        taken = body.lane_condition(edge[0], negate=not edge[1])
+        if taken is not None:
+            lanes &= taken
+            deciders.append(edge[0])
+    return lanes
+
+
 def _liveness(body: _Body, chain: Chain, readers: dict[str, int], where: dict,
               deciders: list[str]) -> tuple[int, str]:
     """Lanes that read the chain result: the union over its uses of the lanes whose branch
     condition leads to the use (an `if (lane == 0)` store) or that a constant-map shuffle reads
-    (a `__shfl_sync(v, 0)` broadcast); every lane when any use is unguarded. `deciders` gets the
-    tokens those lanes were read off (conditions, the readers' source-lane operands)."""
+    (a `__shfl_sync(v, 0)` broadcast); every lane when any use is unguarded.
+
+    Uses are followed through per-lane instructions and phis (a result merged after `if (warp ==
+    0)`, accumulated in a loop, stored under `if (tid == 0)`): such a value in a lane needs the
+    chain result only in that lane. Along the way the lanes that can hold the chain result are
+    narrowed by each phi edge's block guard (a phi takes the value only from lanes that came
+    along that edge); a use contributes its own lanes within those. Each lane set is a union over
+    warps, so their intersection still bounds the live lanes of every warp (sound). `deciders`
+    gets the tokens the lanes were read off (conditions, the readers' source-lane operands)."""
     def line_loc(tok: str) -> str:
         return where.get(tok, tok)
 
     live = 0
-    result_block = body.block_of[chain.result_line - body.first]
     steps_block = body.block_of[max(s.line_index for s in chain.sites) - body.first]
-    conds = []
-    for tok in body.aliases(chain.result):
-        for u in body.users.get(tok, []):
-            if isinstance(u, str) and u in body.aliases(chain.result):
-                continue
-            line = body.line_of[u] if isinstance(u, str) else u
-            block = body.block_of[line - body.first]
-            if isinstance(u, str) and u in readers:        # read by another shuffle: its source lanes
-                live |= readers[u]
-                deciders.append(where.get(("b", u), ""))
-                conds.append(f"the shuffle at {line_loc(u)}")
-                continue
-            if isinstance(u, str) and body.op(u) == "select":     # `lane == 0 ? v : 0`
-                picked = _select_lanes(body, u, body.aliases(chain.result))
-                if picked is not None:
-                    live |= picked
-                    deciders.append(body._operands(body.defs[u])[0])
-                    conds.append(body._operands(body.defs[u])[0])
+    conds: list[str] = []
+    through_phi = False
+    holds: dict[str, int] = {}             # value -> lanes where it may hold the chain result
+    todo = [(chain.result, FULL_MASK)]
+    while todo:
+        value, lanes_in = todo.pop()
+        if value in holds and lanes_in & ~holds[value] == 0:
+            continue
+        lanes_in |= holds.get(value, 0)
+        values = body.aliases(value)
+        for v in values:
+            holds[v] = lanes_in
+        for tok in values:
+            for u in body.users.get(tok, []):
+                if isinstance(u, str) and u in values:
                     continue
-            if isinstance(u, str) and body.op(u) == "phi":
-                return FULL_MASK, "every lane (the result flows into a phi)"
-            guard = body.branch_to.get(block)      # a use where the result is made is guarded only
-            if (block == result_block == steps_block) or guard is None or body.preds.get(block, 0) != 1:
-                return FULL_MASK, "every lane (an unguarded use)"   # when the last combine was sunk
-            _, cond, taken = guard
-            lanes = body.lane_condition(cond, negate=not taken)
-            if lanes is None:
-                return FULL_MASK, "every lane (a use under a condition that is not a lane condition)"
-            live |= lanes
-            deciders.append(cond)
-            conds.append(cond)
+                if isinstance(u, str) and u in readers:        # read by another shuffle: its source lanes
+                    live |= readers[u] & lanes_in
+                    deciders.append(where.get(("b", u), ""))
+                    conds.append(f"the shuffle at {line_loc(u)}")
+                    continue
+                if isinstance(u, str) and body.op(u) == "select":     # `lane == 0 ? v : 0`
+                    picked = _select_lanes(body, u, values)
+                    if picked is not None:
+                        live |= picked & lanes_in
+                        deciders.append(body.operands(body.defs[u])[0])
+                        conds.append(body.operands(body.defs[u])[0])
+                        continue
+                if isinstance(u, str) and body.op(u) == "phi":
+                    through_phi = True
+                    edge = 0
+                    phi_block = body.block_of[body.line_of[u] - body.first]
+                    for inc, pred in re.findall(r"\[\s*([^,\]\s]+)\s*,\s*%([\w.\-]+)\s*\]", body.defs[u]):
+                        if inc in values:
+                            edge |= _edge_lanes(body, pred, phi_block, deciders)
+                    todo.append((u, lanes_in & edge))
+                    continue
+                if isinstance(u, str) and _per_lane(body, u):
+                    todo.append((u, lanes_in))
+                    continue
+                line = body.line_of[u] if isinstance(u, str) else u
+                block = body.block_of[line - body.first]
+                lanes = None if block == steps_block else _block_lanes(body, block)   # a use where the
+                if lanes is None:                                       # steps run: the sunk combine
+                    if lanes_in == FULL_MASK:
+                        guard = body.branch_to.get(block)
+                        if guard is not None and body.preds.get(block, 0) == 1 and block != steps_block:
+                            return FULL_MASK, "every lane (a use under a condition that is not a lane condition)"
+                        return FULL_MASK, f"every lane ({'through a phi' if through_phi else 'an unguarded use'})"
+                    lanes = FULL_MASK
+                    conds.append("the phi edges' branch conditions")
+                else:
+                    deciders.append(body.branch_to[block][1])
+                    conds.append(body.branch_to[block][1])
+                live |= lanes & lanes_in
     if not conds:
         return FULL_MASK, "every lane (no use found)"
-    return live, f"lanes {live:#x} (uses only under {', '.join(sorted(set(conds)))})"
+    how = " through phis" if through_phi else ""
+    return live, f"lanes {live:#x} (uses only under {', '.join(sorted(set(conds)))}{how})"

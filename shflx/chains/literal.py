@@ -12,7 +12,8 @@ from ..lanes import CUDA_WARP, lanes_to_mask, mask_to_lanes
 from ..match import lower
 from ..pattern import Collective, Shuffle, format_pattern
 from .shape import ChainStep
-from .synth import Builder, _rename
+from ..plan import rename_steps
+from .synth import Builder
 from ..plan import Combine, Select
 
 
@@ -22,6 +23,9 @@ def canonical_chain(coll: Collective) -> tuple[ChainStep, ...]:
     fn, w = coll.fn, coll.width
     lane = np.arange(CUDA_WARP)
     steps: list[ChainStep] = []
+    if coll.kind == "reduce" and coll.bits:                 # strided: xor over its bits, highest first
+        return tuple(ChainStep(intrinsic_operands("__shfl_xor_sync", 1 << bit, CUDA_WARP), fn)
+                     for bit in reversed(range(5)) if coll.bits >> bit & 1)
     if coll.kind == "reduce":
         d = w // 2
         while d >= 1:
@@ -46,7 +50,7 @@ def literal_builder(steps: tuple[ChainStep, ...], fn: str, arch: str, wave: int)
     for step in steps:
         move = lower(format_pattern(Shuffle(step.operands)), arch, wave)
         tag = b.fresh("l")
-        body, moved = _rename(move.steps, b.value, tag)
+        body, moved = rename_steps(move.steps, b.value, tag)
         guard = mask_to_lanes(step.guard, CUDA_WARP)
         keep = lanes_to_mask(np.tile(guard, wave // CUDA_WARP))
         if step.fn is None:

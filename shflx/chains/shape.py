@@ -60,6 +60,16 @@ def op_name(fn: str) -> str:
     return {"smin": "min", "smax": "max"}.get(fn, fn)
 
 
+def _candidates(op: str, live: int) -> list[Collective]:
+    """Reductions of every width, then strided reductions (most lane bits first), then scans."""
+    out = [Collective("reduce", op, width, False, live) for width in WIDTHS]
+    strided = [b for b in range(1, CUDA_WARP) if b & (b + 1)]          # not a low run of bits
+    out += [Collective("reduce", op, CUDA_WARP, False, live, b)
+            for b in sorted(strided, key=lambda b: (-bin(b).count("1"), b))]
+    out += [Collective("scan", op, width, exclusive, live) for exclusive in (False, True) for width in WIDTHS]
+    return out
+
+
 def classify(steps: list[ChainStep] | tuple[ChainStep, ...], live: int = FULL_MASK) -> Collective | str:
     """The collective the chain computes on the `live` lanes, or why it is none.
 
@@ -76,11 +86,8 @@ def classify(steps: list[ChainStep] | tuple[ChainStep, ...], live: int = FULL_MA
         return "no lane uses the result"
     got = chain_multisets(steps)
     lanes = mask_to_lanes(live, CUDA_WARP)
-    for kind, exclusive in (("reduce", False), ("scan", False), ("scan", True)):
-        for width in WIDTHS:
-            coll = Collective(kind, op_name(fn), width, exclusive, live)
-            want = coll.warp_multisets()
-            if _same(got[lanes], want[lanes], fn):
-                return coll
+    for coll in _candidates(op_name(fn), live):
+        if _same(got[lanes], coll.warp_multisets()[lanes], fn):
+            return coll
     return "the live lanes do not hold a reduction or scan of any width (e.g. a down-tree whose " \
            "partial sums in other lanes are used)"

@@ -25,7 +25,7 @@ from ..match.cost import chain_cost, folds_into_combine
 from ..match.search import SearchReport, candidates, pool
 from ..match.solvers import dpp16_solutions
 from ..pattern import Collective, format_pattern
-from ..plan import Combine, Plan, Readlane, Select, Step, UpdateDpp, Writelane
+from ..plan import Combine, Plan, Readlane, Select, Step, UpdateDpp, Writelane, rename_steps
 
 IDENT = -4          # a stage lane that must receive the identity (nothing to combine)
 FREE = -5           # a stage lane whose result no longer matters
@@ -54,18 +54,6 @@ class Builder:
         return Plan(self.arch, self.wave, target, tuple(self.steps), self.value, self.cost())
 
 
-def _rename(steps: tuple[Step, ...], value: str, prefix: str) -> tuple[list[Step], str]:
-    """Give a move's steps fresh ids and read `value` where they read x; returns (steps, result)."""
-    names = {s.id: f"{prefix}.{s.id}" for s in steps}
-    out = []
-    for s in steps:
-        changes = {}
-        for r in s.refs:
-            ref = getattr(s, r)
-            if ref is not None:
-                changes[r] = value if ref == "x" else names.get(ref, ref)
-        out.append(replace(s, id=names[s.id], **changes))
-    return out, names[steps[-1].id] if steps else value
 
 
 @lru_cache(maxsize=4096)
@@ -121,7 +109,7 @@ def stage(b: Builder, src: np.ndarray, combine: bool = True) -> None:
     best: tuple[float, list[Step], str] | None = None
     for steps, ref, needs_select in _moves(b.arch, b.wave, b.fn, src.astype(np.int16).tobytes()):
         tag = b.fresh("s")
-        body, moved = _rename(steps, b.value, tag)
+        body, moved = rename_steps(steps, b.value, tag)
         holes = np.flatnonzero(src == IDENT)
         keep = lanes_to_mask(src != IDENT)
         result = moved
@@ -192,13 +180,19 @@ def butterfly_stages(b: Builder, width: int, upto: int) -> None:
 
 def family_butterfly(coll: Collective, arch: str, wave: int, fn: str) -> Builder:
     b = Builder(arch, wave, fn)
+    if coll.bits:                       # strided: one xor stage per lane bit, lowest first
+        lanes = np.arange(wave)
+        for bit in range(5):
+            if coll.bits >> bit & 1:
+                stage(b, lanes ^ (1 << bit))
+        return b
     butterfly_stages(b, coll.width, coll.width)
     return b
 
 
 def family_readlane(coll: Collective, arch: str, wave: int, fn: str) -> Builder | None:
     """Row totals by butterfly, then the two rows of each half read as scalars (width 32)."""
-    if coll.width != 32:
+    if coll.width != 32 or coll.bits:
         return None
     b = Builder(arch, wave, fn)
     butterfly_stages(b, 32, 16)
@@ -224,7 +218,7 @@ def family_readlane(coll: Collective, arch: str, wave: int, fn: str) -> Builder 
 def family_carry(coll: Collective, arch: str, wave: int, fn: str) -> Builder | None:
     """Row totals, then row 0's total carried into row 1 of each half (row_bcast:15 on gfx9,
     whatever is cheapest elsewhere); a readlane broadcast when lanes of row 0 are live."""
-    if coll.width != 32:
+    if coll.width != 32 or coll.bits:
         return None
     b = Builder(arch, wave, fn)
     butterfly_stages(b, 32, 16)

@@ -1,14 +1,14 @@
 """Pattern + target -> the cheapest proven plan (the synthesizer), with its cost and proof.
 
 `lower(pattern, arch)` is the API behind `shflx lower`; search.py holds the search, solvers.py the
-one-step solvers, cost.py the cost model, and shflx.cache the persistent store around it."""
+one-step solvers, cost.py the cost model, and shflx.driver.cache the persistent store around it."""
 from __future__ import annotations
 
 import time
 from dataclasses import replace
 from typing import Any
 
-from ..errors import InputError, UsageError
+from ..errors import InputError
 from ..isa import amd_target
 from ..pattern import Collective, Shuffle, format_pattern, parse_pattern
 from ..plan import Plan
@@ -18,27 +18,19 @@ from .search import Candidate, SearchReport, candidates
 SEARCH_VERSION = 2   # bump whenever the plan JSON or the search changes (it keys the cache)
 
 
-def _wave(arch: str, wave: int | None) -> int:
-    target = amd_target(arch)
-    if wave is None:
-        return target.default_wave
-    if wave not in target.waves:
-        raise UsageError(f"{arch} runs wave{'/'.join(map(str, target.waves))}, not wave{wave}")
-    return wave
 
-
-def lower_uncached(pattern: str | Shuffle, arch: str, wave: int | None = None,
-                   runtime_mask: bool = False) -> Plan:
-    """Search, rank, prove; the first proven candidate wins (the exact fallback always exists).
+def lower(pattern: str | Shuffle, arch: str, wave: int | None = None, runtime_mask: bool = False) -> Plan:
+    """The cheapest proven plan for `pattern` on `arch`: search, rank, prove; the first proven
+    candidate wins (the exact fallback always exists).
 
     `runtime_mask`: the member mask is not a compile-time constant: one-step plans only."""
-    from ..verify.api import prove
-
     p = parse_pattern(pattern) if isinstance(pattern, str) else pattern
     if isinstance(p, Collective):
         raise InputError(f"'{format_pattern(p)}' is a reduction/scan; `lower` takes shuffle patterns "
                          "(chains are synthesized by the compile pipeline)")
-    wave = _wave(arch, wave)
+    from ..verify.api import prove
+
+    wave = amd_target(arch).resolve_wave(wave)
     text = format_pattern(p)
     want = p.lane_map(wave)
     t0 = time.perf_counter()
@@ -88,14 +80,3 @@ def _optimality(plan: Plan, cand: Candidate, runtime_mask: bool) -> dict[str, An
     return {"optimal_within_steps": 1, "complete": False,
             "note": "no cheaper one-step plan exists; two-step plans searched through the first-move pool "
                     "and selects of two, not exhaustively"}
-
-
-def lower(pattern: str, arch: str, wave: int | None = None, *, cache: bool = True,
-          runtime_mask: bool = False) -> Plan:
-    """The cheapest proven plan for `pattern` on `arch` (cached across runs and processes)."""
-    wave = _wave(arch, wave)
-    if not cache or runtime_mask:
-        return lower_uncached(pattern, arch, wave, runtime_mask)
-    from ..cache import cached_lower
-
-    return cached_lower(pattern, arch, wave, lower_uncached)

@@ -16,14 +16,11 @@ from ..pattern import Collective, Shuffle, format_pattern, parse_pattern
 PTX_VERSION = "7.8"      # at least this (the H100's); newer targets need newer PTX ISA
 
 
-def ptx_version_for(sm: str) -> str:
-    """PTX_VERSION, or the target's own minimum where that is newer (sm_100a needs 8.6, sm_120
-    8.7: `ptxas` rejects `.version 7.8` with them). The minimum is the one LLVM's NVPTX backend
-    uses for the processor (shflx.codegen.nvptx.ptx_version, read off llvmlite)."""
-    from ..codegen.nvptx import ptx_version
-
-    need = ptx_version(sm)
-    return max(PTX_VERSION, need, key=lambda v: tuple(int(x) for x in v.split(".")))
+def ptx_version_for(target_min: str) -> str:
+    """PTX_VERSION, or the target's own minimum `target_min` where that is newer (sm_100a needs
+    8.6, sm_120 8.7: `ptxas` rejects `.version 7.8` with them). The caller reads the minimum off
+    LLVM's NVPTX backend (shflx.codegen.nvptx.ptx_version), an edge this core module does not import."""
+    return max(PTX_VERSION, target_min, key=lambda v: tuple(int(x) for x in v.split(".")))
 
 
 def _per_lane_b(src: np.ndarray) -> list[str] | None:
@@ -44,8 +41,10 @@ def _target(sm: str) -> None:
     nvidia_target(sm)
 
 
-def ptx_for_pattern(pattern: str | Shuffle, sm: str, name: str = "shflx_shuffle") -> str:
-    """A PTX module with `.func (.param .b32 out) name(.param .b32 x)` implementing the pattern."""
+def ptx_for_pattern(pattern: str | Shuffle, sm: str, name: str = "shflx_shuffle",
+                    target_min_version: str = PTX_VERSION) -> str:
+    """A PTX module with `.func (.param .b32 out) name(.param .b32 x)` implementing the pattern;
+    `target_min_version`: the oldest PTX ISA the target accepts (see ptx_version_for)."""
     _target(sm)
     p = parse_pattern(pattern) if isinstance(pattern, str) else pattern
     if isinstance(p, Collective):
@@ -73,7 +72,7 @@ def ptx_for_pattern(pattern: str | Shuffle, sm: str, name: str = "shflx_shuffle"
     if p.operands is None and "shflx_src" in "\n".join(body):
         table = f".const .align 4 .u32 shflx_src[32] = {{{', '.join(str(int(v)) for v in warp.src)}}};\n"
     return (f"// shflx: '{format_pattern(p)}' for {sm}: {how}\n"
-            f".version {ptx_version_for(sm)}\n.target {sm}\n.address_size 64\n\n{table}"
+            f".version {ptx_version_for(target_min_version)}\n.target {sm}\n.address_size 64\n\n{table}"
             f".visible .func (.param .b32 out) {name}(.param .b32 x)\n{{\n"
             f"  .reg .b32 %r<5>;\n  ld.param.b32 %r0, [x];\n" + "\n".join(body) +
             "\n  st.param.b32 [out], %r1;\n  ret;\n}\n")

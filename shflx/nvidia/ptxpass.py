@@ -85,7 +85,7 @@ def _chain_json(chain: Chain, dec: redux.Decision, file: str, target: NvidiaTarg
     coll = chain.collective
     return {"location": f"{file}:{chain.line}", "function": chain.function.name, "shape": chain.shape,
             "op": chain.fn or "mixed", "type": chain.ptx_type,
-            "width": coll.width if coll is not None else None, "live": chain.live_why,
+            "width": coll.width if coll is not None and not coll.bits else None, "live": chain.live_why,
             "shuffles": len(chain.sites), "status": "rewritten" if dec.opcode else "unchanged",
             "reason": dec.reason, "family": "redux.sync" if dec.opcode else "step by step",
             "lowering": [f"{dec.opcode} {chain.result}, {chain.input}, 0xffffffff;"] if dec.opcode else [],

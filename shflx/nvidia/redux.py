@@ -71,9 +71,9 @@ def decide_collective(chain: Any, coll: Collective | None, signed: bool, targets
                       version: tuple[int, int], live_why: str) -> Decision:
     """The redux.sync form for a chain (PTX or LLVM IR: it needs .fn, .steps and .live) that
     computes `coll` on its live lanes, or why there is none. `signed` picks .s32 for add."""
-    if coll is None or coll.kind != "reduce" or coll.width != CUDA_WARP:
-        what = "a scan" if coll is not None and coll.kind == "scan" else f"a width-{coll.width} reduction" \
-            if coll is not None else "no collective"
+    if coll is None or coll.kind != "reduce" or coll.group_bits != CUDA_WARP - 1:
+        what = "no collective" if coll is None else "a scan" if coll.kind == "scan" else \
+            f"a strided reduction over lane bits {coll.bits:#x}" if coll.bits else f"a width-{coll.width} reduction"
         return Decision(None, f"computes {what}; redux.sync reduces whole 32-lane warps only")
     if chain.fn in _NO_FORM:
         return Decision(None, _NO_FORM[chain.fn])

@@ -1,7 +1,7 @@
 """Warp shuffles in PTX: every shfl.sync (and legacy shfl) site, and the reduction/scan chains
 they form, with the lanes whose results are used.
 
-Why: the NVIDIA rewrites need the same facts about PTX that shflx/recognize.py gathers from LLVM IR:
+Why: the NVIDIA rewrites need the same facts about PTX that shflx/ir/ gathers from LLVM IR:
 which operands are constants, which shuffles feed a combine that feeds the next shuffle, and which
 lanes read the final value. Everything here is conservative: a register defined more than once is
 not a constant, a value used outside the chain breaks it, and a use whose executing lanes are not
@@ -21,8 +21,7 @@ import numpy as np
 
 from ..chains.shape import ChainStep, classify
 from ..cuda import FULL_MASK, ShflOperands, cuda_call
-from ..recognize import _s32
-from ..lanes import CUDA_WARP, lanes_to_mask, mask_to_lanes
+from ..lanes import CUDA_WARP, lanes_to_mask, mask_to_lanes, s32
 from ..pattern import Collective
 from .ptxir import Function, Instruction, Label, Module
 
@@ -94,7 +93,7 @@ class Site:
         """The CUDA call the operands spell (as compile's report does), else the PTX form."""
         ops = self.operands
         if ops is not None:
-            call = cuda_call(self.mode, str(_s32(ops.b)), ops.c, ops.member_mask, self.legacy)
+            call = cuda_call(self.mode, str(s32(ops.b)), ops.c, ops.member_mask, self.legacy)
             if call is not None:
                 return call
         return f"shfl{'' if self.legacy else '.sync'}.{self.mode} b={self.b.show()} c={self.c.show()} " \

@@ -20,7 +20,9 @@ Hierarchy": warps are consecutive thread ids, x fastest). `prove_shift` assumes 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
+import weakref
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -29,7 +31,10 @@ from . import ptxir
 
 # ------------------------------------------------------------------------------ expressions
 
-_INTERN: dict[tuple, "Expr"] = {}
+# Hash-consing table: weak values, so nodes of finished emulations are freed (a long `shflx ptx`
+# run or a test session does not grow it forever); ids come from a counter and are never reused.
+_INTERN: "weakref.WeakValueDictionary[tuple, Expr]" = weakref.WeakValueDictionary()
+_IDS = itertools.count()
 
 
 class Expr:
@@ -42,7 +47,7 @@ class Expr:
 
     def __init__(self, op: str, w: int, args: tuple, tv: bool):
         self.op, self.w, self.args, self.tv = op, w, args, tv
-        self.id = len(_INTERN)
+        self.id = next(_IDS)
 
     def __repr__(self) -> str:
         if self.op == "const":

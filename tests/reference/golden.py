@@ -28,7 +28,8 @@ def _load_golden():
 
 
 GOLDEN = _load_golden()
-needs_golden = pytest.mark.skipif(not GOLDEN, reason=f"{GOLDEN_PATH} not present")
+needs_golden = pytest.mark.skipif(not GOLDEN, reason=f"{GOLDEN_PATH} not present (shared/ is beside the checkout "
+                                                        f"in CI; under CI=true this fails, tests/ci_policy.py)")
 
 
 @functools.lru_cache(maxsize=None)

@@ -7,6 +7,7 @@ Target grammar (whitespace separated; ints may be decimal, negative, or 0x-hex):
     shfl.MODE b=B c=C                      raw PTX shfl.sync, MODE in up|down|bfly|idx
     map s0,s1,...,s31                      lane i must hold x[s_i]
     reduce OP [width W]                    every lane = OP over its width-W segment
+    reduce OP bits B                       every lane = OP over the lanes j with (i ^ j) & ~B == 0
     scan OP [width W] [exclusive]          prefix over seg_start..i (exclusive: ..i-1)
     ... [mask M]                           CUDA member mask (any form)
     ... [lanes M]                          reduce/scan only: only these lanes' results matter
@@ -63,6 +64,7 @@ class Target:
         self.mask = 0xFFFFFFFF
         self.lanes = 0xFFFFFFFF
         self.width = 32
+        self.bits = None           # strided reduce: the lane bits combined over
         self.exclusive = False
         self.op = None
         self.src = None            # for "move": CUDA source lane per CUDA lane (32 entries)
@@ -86,6 +88,8 @@ class Target:
                     self.mask = _int(v) & 0xFFFFFFFF
                 elif t == "lanes":
                     self.lanes = _int(v) & 0xFFFFFFFF
+                elif t == "bits":
+                    self.bits = _int(v) & 31
                 i += 2
 
         if head in _INTRINSIC_HEADS:
@@ -127,7 +131,7 @@ class Target:
             if not rest or rest[0] not in OP_TO_FN:
                 raise RefPlanError(f"{head} needs an OP in {sorted(OP_TO_FN)}: {text!r}")
             self.op = rest[0]
-            allowed = ("width", "mask", "lanes") + (("exclusive",) if head == "scan" else ())
+            allowed = ("width", "mask", "lanes") + (("exclusive",) if head == "scan" else ("bits",))
             take_options(rest[1:], allowed)
             self.kind = "collective"
             self.collective = head
@@ -138,6 +142,8 @@ class Target:
     def sources(self, c: int) -> list[int]:
         if self.kind == "move":
             return [self.src[c]]
+        if self.collective == "reduce" and self.bits is not None:
+            return [j for j in range(WARP) if (c ^ j) & ~self.bits & (WARP - 1) == 0]
         seg = c & ~(self.width - 1)
         if self.collective == "reduce":
             return list(range(seg, seg + self.width))

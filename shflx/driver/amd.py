@@ -7,120 +7,35 @@ with a report per site and per kernel. Nothing unproven is emitted (DESIGN decis
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .amd import general
-from .amd.asm import step_asm
-from .amd.llvm_ir import function_ir
-from .cuda import cuda_call
-from .errors import InputError, Location, UsageError
-from .files import check_source_text
-from .frontend.clang import FrontendOptions, compile_to_ir
-from .isa import amd_target, known_amd_targets
-from .match import _wave, lower
-from .pattern import format_pattern
-from .match.cost import bpermute_cost
-from .recognize import MODE_NAMES, InlinePtxError, Site, _s32, find_sites, site_map, translate_inline_ptx
-from .rewrite import INLINE_ATTRS, declared_names, replace_call, rewrite
+from ..amd import general
+from ..amd.asm import step_asm
+from ..amd.llvm_ir import function_ir
+from ..errors import InputError, UsageError
+from ..files import check_source_text
+from ..frontend.clang import FrontendOptions, compile_to_ir
+from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
+from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
+from ..ir.sites import MODE_NAMES, find_sites, site_map
+from ..isa import amd_target, known_amd_targets
+from ..match.cost import bpermute_cost
+from ..pattern import format_pattern
+from .cache import lower, synthesize
+from .inputs import check_resolved, read_ir
+from .report import ChainReport, CompileResult, SiteReport, classify_site, describe_site, kernel_summaries, source_location
 
 EMITS = ("hsaco", "obj", "asm", "llvm")
-
-
-@dataclass
-class SiteReport:
-    location: str
-    function: str
-    cuda: str
-    cls: str
-    lowering: list[str]
-    cost: float
-    baseline_cost: float
-    proof: str
-    notes: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"location": self.location, "function": self.function, "cuda": self.cuda, "class": self.cls,
-                "lowering": self.lowering, "cost": self.cost, "baseline_cost": self.baseline_cost,
-                "proof": self.proof, "notes": self.notes}
-
-
-@dataclass
-class CompileResult:
-    arch: str
-    wave: int
-    ir: str
-    sites: list[SiteReport]
-    output: bytes | str | None = None
-    kernels: list[dict[str, Any]] = field(default_factory=list)
-    chains: list[ChainReport] = field(default_factory=list)
-    loads: list[dict[str, Any]] = field(default_factory=list)     # NVIDIA: load -> shuffle entries
-
-
-def _describe(site: Site) -> str:
-    """The CUDA call the operands spell (cuda.cuda_call), else the PTX form."""
-    mode = MODE_NAMES.get(site.mode.value & 3, "?") if site.mode.kind == "const" else "?"
-    if mode != "?" and site.c.kind == "const" and site.mask.kind == "const":
-        b = str(_s32(site.b.value)) if site.b.kind == "const" else f"<{site.b.kind}>"
-        call = cuda_call(mode, b, site.c.value, site.mask.value)
-        if call is not None:
-            return call
-    def op(o):  # noqa: E306
-        return hex(o.value & 0xFFFFFFFF) if o.kind == "const" else f"<{o.kind}>"
-    return f"shfl.sync.{mode} b={op(site.b)} c={op(site.c)} mask={op(site.mask)}"
-
-
-def _classify(site: Site, src: np.ndarray | None) -> str:
-    if src is None:
-        return "uniform" if all(o.kind in ("const", "uniform") for o in (site.b, site.c)) else "dynamic"
-    mode = MODE_NAMES[site.mode.value & 3]
-    lanes = np.arange(32)
-    if mode == "bfly":
-        return "xor"
-    if mode in ("up", "down"):
-        return mode
-    if site.b.kind == "const":          # idx with one source lane: each segment reads one lane
-        return "broadcast"
-    for w in (2, 4, 8, 16, 32):
-        for k in range(1, w):
-            if np.array_equal(src, (lanes & ~(w - 1)) | ((lanes + k) & (w - 1))):
-                return "rotate"
-    return "constant map"
-
-
-@dataclass
-class ChainReport:
-    """One reduction/scan chain: what it computes, and how it was lowered (issue 5 report)."""
-
-    location: str
-    function: str
-    shape: str
-    op: str
-    type: str
-    width: int | None
-    live: str
-    shuffles: int
-    status: str                  # "re-synthesized" | "step by step"
-    reason: str
-    family: str
-    lowering: list[str]
-    cost: float | None           # None: the shuffles are lowered (and costed) as separate sites
-    step_by_step_cost: float | None
-    baseline_cost: float
-    proof: str
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def lower_chains(ir: str, arch: str, wave: int, fp_reassoc: bool = False) -> tuple[str, list[ChainReport]]:
     """Every reduction/scan chain re-synthesized as a whole where that is allowed and cheaper; the
     others are left to per-site lowering, with the reason in the report (DESIGN decision 5)."""
-    from .chains import classify, reassociation_allowed, synthesize
-    from .chains.ir import find_chains
+    from ..chains import classify, reassociation_allowed
+    from ..chains.ir import find_chains
 
     sites = find_sites(ir)
     chains = find_chains(ir, sites)
@@ -143,7 +58,7 @@ def lower_chains(ir: str, arch: str, wave: int, fp_reassoc: bool = False) -> tup
             entry.reason = coll
             reports.append(entry)
             continue
-        entry.width = coll.width
+        entry.width = None if coll.bits else coll.width
         allowed = reassociation_allowed(chain.fn, fp_reassoc or chain.reassoc)
         out = synthesize(coll, arch, wave, chain.steps, reassoc=allowed)
         entry.cost, entry.step_by_step_cost, entry.baseline_cost = out.plan.cost, out.step_by_step_cost, out.baseline_cost
@@ -228,7 +143,7 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
         if site.mode.kind != "const":
             raise InputError(f"{site.location}: a shuffle whose mode is not a constant (internal prelude misuse)")
         mode = MODE_NAMES[site.mode.value & 3]
-        cls = _classify(site, mapped[1] if mapped else None)
+        cls = classify_site(site, mapped[1] if mapped else None)
         plan = None
         if mapped is not None:
             src = mapped[1]
@@ -242,7 +157,7 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
             define(name, function_ir(plan, name, INLINE_ATTRS))
             edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value])
             lowering = [step_asm(s, target, wave) for s in plan.steps] or ["(no instruction: every lane keeps its value)"]
-            reports.append(SiteReport(site.location, site.function, _describe(site), cls, lowering, plan.cost,
+            reports.append(SiteReport(site.location, site.function, describe_site(site), cls, lowering, plan.cost,
                                       base_cost, plan.proof["status"],
                                       site.notes + list(plan.proof.get("assumptions", []))))
         elif (not baseline and mode == "idx" and site.b.kind == "uniform" and site.c.kind == "const"
@@ -251,7 +166,7 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
             define(name, maker=lambda: general.uniform_idx_ir(wave, name))
             edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value, site.b.text])
             cost = target.cost("readlane") * (2 if wave == 64 else 1) + (target.cost("select") if wave == 64 else 0)
-            reports.append(SiteReport(site.location, site.function, _describe(site), "broadcast (uniform lane)",
+            reports.append(SiteReport(site.location, site.function, describe_site(site), "broadcast (uniform lane)",
                                       ["v_readlane_b32 (lane b of each CUDA warp)"] + (["v_cndmask_b32 (per half)"] if wave == 64 else []),
                                       cost, base_cost, "exact by construction",
                                       ["warp-uniform source lane with the full mask: readlane"] + site.notes))
@@ -262,7 +177,7 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
                                                   [site.mask.text, site.value, site.b.text, site.c.text])
             why = "baseline" if baseline else ("per-lane dynamic operands" if cls == "dynamic" else
                                                "runtime operands" if cls == "uniform" else "nothing cheaper proven")
-            reports.append(SiteReport(site.location, site.function, _describe(site), cls,
+            reports.append(SiteReport(site.location, site.function, describe_site(site), cls,
                                       ["ds_bpermute_b32 (exact general lowering: index from the CUDA formula)"],
                                       base_cost, base_cost, "exact by construction", [why] + site.notes))
     return rewrite(ir, edits, functions, needed), reports
@@ -272,14 +187,14 @@ def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = Fronte
     """The optimized AMDGPU IR of a .cu/.hip file (or a .ll/.bc as given), inline PTX translated."""
     target = amd_target(arch)
     if source.suffix in (".ll", ".bc"):
-        ir = _read_ir(source)
+        ir = read_ir(source)
     else:
         check_source_text(source, "CUDA or HIP source")
         ir = compile_to_ir(source, target.llvm_cpu, wave, opts, _selectable_wave(target))
     try:
         return translate_inline_ptx(ir, wave)
     except InlinePtxError as e:
-        raise InputError(e.what, _location(e.location, source)) from None
+        raise InputError(e.what, source_location(e.location, source)) from None
 
 
 def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str = "hsaco",
@@ -288,7 +203,7 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     if arch not in known_amd_targets():
         raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
     target = amd_target(arch)
-    wave = _wave(arch, wave)
+    wave = amd_target(arch).resolve_wave(wave)
     if emit not in EMITS:
         raise UsageError(f"--emit {emit} is not for AMD targets; for {arch}: {', '.join(EMITS)}")
     ir = device_ir(source, arch, wave, opts)
@@ -300,7 +215,7 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
         ir, more = lower_bpermutes(ir, arch, wave)
     lowered, reports = lower_module(ir, arch, wave, baseline)
     reports += more
-    _check_resolved(lowered, source)
+    check_resolved(lowered, source)
     codegen = _codegen(lowered, target, opts)
     result = CompileResult(arch, wave, lowered, reports, chains=found)
     if emit == "llvm":
@@ -313,8 +228,8 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     if emit == "obj":
         result.output = obj
         return result
-    from .codegen.inspect import inspect_code_object
-    from .codegen.link import link_hsaco
+    from ..codegen.inspect import inspect_code_object
+    from ..codegen.link import link_hsaco
 
     hsaco = link_hsaco(obj)
     result.output = hsaco
@@ -330,70 +245,20 @@ def _selectable_wave(target: Any) -> bool:
 def _codegen(ir: str, target: Any, opts: FrontendOptions) -> Any:
     """llvmlite's codegen, or clang's backend for modules with inline asm (llvmlite ships no AMDGPU
     asm parser and aborts on them)."""
-    from .codegen.llvm import compile_ir
+    from ..codegen.llvm import compile_ir
 
     if not re.search(r"\bcall [^\n]*\basm\b", ir):
         return compile_ir
-    from .frontend.clang import codegen_with_clang
+    from ..frontend.clang import codegen_with_clang
 
     return lambda text, cpu, *, wave, emit: codegen_with_clang(text, cpu, wave, emit, _selectable_wave(target), opts.llvm_bin)
-
-
-def kernel_summaries(info: Any, reports: list[SiteReport], chains: list[ChainReport] = ()) -> list[dict[str, Any]]:
-    """Per kernel: registers, LDS, wave size (code-object metadata note), its shuffle sites and chains."""
-    meta = {k.get(".name"): k for k in ((info.metadata or {}).get("amdhsa.kernels") or [])}
-    out = []
-    for name in info.kernels:
-        m = meta.get(name, {})
-        mine = [r for r in reports if r.function == name] + [c for c in chains if c.function == name
-                                                              and c.cost is not None]
-        n_chains = sum(isinstance(r, ChainReport) for r in mine)
-        out.append({"name": name, "vgprs": m.get(".vgpr_count"), "sgprs": m.get(".sgpr_count"),
-                    "agprs": m.get(".agpr_count"), "lds_bytes": m.get(".group_segment_fixed_size"),
-                    "wavefront_size": m.get(".wavefront_size"), "shuffle_sites": len(mine) - n_chains,
-                    "chains": n_chains,
-                    "cost": sum(r.cost for r in mine), "baseline_cost": sum(r.baseline_cost for r in mine)})
-    return out
-
-
-def _check_resolved(ir: str, source: Path) -> None:
-    """No call may be left to a function the code object does not define (ld.lld would accept it
-    in a shared object and the kernel would fail only when loaded)."""
-    declared = declared_names(ir)
-    called = set(re.findall(r"\bcall [^@]*@([\w.$]+)\(", ir))
-    missing = sorted(n for n in declared & called if not n.startswith("llvm."))
-    if missing:
-        raise InputError(f"call to undefined device function(s) {', '.join(missing)}: define them in "
-                         "the translation unit (separate compilation of device code is not supported)",
-                         Location(str(source)))
-
-
-def _read_ir(source: Path, triple: str = "amdgcn") -> str:
-    """LLVM IR from another front end (hipcc, Triton, clang): text, or bitcode through llvmlite;
-    its target triple must start with `triple`."""
-    try:
-        if source.suffix == ".bc":
-            import llvmlite.binding as llvm
-            ir = str(llvm.parse_bitcode(source.read_bytes()))
-        else:
-            ir = source.read_text()
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None
-    except Exception as e:  # noqa: BLE001 - llvmlite raises plain RuntimeError for bad bitcode
-        raise InputError(f"not LLVM bitcode: {e}", Location(str(source))) from None
-    m = re.search(r'^target triple = "([^"]*)"', ir, flags=re.M)
-    if not m or not m.group(1).startswith(triple):
-        what, full = ("AMDGPU", "amdgcn-amd-amdhsa") if triple == "amdgcn" else ("NVPTX", triple)
-        raise InputError(f"not {what} LLVM IR (target triple {m.group(1) if m else 'missing'}); "
-                         f"compile the device code for {full}", Location(str(source)))
-    return ir
 
 
 def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport]]:
     """ds.bpermute calls with lane-only addresses (HIP's __shfl in IR from hipcc, Triton, ...):
     where each 32-lane half reads inside itself with the same map, the synthesizer's proven plan
     replaces the call; any other one is kept (it is already exact) and reported."""
-    from .recognize import find_bpermute_sites
+    from ..ir.bpermute import find_bpermute_sites
 
     sites = find_bpermute_sites(ir, wave)
     if not sites:
@@ -439,23 +304,3 @@ def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport
     return rewrite(ir, edits, functions, needed, final=False), reports
 
 
-def _location(text: str, source: Path) -> Location:
-    parts = text.rsplit(":", 2)
-    if len(parts) == 3 and parts[1].isdigit():
-        return Location(parts[0], int(parts[1]), int(parts[2]) if parts[2].isdigit() else None)
-    return Location(str(source))
-
-
-def instruction_counts(asm: str) -> dict[str, int]:
-    """Cross-lane instruction counts by class from an asm listing."""
-    classes = {"ds_bpermute": r"\bds_bpermute", "ds_swizzle": r"\bds_swizzle", "dpp": r"_dpp\b",
-               "permlane": r"\bv_permlane", "readlane": r"\bv_readlane|v_readfirstlane", "writelane": r"\bv_writelane"}
-    out = {k: 0 for k in classes}
-    for line in asm.splitlines():
-        s = line.strip()
-        if not s or s.startswith((";", ".", "//")) or s.endswith(":"):
-            continue
-        for k, pat in classes.items():
-            if re.search(pat, s):
-                out[k] += 1
-    return out

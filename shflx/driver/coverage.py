@@ -16,19 +16,19 @@ DEFAULT_TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1200"
 
 
 def _uniform_patterns() -> list[str]:
-    from .cuda import uniform_table
+    from ..cuda import uniform_table
 
     return ["map " + ",".join(str(int(v)) for v in np.frombuffer(k, np.int8)) for k in sorted(uniform_table())]
 
 
 def _lower_chunk(args: tuple[str, int, list[str]]) -> list[dict[str, Any]]:
-    from .match import lower_uncached
+    from ..match import lower
 
     arch, wave, patterns = args
     out = []
     for text in patterns:
         t0 = time.perf_counter()
-        plan = lower_uncached(text, arch, wave)
+        plan = lower(text, arch, wave)
         extra = dict(plan.extra)
         out.append({"pattern": text, "cost": plan.cost, "steps": [s.op for s in plan.steps],
                     "lds": extra["uses_lds"], "bpermute": any(s.op == "ds.bpermute" for s in plan.steps),
@@ -53,8 +53,8 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def coverage_report(archs: list[str], limit: int | None = None, workers: int | None = None) -> dict[str, Any]:
-    from .catalog import catalog
-    from .isa import amd_target
+    from ..catalog import catalog
+    from ..isa import amd_target
 
     uniform = _uniform_patterns()[:limit] if limit else _uniform_patterns()
     cat = [e.text for e in catalog()]

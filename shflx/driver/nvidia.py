@@ -21,15 +21,18 @@ from typing import Any
 
 import numpy as np
 
-from ..compiler import ChainReport, CompileResult, SiteReport, _check_resolved, _classify, _describe
+from .report import ChainReport, CompileResult, SiteReport, classify_site, describe_site
+from .inputs import check_resolved
 from ..cuda import FULL_MASK, shfl_sync, uniform_table
 from ..errors import InputError, ToolchainError, UsageError
 from ..files import check_source_text
 from ..frontend.clang import FrontendOptions, compile_to_nvptx_ir
 from ..isa import NvidiaTarget, known_nvidia_targets, nvidia_target
-from ..recognize import MODE_NAMES, TID_LANE_NOTE, Site, _s32, find_sites, site_map
+from ..ir.sites import MODE_NAMES, TID_LANE_NOTE, Site, find_sites, site_map
+from ..lanes import s32
 from ..amd.llvm_ir import combine_ir
-from ..rewrite import declared_names, replace_call, rewrite
+from ..ir.text import declared_names
+from ..ir.rewrite import replace_call, rewrite
 
 EMITS = ("cubin", "ptx", "llvm")
 INTRINSIC = "llvm.nvvm.shfl.sync.{mode}.i32"
@@ -94,7 +97,7 @@ def lower_shuffles(ir: str, target: NvidiaTarget, baseline: bool = False) -> tup
         cost_of = {True: target.cost("shfl"), False: target.cost("shfl_reg")}
         as_written = cost_of[site.b.kind == "const"]
         mapped = site_map(site)
-        cls = _classify(site, mapped[1] if mapped else None)
+        cls = classify_site(site, mapped[1] if mapped else None)
         found = None if baseline else synthesize_site(site)
         chosen, proof, notes = written, "unchanged", list(site.notes)
         if found is not None:
@@ -110,7 +113,7 @@ def lower_shuffles(ir: str, target: NvidiaTarget, baseline: bool = False) -> tup
         edits[site.line_index] = replace_call(lines[site.line_index], site, INTRINSIC.format(mode=chosen.mode),
                                               [chosen.mask, site.value, chosen.b, chosen.c])
         cost = cost_of[found is not None or site.b.kind == "const"]
-        reports.append(SiteReport(site.location, site.function, _describe(site), cls, [chosen.ptx()], cost,
+        reports.append(SiteReport(site.location, site.function, describe_site(site), cls, [chosen.ptx()], cost,
                                   as_written, proof, notes))
     declared = declared_names(ir)
     decls = [_DECLS[n] for n in sorted(INTRINSIC.format(mode=m) for m in used) if n not in declared]
@@ -124,8 +127,8 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
     other chain is reported with the reason and left to per-site lowering."""
     from ..chains import classify
     from ..chains.ir import find_chains
-    from ..compiler import chain_edits
-    from .redux import GUARD_ALU, GUARD_NOTE, decide_collective
+    from .amd import chain_edits
+    from ..nvidia.redux import GUARD_ALU, GUARD_NOTE, decide_collective
 
     sites = find_sites(ir)
     chains = find_chains(ir, sites)
@@ -146,7 +149,7 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
         if isinstance(coll, str):
             entry.reason = coll
             continue
-        entry.width = coll.width
+        entry.width = None if coll.bits else coll.width
         dec = decide_collective(chain, coll, True, [target], version, chain.live_note)
         if dec.opcode is None:
             entry.reason = dec.reason
@@ -207,7 +210,7 @@ def guarded_redux_ir(name: str, redux: str, chain: Any, needed: set[str]) -> str
     for k, st in enumerate(chain.steps):
         o = st.operands
         body.append(f"  %m{k} = call i32 @{INTRINSIC.format(mode=o.mode)}(i32 -1, i32 {v}, "
-                    f"i32 {_s32(o.b)}, i32 {_s32(o.c)})")
+                    f"i32 {s32(o.b)}, i32 {s32(o.c)})")
         body += combine_ir(f"%v{k}", st.fn, v, f"%m{k}", needed)
         v = f"%v{k}"
     body.append(f"  ret i32 {v}")
@@ -234,8 +237,8 @@ def device_ir(source: Path, target: NvidiaTarget, opts: FrontendOptions) -> str:
     from ..codegen.nvptx import TRIPLE, ptx_feature
 
     if source.suffix in (".ll", ".bc"):
-        from ..compiler import _read_ir
-        return _read_ir(source, TRIPLE)
+        from .inputs import read_ir
+        return read_ir(source, TRIPLE)
     check_source_text(source, "CUDA source")
     return compile_to_nvptx_ir(source, target.name, ptx_feature(target.name), opts)
 
@@ -245,7 +248,7 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
     """Compile one CUDA file for one NVIDIA target; CompileResult.output is the cubin, PTX or IR.
     `baseline`: every shuffle as written, no rewrite (nvcc's behaviour, for comparisons)."""
     from ..codegen.nvptx import compile_to_ptx, ptx_version
-    from .ptxpass import run
+    from ..nvidia.ptxpass import run
 
     target = nvidia_arch(arch)
     if emit not in EMITS:
@@ -255,7 +258,7 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
     if not baseline and chains_on:
         ir, chains = lower_reductions(ir, target, _version_tuple(ptx_version(target.name)))
     lowered, reports = lower_shuffles(ir, target, baseline)
-    _check_resolved(lowered, source)
+    check_resolved(lowered, source)
     result = CompileResult(arch, 32, lowered, reports, chains=chains)
     if emit == "llvm":
         result.output = lowered
@@ -295,7 +298,7 @@ def _ptx_chain(c: dict[str, Any], source: Path) -> ChainReport:
 def _inline_asm_lines(module: Any) -> set[int]:
     """PTX lines of instructions that came from inline asm (LLVM brackets each block with
     `// begin inline asm` and `// end inline asm`): the shuffles the markers did not cover."""
-    from .ptxir import Instruction
+    from ..nvidia.ptxir import Instruction
 
     inside, lines = False, set()
     for fn in module.functions:
@@ -320,7 +323,7 @@ def _ptx_site(r: dict[str, Any], source: Path) -> SiteReport:
 
 def assemble(ptx: str, sm: str, opt: int = 3) -> tuple[bytes, dict[str, dict[str, int]]]:
     """ptxas -arch=sm -v: (cubin bytes, per kernel its registers/spills from ptxas's info lines)."""
-    from .ptxas import real_ptxas
+    from ..nvidia.ptxas import real_ptxas
 
     exe = real_ptxas()
     with tempfile.TemporaryDirectory(prefix="shflx-") as tmp:

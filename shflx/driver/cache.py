@@ -13,13 +13,14 @@ import os
 import sqlite3
 from functools import lru_cache
 from pathlib import Path
+from dataclasses import replace
 from typing import Callable
 
-from . import MODEL_VERSION
-from .emulate import Provenance, Trace, result
-from .isa import target_files_digest
-from .pattern import format_pattern, parse_pattern
-from .plan import Plan, plan_from_json, plan_to_json
+from .. import MODEL_VERSION
+from ..emulate import Provenance, Trace, result
+from ..isa import target_files_digest
+from ..pattern import Collective, format_pattern, parse_pattern
+from ..plan import Plan, plan_from_json, plan_to_json
 
 
 def cache_dir() -> Path:
@@ -40,7 +41,7 @@ def key(pattern: str, arch: str, wave: int) -> str:
 
 def key_for(text: str, arch: str, wave: int) -> str:
     """A key for any other solved item (a chain): its canonical text instead of a pattern."""
-    from .match import SEARCH_VERSION
+    from ..match import SEARCH_VERSION
 
     text = f"{text}|{arch}|{wave}|{target_files_digest()}|{MODEL_VERSION}|{SEARCH_VERSION}"
     return hashlib.sha256(text.encode()).hexdigest()
@@ -99,3 +100,51 @@ def cached_lower(pattern: str, arch: str, wave: int, solve: Callable[[str, str, 
     plan = solve(pattern, arch, wave)
     put(k, plan)
     return plan
+
+
+def lower(pattern: str, arch: str, wave: int | None = None, *, cache: bool = True,
+          runtime_mask: bool = False) -> Plan:
+    """shflx.match.lower through the store (a hit is replayed before it is trusted); plans for a
+    runtime member mask are not stored."""
+    from .. import match
+    from ..isa import amd_target
+
+    wave = amd_target(arch).resolve_wave(wave)
+    if not cache or runtime_mask:
+        return match.lower(pattern, arch, wave, runtime_mask)
+    if not enabled():
+        return cached_lower(pattern, arch, wave, match.lower)
+    return _lower_once(pattern, arch, wave)
+
+
+@lru_cache(maxsize=8192)
+def _lower_once(pattern: str, arch: str, wave: int) -> Plan:
+    """One store lookup (and replay) per distinct pattern per process: a module with 1,000 sites
+    of 231 patterns costs 231 lookups."""
+    from .. import match
+
+    return cached_lower(pattern, arch, wave, match.lower)
+
+
+def synthesize(coll: Collective, arch: str, wave: int | None = None, chain: tuple | None = None,
+               reassoc: bool = True):
+    """shflx.chains.synthesize through the store; a hit is proven again before it is used."""
+    from .. import chains
+    from ..chains.literal import canonical_chain
+    from ..isa import amd_target
+    from ..verify.api import prove
+
+    wave = amd_target(arch).resolve_wave(wave)
+    chain = chain if chain is not None else canonical_chain(coll)
+    if not enabled():
+        return chains.synthesize(coll, arch, wave, chain, reassoc)
+    k = key_for(f"chain|{format_pattern(coll)}|{chain!r}|{reassoc}", arch, wave)
+    hit = get(k)
+    if hit is not None and prove(hit).proved:
+        info = dict(hit.extra).get("chain", {})
+        return chains.ChainPlan(coll, hit, info.get("family", "?"), info.get("step_by_step_cost", hit.cost),
+                                info.get("baseline_cost", hit.cost), info.get("families", {}),
+                                tuple(info.get("refuted_families", ())), 0.0, cached=True)
+    out = chains.synthesize(coll, arch, wave, chain, reassoc)
+    put(k, replace(out.plan, extra=(("chain", out.to_json()),)))
+    return out

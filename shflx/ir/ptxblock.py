@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .amd import general
-from .errors import InputError
-from .nvidia import ptxir, symbolic
-from .nvidia.symbolic import Expr, StraightLine, UnsupportedInstruction
+from ..amd import general
+from ..errors import InputError
+from ..nvidia import ptxir, symbolic
+from ..nvidia.symbolic import Expr, StraightLine, UnsupportedInstruction
+from .sites import MARKER
 
-MARKER = "__shflx_shfl_sync"
 # LLVM types an asm operand may have: bits, and the integer type a float travels as.
 IR_TYPES = {"i8": (8, None), "i16": (16, None), "i32": (32, None), "i64": (64, None),
             "half": (16, "i16"), "float": (32, "i32"), "double": (64, "i64")}

@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import re
 
-from .amd.llvm_ir import DECLS
-from .recognize import MARKER, Site
+from ..amd.llvm_ir import DECLS
+from .sites import MARKER, Site
+from .text import declared_names
 
 INLINE_ATTRS = "alwaysinline convergent nounwind"
-
-
-def declared_names(ir: str) -> set[str]:
-    """The functions `ir` declares (without defining them)."""
-    return set(re.findall(r"^declare [^@]*@([\w.$]+)\(", ir, flags=re.M))
 
 
 def replace_call(line: str, site: Site, callee: str, args: list[str]) -> str:

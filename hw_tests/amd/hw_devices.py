@@ -1,0 +1,70 @@
+"""The AMD devices hw_tests/amd run on (shflx.runtime.amd: the GPU, else the emulator in
+`<checkout>/../shared/amdemu`), their pytest parameters, and the bit-exact comparison.
+
+No device: the tests skip with the reason, except under CI=true, where they fail (CI sets up the
+emulator, so a missing one is a broken CI, not a missing GPU). SHFLX_TEST_INSTALLED=1 asserts
+that shflx is imported from an installed package, not from this checkout."""
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shflx.isa import known_amd_targets
+from shflx.runtime.amd import AmdDevices, amd_devices
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED_AMDEMU = ROOT.parent / "shared" / "amdemu"
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+@functools.lru_cache(maxsize=None)
+def selected() -> AmdDevices:
+    return amd_devices(search=[SHARED_AMDEMU])
+
+
+def no_device_reason() -> str:
+    return selected().why or "no AMD device"
+
+
+def device_params(cases) -> list:
+    """pytest params `(device, *case)` for every device and every case `cases(device)` yields,
+    ids `<arch>-<case id>`; one failing (CI) or skipping param when there is no usable device."""
+    sel = selected()
+    params = []
+    for dev in sel.devices:
+        if dev.arch not in known_amd_targets():
+            params.append(pytest.param(None, None, id=f"{dev.arch}-unknown", marks=pytest.mark.skip(
+                reason=f"the GPU is {dev.arch_full} ({dev.name}), which shflx does not model; known: "
+                       f"{', '.join(known_amd_targets())}")))
+            continue
+        for case_id, case, marks in cases(dev):
+            params.append(pytest.param(dev, case, id=f"{dev.arch}-{case_id}", marks=marks))
+    if not sel.devices:
+        params.append(pytest.param(None, None, id="no-device"))
+    return params
+
+
+def require(device) -> None:
+    """Called first by every test: no device fails under CI=true, else skips, with the reason."""
+    if device is None:
+        (pytest.fail if IN_CI else pytest.skip)(f"no AMD device to run on: {no_device_reason()}"
+                                                 + (" (CI=true: the emulator must be set up)" if IN_CI else ""))
+
+
+def assert_bit_exact(got: np.ndarray, want: np.ndarray, what: str) -> None:
+    """Every element of `got` has the bit pattern of `want` (floats included: both sides round the
+    same operations in the same order, so any difference, even in an f64's low word, is a bug)."""
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
+    bits = np.dtype(f"u{want.dtype.itemsize}")
+    g, w = got.view(bits), want.view(bits)
+    bad = np.flatnonzero(g != w)
+    if bad.size:
+        digits = 2 * want.dtype.itemsize
+        rows = [f"{i:>5} {int(g[i]):#0{digits + 2}x} {int(w[i]):#0{digits + 2}x}  {got[i]!r} vs {want[i]!r}"
+                for i in bad[:16]]
+        pytest.fail(f"{what}: {bad.size} of {want.size} elements differ (bitwise)\n"
+                    f"{'index':>5} {'got':>{digits + 2}} {'want':>{digits + 2}}\n" + "\n".join(rows), pytrace=False)

@@ -1,0 +1,42 @@
+"""Compile inputs that are not CUDA: LLVM IR from other front ends, and the check that a device
+module calls nothing it does not define."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import InputError, Location
+from ..ir.text import declared_names
+
+def check_resolved(ir: str, source: Path) -> None:
+    """No call may be left to a function the code object does not define (ld.lld would accept it
+    in a shared object and the kernel would fail only when loaded)."""
+    declared = declared_names(ir)
+    called = set(re.findall(r"\bcall [^@]*@([\w.$]+)\(", ir))
+    missing = sorted(n for n in declared & called if not n.startswith("llvm."))
+    if missing:
+        raise InputError(f"call to undefined device function(s) {', '.join(missing)}: define them in "
+                         "the translation unit (separate compilation of device code is not supported)",
+                         Location(str(source)))
+
+
+def read_ir(source: Path, triple: str = "amdgcn") -> str:
+    """LLVM IR from another front end (hipcc, Triton, clang): text, or bitcode through llvmlite;
+    its target triple must start with `triple`."""
+    try:
+        if source.suffix == ".bc":
+            import llvmlite.binding as llvm
+            ir = str(llvm.parse_bitcode(source.read_bytes()))
+        else:
+            ir = source.read_text()
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None
+    except Exception as e:  # noqa: BLE001 - llvmlite raises plain RuntimeError for bad bitcode
+        raise InputError(f"not LLVM bitcode: {e}", Location(str(source))) from None
+    m = re.search(r'^target triple = "([^"]*)"', ir, flags=re.M)
+    if not m or not m.group(1).startswith(triple):
+        what, full = ("AMDGPU", "amdgcn-amd-amdhsa") if triple == "amdgcn" else ("NVPTX", triple)
+        raise InputError(f"not {what} LLVM IR (target triple {m.group(1) if m else 'missing'}); "
+                         f"compile the device code for {full}", Location(str(source)))
+    return ir
+

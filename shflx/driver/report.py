@@ -1,0 +1,140 @@
+"""The compile report both drivers (AMD, NVIDIA) produce: one entry per shuffle site, per chain and
+per kernel, in text and JSON (docs/report-schema.md), and the helpers that describe a site."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..cuda import cuda_call
+from ..errors import Location
+from ..ir.sites import MODE_NAMES, Site
+from ..lanes import s32
+
+@dataclass
+class SiteReport:
+    location: str
+    function: str
+    cuda: str
+    cls: str
+    lowering: list[str]
+    cost: float
+    baseline_cost: float
+    proof: str
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"location": self.location, "function": self.function, "cuda": self.cuda, "class": self.cls,
+                "lowering": self.lowering, "cost": self.cost, "baseline_cost": self.baseline_cost,
+                "proof": self.proof, "notes": self.notes}
+
+
+@dataclass
+class CompileResult:
+    arch: str
+    wave: int
+    ir: str
+    sites: list[SiteReport]
+    output: bytes | str | None = None
+    kernels: list[dict[str, Any]] = field(default_factory=list)
+    chains: list[ChainReport] = field(default_factory=list)
+    loads: list[dict[str, Any]] = field(default_factory=list)     # NVIDIA: load -> shuffle entries
+
+
+@dataclass
+class ChainReport:
+    """One reduction/scan chain: what it computes, and how it was lowered (issue 5 report)."""
+
+    location: str
+    function: str
+    shape: str
+    op: str
+    type: str
+    width: int | None
+    live: str
+    shuffles: int
+    status: str                  # "re-synthesized" | "step by step"
+    reason: str
+    family: str
+    lowering: list[str]
+    cost: float | None           # None: the shuffles are lowered (and costed) as separate sites
+    step_by_step_cost: float | None
+    baseline_cost: float
+    proof: str
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def describe_site(site: Site) -> str:
+    """The CUDA call the operands spell (cuda.cuda_call), else the PTX form."""
+    mode = MODE_NAMES.get(site.mode.value & 3, "?") if site.mode.kind == "const" else "?"
+    if mode != "?" and site.c.kind == "const" and site.mask.kind == "const":
+        b = str(s32(site.b.value)) if site.b.kind == "const" else f"<{site.b.kind}>"
+        call = cuda_call(mode, b, site.c.value, site.mask.value)
+        if call is not None:
+            return call
+    def op(o):  # noqa: E306
+        return hex(o.value & 0xFFFFFFFF) if o.kind == "const" else f"<{o.kind}>"
+    return f"shfl.sync.{mode} b={op(site.b)} c={op(site.c)} mask={op(site.mask)}"
+
+
+def classify_site(site: Site, src: np.ndarray | None) -> str:
+    if src is None:
+        return "uniform" if all(o.kind in ("const", "uniform") for o in (site.b, site.c)) else "dynamic"
+    mode = MODE_NAMES[site.mode.value & 3]
+    lanes = np.arange(32)
+    if mode == "bfly":
+        return "xor"
+    if mode in ("up", "down"):
+        return mode
+    if site.b.kind == "const":          # idx with one source lane: each segment reads one lane
+        return "broadcast"
+    for w in (2, 4, 8, 16, 32):
+        for k in range(1, w):
+            if np.array_equal(src, (lanes & ~(w - 1)) | ((lanes + k) & (w - 1))):
+                return "rotate"
+    return "constant map"
+
+
+def kernel_summaries(info: Any, reports: list[SiteReport], chains: list[ChainReport] = ()) -> list[dict[str, Any]]:
+    """Per kernel: registers, LDS, wave size (code-object metadata note), its shuffle sites and chains."""
+    meta = {k.get(".name"): k for k in ((info.metadata or {}).get("amdhsa.kernels") or [])}
+    out = []
+    for name in info.kernels:
+        m = meta.get(name, {})
+        mine = [r for r in reports if r.function == name] + [c for c in chains if c.function == name
+                                                              and c.cost is not None]
+        n_chains = sum(isinstance(r, ChainReport) for r in mine)
+        out.append({"name": name, "vgprs": m.get(".vgpr_count"), "sgprs": m.get(".sgpr_count"),
+                    "agprs": m.get(".agpr_count"), "lds_bytes": m.get(".group_segment_fixed_size"),
+                    "wavefront_size": m.get(".wavefront_size"), "shuffle_sites": len(mine) - n_chains,
+                    "chains": n_chains,
+                    "cost": sum(r.cost for r in mine), "baseline_cost": sum(r.baseline_cost for r in mine)})
+    return out
+
+
+def source_location(text: str, source: Path) -> Location:
+    parts = text.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit():
+        return Location(parts[0], int(parts[1]), int(parts[2]) if parts[2].isdigit() else None)
+    return Location(str(source))
+
+
+def instruction_counts(asm: str) -> dict[str, int]:
+    """Cross-lane instruction counts by class from an asm listing."""
+    classes = {"ds_bpermute": r"\bds_bpermute", "ds_swizzle": r"\bds_swizzle", "dpp": r"_dpp\b",
+               "permlane": r"\bv_permlane", "readlane": r"\bv_readlane|v_readfirstlane", "writelane": r"\bv_writelane"}
+    out = {k: 0 for k in classes}
+    for line in asm.splitlines():
+        s = line.strip()
+        if not s or s.startswith((";", ".", "//")) or s.endswith(":"):
+            continue
+        for k, pat in classes.items():
+            if re.search(pat, s):
+                out[k] += 1
+    return out
+

@@ -1,0 +1,29 @@
+"""`llvm.amdgcn.ds.bpermute` calls in AMDGPU IR from other front ends (HIP's `__shfl_*`): the lane
+each hardware lane reads, when the address is a function of the lane alone, so it can be re-synthesized."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .evaluate import LaneEvaluator
+from .text import call_sites, operand_token, split_args
+
+_BPERM = re.compile(r"^(?P<res>%[\w.\-]+) = (?:tail )?call [^@]*@llvm\.amdgcn\.ds\.bpermute(?:\.i32)?\((?P<args>[^)]*)\)(?P<rest>.*)$")
+
+
+@dataclass
+class BpermuteSite:
+    function: str
+    line_index: int
+    result: str
+    value: str
+    lanes: tuple[int, ...] | None     # lane each hardware lane reads, when the address is lane-only
+    location: str = "?"
+
+
+def find_bpermute_sites(ir: str, wave: int) -> list[BpermuteSite]:
+    out = []
+    for ev, k, m, where in call_sites(ir, _BPERM, LaneEvaluator):
+        addr, value = (operand_token(a) for a in split_args(m.group("args")))
+        out.append(BpermuteSite(ev.name, k, m.group("res"), value, ev.lane_values(addr, wave), where))
+    return out

@@ -1,0 +1,81 @@
+"""Inline PTX in LLVM IR, translated for AMD: every PTX asm statement (a lone `shfl.sync`,
+cub::LaneId's `mov.u32 $0, %laneid`, a CUB-style block) goes through `ptxblock`, which reads it
+with nvidia.ptxir and gives it nvidia.symbolic's meaning; shuffles become markers. Anything not
+understood is an error naming the instruction and its line."""
+from __future__ import annotations
+
+import re
+
+from .ptxblock import PtxBlockError, Translation, inrange_ir, translate
+from .text import DBG, declared_names, locations, operand_token, split_args
+
+_ASM = re.compile(r'^(?P<lhs>\s*(?:%[\w.\-]+ = )?)(?:tail )?call (?P<ty>[^"]*?)asm (?:sideeffect )?(?:inteldialect )?'
+                  r'"(?P<tmpl>(?:[^"\\]|\\.)*)", "(?P<cons>[^"]*)"\((?P<args>.*)\)(?P<rest>[^()]*)$')
+_PTX_START = re.compile(r"(@!?\w+\s+)?(shfl|mov|add|sub|mul|min|max|and|or|xor|not|shl|shr|setp|selp|ld|st|cvt|"
+                        r"vote|activemask|redux|match|bar)\.")
+
+
+class InlinePtxError(ValueError):
+    """An inline PTX block shflx cannot translate; carries the instruction and the location."""
+
+    def __init__(self, what: str, location: str):
+        super().__init__(f"{location}: error: {what}")
+        self.what, self.location = what, location
+
+
+def translate_inline_ptx(ir: str, wave: int = 64) -> str:
+    """`ir` with every inline PTX asm call replaced by the IR of its meaning (InlinePtxError with
+    the source location for anything not understood); other asm (AMDGPU's own) is kept."""
+    extra_fns: dict[str, str] = {}
+    decls: dict[str, str] = {}
+    lines = ir.splitlines()
+    locs = None
+    changed = False
+    for k, line in enumerate(lines):
+        if " asm " not in line:
+            continue
+        m = _ASM.match(line)
+        if not m:
+            continue
+        tmpl = m.group("tmpl").replace("\\0A", "\n").replace("\\09", " ")
+        tmpl = tmpl.replace("$(", "{").replace("$)", "}").replace("$|", "|").replace("$$", "$")  # LLVM asm escapes
+        if not any(_PTX_START.match(t.strip("{} \t")) for t in re.split(r"[;\n]", tmpl)):
+            continue
+        if locs is None:
+            locs = locations(lines)
+        dbg = DBG.search(m.group("rest"))
+        where = locs.get(dbg.group(1), "?") if dbg else "?"
+        try:
+            tr = _translate_asm(m, tmpl, f"ptx{k}", wave)
+        except PtxBlockError as e:
+            raise InlinePtxError(f"inline PTX: {e}", where) from None
+        dbg_tail = f", !dbg {dbg.group(1)}" if dbg else ""
+        lines[k] = "\n".join(ln + dbg_tail for ln in tr.lines)
+        for mode in tr.pred_modes:
+            extra_fns[mode] = inrange_ir(mode, wave)
+        decls.update(tr.declarations)
+        changed = True
+    if not changed:
+        return ir
+    text = "\n".join(lines) + "\n"
+    declared = declared_names(text)
+    missing = [line for name, line in sorted(decls.items()) if name not in declared]
+    return text + "".join(f"\n{line}" for line in missing) + "\n\n" + "\n".join(extra_fns.values())
+
+
+def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int) -> Translation:
+    """One asm call (`m` matched by _ASM) through ptxblock: operand types from the call, "+r"
+    operands from the tied-constraint digits."""
+    types = re.findall(r"\{[^}]*\}|<[^>]*>|\b(?:void|i\d+|half|bfloat|float|double|ptr)\b", m.group("ty"))
+    ret = types[-1] if types else "void"             # after call attributes and fast-math flags
+    outputs = [] if ret == "void" else [t.strip() for t in ret.strip("{} ").split(",")]
+    args = split_args(m.group("args"))
+    inputs = [(a.split()[0], operand_token(a)) for a in args]
+    cons = [c for c in m.group("cons").split(",") if c and not c.startswith("~")]
+    outs = [c for c in cons if c.startswith("=")]
+    ins = cons[len(outs):]
+    if any(c.startswith("=*") for c in outs) or len(outs) != len(outputs) or len(ins) != len(inputs):
+        raise PtxBlockError(f"asm operands '{m.group('cons')}' are not register operands shflx can translate")
+    tied = {int(c): len(outs) + j for j, c in enumerate(ins) if c.isdigit()}
+    res = m.group("lhs").strip().rstrip("=").strip() or None
+    return translate(tmpl, outputs, inputs, tied, prefix, wave, res)

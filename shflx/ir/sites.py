@@ -1,0 +1,64 @@
+"""Warp-shuffle sites in AMDGPU (or NVPTX) LLVM IR: the prelude's markers
+`call i32 @__shflx_shfl_sync(mode, mask, v, b, c)`, each operand classified by the evaluator, with
+the source location from the line tables."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .evaluate import FunctionBody, Operand
+from .text import call_sites, operand_token, split_args
+
+MARKER = "__shflx_shfl_sync"
+TID_LANE_NOTE = ("operand computed from threadIdx.x: assumes the CUDA lane is threadIdx.x % 32 "
+                 "(1-D blocks, or blockDim.x a multiple of 32), as the source itself does")
+MODE_NAMES = {0: "up", 1: "down", 2: "bfly", 3: "idx"}
+_CALL = re.compile(r"^(?P<res>%[\w.\-]+) = (?:tail |musttail |notail )?call [^@]*@" + MARKER +
+                   r"\((?P<args>[^)]*)\)(?P<rest>.*)$")
+
+
+@dataclass
+class Site:
+    function: str
+    line_index: int              # line number (0-based) in the module text
+    result: str
+    mode: Operand
+    mask: Operand
+    value: str                   # IR operand carrying the shuffled value
+    b: Operand
+    c: Operand
+    location: str = "?"          # file:line:col
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def constant_map(self) -> bool:
+        return all(op.kind in ("const", "lane") for op in (self.mode, self.b, self.c)) and self.mode.kind == "const"
+
+
+def find_sites(ir: str) -> list[Site]:
+    sites = []
+    for fn, k, m, where in call_sites(ir, _CALL, FunctionBody):
+        args = [operand_token(a) for a in split_args(m.group("args"))]
+        if len(args) != 5:
+            continue
+        site = Site(fn.name, k, m.group("res"), fn.classify(args[0]), fn.classify(args[1]), args[2],
+                    fn.classify(args[3], low_bits=True), fn.classify(args[4], per_lane=True), where)
+        if any(o.from_tid for o in (site.b, site.c)):
+            site.notes.append(TID_LANE_NOTE)
+        sites.append(site)
+    return sites
+
+
+def site_map(site: Site) -> tuple[str, np.ndarray] | None:
+    """(mode, source lanes 0..31) of a constant-map site; None when the map is not constant."""
+    from ..cuda import shfl_sync
+
+    if not site.constant_map:
+        return None
+    mode = MODE_NAMES.get(site.mode.value & 3)
+    b = site.b.value if site.b.kind == "const" else np.array(site.b.lanes, dtype=np.int64)
+    c = site.c.value if site.c.kind == "const" else np.array(site.c.lanes, dtype=np.int64)
+    src, _ = shfl_sync(mode, b, c)
+    return mode, src

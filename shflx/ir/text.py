@@ -1,0 +1,150 @@
+"""Reading LLVM IR text: functions and their warp-uniform parameters, call arguments, debug
+locations (through `inlinedAt` to the user's line), declarations.
+
+Pure text processing (the core stays free of llvmlite, STYLE.md); every other module of `ir/`
+reads the module through these helpers."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Iterator
+
+DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
+DBG = re.compile(r"!dbg (![0-9]+)")
+
+
+def split_args(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch in "([{<"
+        depth -= ch in ")]}>"
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def operand_token(arg: str) -> str:
+    return arg.split()[-1]
+
+
+def call_args(inst: str) -> list[str]:
+    """The operand tokens of the call instruction `inst`."""
+    return [operand_token(a) for a in split_args(inst[inst.index("(") + 1: inst.rindex(")")])]
+
+
+def functions(lines: list[str]) -> list[tuple[str, int, int, list[str]]]:
+    """(name, first line, last line, warp-uniform parameters) of each function defined in the
+    module. Only a kernel's parameters are uniform (every thread of the launch gets the same
+    argument); a device function that was not inlined may be called with per-lane values."""
+    out = []
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        if line.startswith("define "):
+            name = re.search(r"@([\w.$\-]+)\(", line).group(1)
+            head = line.split("@", 1)[0]
+            kernel = " amdgpu_kernel " in head or " ptx_kernel " in head
+            params = re.findall(r"(%[\w.\-]+)(?=[,)])", line.split("(", 1)[1]) if kernel else []
+            end = k
+            while not lines[end].startswith("}"):
+                end += 1
+            out.append((name, k, end, params))
+            k = end
+        k += 1
+    return out
+
+
+def locations(lines: list[str]) -> dict[str, str]:
+    """!N -> "file:line:col" for every DILocation, through inlinedAt to the outermost call site."""
+    meta = {}
+    for line in lines:
+        m = re.match(r"^(![0-9]+) = (?:distinct )?(.*)$", line)
+        if m:
+            meta[m.group(1)] = m.group(2)
+
+    def field_of(text: str, name: str) -> str | None:
+        m = re.search(rf"\b{name}: (\"(?:[^\"\\\\]|\\\\.)*\"|![0-9]+|\d+)", text)
+        return m.group(1) if m else None
+
+    def file_of(scope: str | None, depth: int = 0) -> str:
+        if scope is None or depth > 20 or scope not in meta:
+            return "?"
+        text = meta[scope]
+        f = field_of(text, "file")
+        if f and f in meta and meta[f].startswith("!DIFile"):
+            return (field_of(meta[f], "filename") or '"?"').strip('"')
+        return file_of(field_of(text, "scope"), depth + 1)
+
+    out = {}
+    for key, text in meta.items():
+        if not text.startswith("!DILocation"):
+            continue
+        cur, hops = text, 0
+        while True:
+            inl = field_of(cur, "inlinedAt")
+            if not inl or inl not in meta or hops > 50:
+                break
+            cur, hops = meta[inl], hops + 1
+        out[key] = f"{file_of(field_of(cur, 'scope'))}:{field_of(cur, 'line')}:{field_of(cur, 'column')}"
+    return out
+
+
+_CONSTANT = re.compile(r"^@([\w.$\-]+) = (?:(?:private|internal|dso_local|hidden|unnamed_addr|local_unnamed_addr)\s+)*"
+                       r"(?:addrspace\(\d+\)\s+)?constant \[(\d+) x i(\d+)\] (.*?)(?:, align \d+)?$")
+
+
+def constant_tables(lines: list[str]) -> dict[str, tuple[int, tuple[int, ...]]]:
+    """@name -> (element bits, values) of every module-local immutable integer array (`constant`,
+    not `externally_initialized`: the host can rewrite a __constant__ variable, so it is no table)."""
+    out = {}
+    for line in lines:
+        m = _CONSTANT.match(line) if line.startswith("@") else None
+        if not m:
+            continue
+        count, bits, init = int(m.group(2)), int(m.group(3)), m.group(4).strip()
+        if init == "zeroinitializer":
+            values = [0] * count
+        elif init.startswith('c"') and bits == 8:
+            raw = init[2:-1]
+            values = [int(tok[1:], 16) if tok.startswith("\\") else ord(tok)
+                      for tok in re.findall(r"\\[0-9A-Fa-f]{2}|[^\\]", raw)]
+        elif init.startswith("["):
+            values = [int(v) & ((1 << bits) - 1) for v in re.findall(rf"i{bits} (-?\d+)", init)]
+        else:
+            continue
+        if len(values) == count:
+            out[m.group(1)] = (bits, tuple(values))
+    return out
+
+
+@lru_cache(maxsize=4)
+def _module_facts(ir: str) -> tuple[list[str], dict[str, str], dict[str, tuple[int, tuple[int, ...]]]]:
+    """Lines, debug locations and constant tables of a module, read once per module text (every
+    pass over one module asks for them)."""
+    lines = ir.splitlines()
+    return lines, locations(lines), constant_tables(lines)
+
+
+def call_sites(ir: str, pattern: re.Pattern, body_type: type) -> Iterator[tuple[Any, int, Any, str]]:
+    """(function body, line index, match, location) for every line of `ir` matching `pattern`."""
+    lines, locs, tables = _module_facts(ir)
+    for name, start, end, params in functions(lines):
+        body_lines = lines[start + 1:end]
+        body = None
+        for k, line in enumerate(body_lines, start + 1):
+            m = pattern.match(line.strip())
+            if not m:
+                continue
+            body = body or body_type(name, body_lines, params, constants=tables)
+            dbg = DBG.search(m.group("rest"))
+            yield body, k, m, (locs.get(dbg.group(1), "?") if dbg else "?")
+
+
+def declared_names(ir: str) -> set[str]:
+    """The functions `ir` declares (without defining them)."""
+    return set(re.findall(r"^declare [^@]*@([\w.$]+)\(", ir, flags=re.M))

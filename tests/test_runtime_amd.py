@@ -1,0 +1,134 @@
+"""Which AMD device hardware tests run on (shflx.runtime.amd) and the emulator adapter
+(shflx.runtime.emulator): the choice variable, the fallback order, and the reasons given."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import shflx.runtime.amd as amd
+import shflx.runtime.emulator as emulator
+from shflx.errors import UsageError
+
+SHARED_AMDEMU = amd.Path(__file__).resolve().parents[1].parent / "shared" / "amdemu"
+
+
+class FakeGpu:
+    arch = arch_full = "gfx942"
+    name = "fake"
+
+
+def _no_gpu(index=0, hip_module=None):
+    return None, "hipGetDeviceCount: no device"
+
+
+def _emulator_for(arch, search=()):
+    return emulator.EmulatedDevice(arch, f"fake emulator for {arch}"), ""
+
+
+def _no_emulator(arch, search=()):
+    return None, "amdemu is not importable"
+
+
+@pytest.fixture
+def env(monkeypatch):
+    for name in (amd.CHOICE_VARIABLE, amd.TARGETS_VARIABLE):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_auto_prefers_the_gpu(env):
+    env.setattr(amd, "probe_hip", lambda index=0, hip_module=None: (FakeGpu(), ""))
+    env.setattr(amd, "probe_emulator", _emulator_for)
+    sel = amd.amd_devices()
+    assert sel.kind == "hip" and [d.arch for d in sel.devices] == ["gfx942"]
+
+
+def test_auto_falls_back_to_the_emulated_targets(env):
+    env.setattr(amd, "probe_hip", _no_gpu)
+    env.setattr(amd, "probe_emulator", _emulator_for)
+    assert [d.arch for d in amd.amd_devices().devices] == list(amd.DEFAULT_EMULATED)
+    env.setenv(amd.TARGETS_VARIABLE, " gfx90a, gfx1100 ,")
+    sel = amd.amd_devices()
+    assert sel.kind == "emulator" and [d.arch for d in sel.devices] == ["gfx90a", "gfx1100"]
+
+
+def test_forced_emulator_ignores_the_gpu(env):
+    env.setattr(amd, "probe_hip", lambda index=0, hip_module=None: (FakeGpu(), ""))
+    env.setattr(amd, "probe_emulator", _emulator_for)
+    env.setenv(amd.CHOICE_VARIABLE, "Emulator")
+    assert amd.amd_devices(targets=["gfx1100"]).kind == "emulator"
+
+
+def test_forced_hip_never_emulates(env):
+    env.setattr(amd, "probe_hip", _no_gpu)
+    env.setattr(amd, "probe_emulator", _emulator_for)
+    env.setenv(amd.CHOICE_VARIABLE, "hip")
+    sel = amd.amd_devices()
+    assert sel.devices == () and "SHFLX_AMD_DEVICE=hip" in sel.why and "no device" in sel.why
+
+
+def test_nothing_says_why_for_both(env):
+    env.setattr(amd, "probe_hip", _no_gpu)
+    env.setattr(amd, "probe_emulator", _no_emulator)
+    sel = amd.amd_devices()
+    assert sel.devices == () and "hipGetDeviceCount" in sel.why and "amdemu is not importable" in sel.why
+
+
+def test_a_bad_choice_is_a_usage_error(env):
+    env.setenv(amd.CHOICE_VARIABLE, "cuda")
+    with pytest.raises(UsageError, match="SHFLX_AMD_DEVICE='cuda'.*auto, hip, emulator"):
+        amd.amd_devices()
+
+
+def test_emulator_not_found_names_where_it_looked(monkeypatch, tmp_path):
+    monkeypatch.setattr(emulator.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.delenv(emulator.PATH_VARIABLE, raising=False)
+    dev, why = emulator.probe_emulator("gfx942", [tmp_path])
+    assert dev is None and str(tmp_path) in why and "SHFLX_AMDEMU" in why
+
+
+@pytest.fixture(scope="module")
+def emulated_gfx942():
+    """The real emulator (shared/amdemu; CI installs its requirements): skips without it, and
+    fails under CI=true (tests/ci_policy.py)."""
+    dev, why = emulator.probe_emulator("gfx942", [SHARED_AMDEMU])
+    if dev is None:
+        pytest.skip(f"no AMD emulator: {why}")
+    return dev
+
+
+def test_emulator_reports_targets_it_has_no_model_for(emulated_gfx942):
+    dev, why = emulator.probe_emulator("gfx1030", [SHARED_AMDEMU])
+    assert dev is None and "gfx1030" in why
+
+
+def test_emulator_runs_under_shflx_assumed_readings(emulated_gfx942):
+    assert emulated_gfx942.readings.keys() == emulator.ASSUMED_READINGS.keys()
+    assert "amdemu" in sys.modules
+
+
+def test_emulated_kernel_runs_and_rejects_another_target(emulated_gfx942):
+    """A hand-written kernel through the whole path: llvmlite codegen, link, emulator launch."""
+    from shflx.codegen.link import link_hsaco
+    from shflx.codegen.llvm import compile_ir
+    ir = """target triple = "amdgcn-amd-amdhsa"
+declare i32 @llvm.amdgcn.workitem.id.x()
+define amdgpu_kernel void @k(ptr addrspace(1) %in, ptr addrspace(1) %out, i32 %s) {
+  %i = call i32 @llvm.amdgcn.workitem.id.x()
+  %p = getelementptr i32, ptr addrspace(1) %in, i32 %i
+  %v = load i32, ptr addrspace(1) %p
+  %r = add i32 %v, %s
+  %q = getelementptr i32, ptr addrspace(1) %out, i32 %i
+  store i32 %r, ptr addrspace(1) %q
+  ret void
+}
+"""
+    hsaco = link_hsaco(compile_ir(ir, "gfx942", wave=64, emit="obj"))
+    x = np.arange(64, dtype=np.uint32) * 977
+    got = emulated_gfx942.run_kernel(hsaco, "k", [x], 64, np.uint32, block=(64, 1, 1), scalars=[5])
+    assert np.array_equal(got, x + 5)
+    other = emulator.EmulatedDevice("gfx90a", "x")
+    with pytest.raises(ValueError, match="gfx942"):
+        other.run_kernel(hsaco, "k", [x], 64, np.uint32, block=(64, 1, 1), scalars=[5])
