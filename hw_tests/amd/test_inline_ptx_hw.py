@@ -1,15 +1,17 @@
-"""Inline PTX blocks (CUB style) compiled by `shflx compile` and run on the AMD device (a GPU, or
-the emulator through its pytest plugin), compared bit for bit with numpy written from the PTX ISA:
-setp with `.and/.or/.xor`, guarded setp, selp, `@!p`, and shfl.sync with its `|p` output.
+"""Inline PTX blocks (CUB style) compiled by `shflx compile` and run on each AMD device (the GPU,
+else the emulated targets, see hw_devices.py), compared bit for bit with numpy written from the PTX
+ISA: setp with `.and/.or/.xor`, guarded setp, selp, `@!p`, and shfl.sync with its `|p` output
+(the forms shflx once miscompiled: `setp.lt.and` dropped its predicate, `@q setp` its guard).
 
-  pytest hw_tests/amd/test_inline_ptx_hw.py                                 (skips without a GPU)
-  AMDEMU_ARCH=gfx942 python -m pytest -p amdemu.pytest_plugin hw_tests/amd/test_inline_ptx_hw.py"""
+  pytest hw_tests/amd/test_inline_ptx_hw.py        (GPU, else shared/amdemu; skips without both)"""
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import pytest
 
-from shflx.runtime.hip import hip_device
+from hw_devices import ROOT, assert_bit_exact, device_params, require  # noqa: F401
 
 N = 128                       # 2 blocks of 64 threads: 4 CUDA warps; 1 or 2 waves per block
 M32 = 0xFFFFFFFF
@@ -129,37 +131,32 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
 }
 
 
-@pytest.fixture(scope="module")
-def device():
-    dev = hip_device()
-    if dev is None:
-        pytest.skip("no AMD GPU (hip-python could not open a device)")
-    from shflx.isa import known_amd_targets
-    if dev.arch not in known_amd_targets():
-        pytest.skip(f"GPU {dev.arch} is not a shflx target")
-    return dev
+def _cases(device):
+    for kernel in sorted(CASES):
+        for baseline in (False, True):
+            yield f"{kernel}-{'baseline' if baseline else 'shflx'}", (kernel, baseline), ()
 
 
-@pytest.fixture(scope="module")
-def builds(device, tmp_path_factory):
-    from shflx.compiler import compile_file
+@functools.lru_cache(maxsize=None)
+def _code_object(arch: str, baseline: bool, workdir: str) -> bytes:
+    from pathlib import Path
 
-    src = tmp_path_factory.mktemp("inline_ptx") / "inline_ptx.cu"
+    from shflx.driver.amd import compile_file
+    src = Path(workdir) / "inline_ptx.cu"
     src.write_text(SOURCE)
-    return {baseline: compile_file(src, device.arch, baseline=baseline).output for baseline in (False, True)}
+    return compile_file(src, arch, baseline=baseline).output
 
 
-@pytest.mark.parametrize("baseline", [False, True], ids=["shflx", "baseline"])
-@pytest.mark.parametrize("kernel", sorted(CASES))
-def test_inline_ptx_kernel_matches_numpy(device, builds, kernel, baseline):
+@pytest.mark.parametrize("device,case", device_params(_cases))
+def test_inline_ptx_kernel_matches_numpy(device, case, tmp_path_factory):
+    require(device)
+    kernel, baseline = case
+    hsaco = _code_object(device.arch, baseline, str(tmp_path_factory.getbasetemp()))
     make, expect = CASES[kernel]
     ins = make(np.random.default_rng(sum(map(ord, kernel))))
-    want = np.asarray(expect(*ins))
     dtype = ins[0].dtype
-    got = device.run_kernel(builds[baseline], kernel, list(ins), N, dtype, block=(64, 1, 1), grid=(N // 64, 1, 1))
-    if dtype.kind == "f":          # bit for bit: the same IEEE additions in the same order
-        np.testing.assert_array_equal(got.view(np.uint32), want.astype(np.float32).view(np.uint32))
-    elif dtype.itemsize == 8:
-        np.testing.assert_array_equal(got.astype(np.int64), want.astype(np.int64))
-    else:
-        np.testing.assert_array_equal(got.astype(np.int64) & M32, want.astype(np.int64) & M32)
+    want = np.asarray(expect(*ins))
+    want = want.astype(dtype) if dtype.kind == "f" else \
+        (want.astype(np.int64) & ((1 << 32) - 1 if dtype.itemsize == 4 else -1)).astype(np.uint64).astype(dtype)
+    got = device.run_kernel(hsaco, kernel, list(ins), N, dtype, block=(64, 1, 1), grid=(N // 64, 1, 1))
+    assert_bit_exact(np.asarray(got), want, f"{kernel} ({'baseline' if baseline else 'shflx'}, {device.arch})")
