@@ -1,38 +1,200 @@
-"""CUB-style inline PTX blocks: the translator's output, its errors, and recognition soundness for c."""
+"""Inline PTX blocks: the IR shflx emits, evaluated on every lane of a wave32 and a wave64
+(tests/reference/ir_eval), against the PTX evaluated by tests/reference/ptx_ref (written from the
+PTX ISA) and, for the forms that were miscompiled, against numpy written out by hand."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shflx.driver.amd import compile_file
 from shflx.driver.report import instruction_counts
 from shflx.errors import InputError
-from shflx.ir.ptxblock import PtxBlockError, translate
+from shflx.ir.ptxblock import PtxBlockError, inrange_ir, translate
+from tests.reference.ir_eval import Lanes, parse_function
+from tests.reference.ptx_ref import run_block
 
-CUB_STEP = [".reg .u32 r0", ".reg .pred p", "shfl.sync.down.b32 r0|p, $1, $2, $3, $4", "@p add.u32 r0, r0, $1",
-            "mov.u32 $0, r0"]
+M32 = 0xFFFFFFFF
 
 
-def test_predicated_add_becomes_marker_inrange_and_select():
-    tr = translate(CUB_STEP, [None, "%v", "2", "31", "-1"], "t", 64)
-    text = "\n".join(tr.lines)
-    assert "call i32 @__shflx_shfl_sync(i32 1, i32 -1, i32 %v, i32 2, i32 31)" in text
-    assert "call i1 @shflx.inrange.down(i32 2, i32 31)" in text
-    assert "add i32 %t.1, %v" in text and "select i1 %t.2, i32 %t.3, i32 %t.1" in text
-    assert tr.result == "%t.4" and tr.pred_modes == {"down"}
+def emitted(block: str, n_in: int, wave: int, ins: list[np.ndarray], outputs=("i32",)) -> list[np.ndarray]:
+    """Translate `block` ($0.. outputs, then n_in i32 inputs) and evaluate the IR on `wave` lanes."""
+    names = [f"%in{k}" for k in range(n_in)]
+    tr = translate(block, list(outputs), [("i32", n) for n in names], {}, "t", wave, "%res")
+    fns = dict(parse_function(inrange_ir(m, wave)) for m in tr.pred_modes)
+    lanes = Lanes(wave, {n: np.asarray(v, np.int64) & M32 for n, v in zip(names, ins)}, fns)
+    lanes.run(tr.lines)
+    assert len(outputs) == 1
+    return [lanes.env["%res"]]
+
+
+def reference(block: str, n_out: int, ins: list[np.ndarray], wave: int) -> list[np.ndarray]:
+    regs = run_block(block, {f"${k + n_out}": v for k, v in enumerate(ins)}, wave)
+    return [regs[f"${k}"] for k in range(n_out)]
+
+
+def inputs(rng, n: int, wave: int, small: bool = True) -> list[np.ndarray]:
+    """Per-lane inputs mixing small signed values (comparisons go both ways) and full-range ones."""
+    return [np.where(rng.random(wave) < 0.5, rng.integers(-4, 5, wave), rng.integers(0, 1 << 32, wave)) & M32
+            for _ in range(n)]
+
+
+# (block, inputs, hand-written expectation over the inputs as signed ints)
+REGRESSIONS = {
+    "setp.and": ("{ .reg .pred q, p; setp.gt.s32 q, $1, 0; setp.lt.and.s32 p, $1, $2, q; selp.s32 $0, 1, 0, p; }",
+                 2, lambda a, b: ((a > 0) & (a < b)).astype(int)),
+    "setp.or": ("{ .reg .pred q, p; setp.eq.s32 q, $2, 0; setp.lt.or.s32 p, $1, 0, q; selp.s32 $0, 7, 9, p; }",
+                2, lambda a, b: np.where((a < 0) | (b == 0), 7, 9)),
+    "setp.xor": ("{ .reg .pred q, p, r; setp.ge.u32 q, $2, 2; setp.ne.xor.s32 p|r, $1, $2, q; "
+                 "selp.s32 $0, 1, 0, p; @r add.s32 $0, $0, 2; }",
+                 2, lambda a, b: ((a != b) ^ (b.astype(np.int64) & M32 >= 2)).astype(int)
+                 + 2 * ((a == b) ^ (b.astype(np.int64) & M32 >= 2))),
+    "guarded setp": ("{ .reg .pred q, p; setp.gt.s32 q, $1, 0; @q setp.lt.s32 p, $1, $2; "
+                     "@!q setp.eq.s32 p, $1, $2; selp.s32 $0, 1, 0, p; }",
+                     2, lambda a, b: np.where(a > 0, a < b, a == b).astype(int)),
+    "guarded setp keeps": ("{ .reg .pred q, p; setp.ne.s32 p, $2, 0; setp.gt.s32 q, $1, 0; @q setp.lt.s32 p, $1, 3; "
+                           "selp.s32 $0, 5, 6, p; }",
+                           2, lambda a, b: np.where(np.where(a > 0, a < 3, b != 0), 5, 6)),
+    "selp @!p": ("{ .reg .pred p; .reg .s32 r; setp.lo.u32 p, $1, $2; selp.s32 r, $1, $2, p; @!p sub.s32 r, r, 1; "
+                 "mov.s32 $0, r; }",
+                 2, lambda a, b: np.where((a & M32) < (b & M32), a, b - 1)),
+}
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+@pytest.mark.parametrize("case", sorted(REGRESSIONS))
+def test_predicate_forms_match_hand_written_expectations(case, wave):
+    block, n_in, expect = REGRESSIONS[case]
+    rng = np.random.default_rng(len(case) * wave)
+    ins = inputs(rng, n_in, wave)
+    signed = [np.where(v >= 1 << 31, v - (1 << 32), v) for v in ins]
+    want = np.asarray(expect(*signed), np.int64) & M32
+    np.testing.assert_array_equal(reference(block, 1, ins, wave)[0], want)     # the reference agrees
+    np.testing.assert_array_equal(emitted(block, n_in, wave, ins)[0], want)
+
+
+CUB_SHFL = {   # CUB's ReduceStep / ScanStep shapes: shfl.sync with |p, then a predicated op
+    "reduce down": "{ .reg .u32 r0; .reg .pred p; shfl.sync.down.b32 r0|p, $1, $2, $3, $4; "
+                   "@p add.u32 r0, r0, $1; mov.u32 $0, r0; }",
+    "scan up": "{ .reg .s32 r0; .reg .pred p; shfl.sync.up.b32 r0|p, $1, $2, $3, $4; "
+               "@p add.s32 r0, r0, $1; mov.s32 $0, r0; }",
+    "max bfly": "{ .reg .s32 r0; .reg .pred p; shfl.sync.bfly.b32 r0|p, $1, $2, $3, $4; "
+                "@p max.s32 r0, r0, $1; mov.s32 $0, r0; }",
+    "idx not-p": "{ .reg .u32 r0; .reg .pred p; shfl.sync.idx.b32 r0|p, $1, $2, $3, $4; "
+                 "@!p mov.u32 r0, 12345; mov.u32 $0, r0; }",
+    "f32 add": "{ .reg .f32 r0; .reg .pred p; shfl.sync.down.b32 r0|p, $1, $2, $3, $4; "
+               "@p add.f32 r0, r0, $1; mov.f32 $0, r0; }",
+    "laneid": "{ .reg .u32 l; .reg .pred p; mov.u32 l, %laneid; shfl.sync.up.b32 l|p, l, $2, $3, $4; "
+              "selp.u32 $0, l, $1, p; }",
+}
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+@pytest.mark.parametrize("case", sorted(CUB_SHFL))
+@pytest.mark.parametrize("b, c", [(1, 0x1F), (4, 0x1F), (2, 0), (3, 0x181F), (5, 0x1C07), (9, 0x1014)])
+def test_cub_shfl_with_predicate_matches_the_ptx_reference(case, wave, b, c):
+    block = CUB_SHFL[case]
+    rng = np.random.default_rng(b * 131 + c)
+    a = rng.integers(0, 1 << 32, wave) if "f32" not in case else \
+        rng.standard_normal(wave).astype(np.float32).view(np.uint32).astype(np.int64)
+    ins = [a, np.full(wave, b), np.full(wave, c), np.full(wave, M32)]
+    np.testing.assert_array_equal(emitted(block, 4, wave, ins)[0], reference(block, 1, ins, wave)[0])
+
+
+def test_predicate_output_is_the_in_range_test_by_hand():
+    """shfl.sync.up by 3 with clamp 0: lanes 0..2 of each warp are out of range (p false)."""
+    block = "{ .reg .u32 r; .reg .pred p; shfl.sync.up.b32 r|p, $1, 3, 0, -1; selp.u32 $0, r, 77, p; }"
+    lanes = np.arange(64)
+    got = emitted(block, 1, 64, [lanes + 1000])[0]
+    want = np.where(lanes % 32 >= 3, lanes - 3 + 1000, 77)
+    np.testing.assert_array_equal(got, want)
+
+
+OPS = ["add.s32", "sub.s32", "and.b32", "or.b32", "xor.b32", "min.s32", "max.u32", "mul.lo.s32",
+       "shl.b32", "shr.s32", "shr.u32"]
+CMPS = ["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"]
+
+
+@st.composite
+def blocks(draw):
+    """A random straight-line block over registers r0..r2 and predicates p0..p1."""
+    stmts = [".reg .b32 r0, r1, r2", ".reg .pred p0, p1", "mov.b32 r0, $1", "mov.b32 r1, $2",
+             "mov.b32 r2, $3", "setp.ne.s32 p0, $1, 0", "setp.lt.s32 p1, $2, $3"]
+    regs, preds = ["r0", "r1", "r2", "$1", "$2", "$3", "5", "-3"], ["p0", "p1", "!p0", "!p1"]
+    for _ in range(draw(st.integers(1, 8))):
+        guard = draw(st.sampled_from(["", "@p0 ", "@!p0 ", "@p1 ", "@!p1 "]))
+        kind = draw(st.sampled_from(["op", "setp", "selp", "shfl"]))
+        d = draw(st.sampled_from(["r0", "r1", "r2"]))
+        x, y = draw(st.sampled_from(regs)), draw(st.sampled_from(regs))
+        if kind == "op":
+            stmts.append(f"{guard}{draw(st.sampled_from(OPS))} {d}, {x}, {y}")
+        elif kind == "setp":
+            ty = draw(st.sampled_from(["s32", "u32"]))
+            comb = draw(st.sampled_from(["", ".and", ".or", ".xor"]))
+            dest = draw(st.sampled_from(["p0", "p1", "p0|p1", "p1|p0"]))
+            extra = f", {draw(st.sampled_from(preds))}" if comb else ""
+            stmts.append(f"{guard}setp.{draw(st.sampled_from(CMPS))}{comb}.{ty} {dest}, {x}, {y}{extra}")
+        elif kind == "selp":
+            stmts.append(f"{guard}selp.b32 {d}, {x}, {y}, {draw(st.sampled_from(preds))}")
+        else:
+            mode = draw(st.sampled_from(["up", "down", "bfly", "idx"]))
+            c = draw(st.sampled_from(["0", "31", "0x181f", "$3"]))
+            dest = d + draw(st.sampled_from(["", "|p0", "|p1"]))
+            stmts.append(f"{guard}shfl.sync.{mode}.b32 {dest}, {x}, {y}, {c}, 0xffffffff")
+    stmts.append(f"selp.b32 $0, {draw(st.sampled_from(['r0', 'r1', 'r2']))}, r0, p0")
+    return "{ " + "; ".join(stmts) + "; }"
+
+
+@settings(max_examples=60, deadline=None)
+@given(block=blocks(), seed=st.integers(0, 2**16), wave=st.sampled_from([32, 64]))
+def test_random_blocks_match_the_ptx_reference(block, seed, wave):
+    ins = inputs(np.random.default_rng(seed), 3, wave)
+    np.testing.assert_array_equal(emitted(block, 3, wave, ins)[0], reference(block, 1, ins, wave)[0])
+
+
+def test_64_bit_operands_as_two_halves():
+    """CUB's 64-bit ShuffleDown: mov.b64 {lo, hi} and two shfl.sync, on an i64 asm operand."""
+    block = ("{ .reg .u32 lo, hi; mov.b64 {lo, hi}, $1; shfl.sync.down.b32 lo, lo, $2, 31, -1; "
+             "shfl.sync.down.b32 hi, hi, $2, 31, -1; mov.b64 $0, {lo, hi}; }")
+    wave = 64
+    x = [int(v) for v in np.random.default_rng(5).integers(0, 1 << 63, wave)]
+    tr = translate(block, ["i64"], [("i64", "%x"), ("i32", "%b")], {}, "t", wave, "%res")
+    lanes = Lanes(wave, {"%x": np.array(x, dtype=object), "%b": np.full(wave, 3)})
+    lanes.run(tr.lines)
+    lane = np.arange(wave)
+    src = np.where(lane % 32 + 3 <= 31, lane + 3, lane)
+    assert [int(v) for v in lanes.env["%res"]] == [x[s] for s in src]
+
+
+def test_tied_operand_and_several_outputs():
+    """`+r` gives $0 its input value; `{ i32, i32 }` results are built field by field."""
+    tr = translate("{ add.s32 $0, $0, $3; mov.u32 $1, %laneid; }", ["i32", "i32"], [("i32", "%t"), ("i32", "5")],
+                   {0: 2}, "t", 32, "%res")
+    body = "\n".join(tr.lines)
+    assert "add i32 %t, 5" in body and "insertvalue { i32, i32 }" in body and "%res = insertvalue" in body
 
 
 @pytest.mark.parametrize("block, fragment", [
-    (["mov.u32 $0, %laneid"], "unknown operand '%laneid'"),
-    (["vote.sync.ballot.b32 $0, p, 0xffffffff"], "'vote.sync.ballot.b32 $0, p, 0xffffffff' is not supported"),
-    (["@q add.u32 $0, $1, 1"], "unknown predicate 'q'"),
-    ([".reg .u32 r0", "mov.u32 r0, $1"], "never writes its output $0"),
+    ("vote.sync.ballot.b32 $0, 1, 0xffffffff", "vote.sync.ballot.b32 $0, 1, 0xffffffff"),
+    ("mov.u32 $0, %smid", "special register"),
+    ("@q add.u32 $0, $1, 1", "'q' before any write"),
+    ("{ .reg .u32 r0; mov.u32 r0, $1; }", "never writes its output $0"),
+    ("{ .reg .pred p; setp.ne.s32 p, $1, 0; @p mov.u32 $0, 1; }", "without a value where its guard is false"),
+    ("mul.hi.s32 $0, $1, $1", "mul.hi.s32"),
+    ("add.ftz.f32 $0, $1, $1", "add.ftz.f32"),
+    ("ld.global.u32 $0, [$1]", "ld.global.u32"),
+    ("bra L; L: mov.u32 $0, 1", "bra"),
+    ("shfl.sync.up.b32 $0, $1, 1, 0", "shfl"),
+    ("add.s32 $0, $1 $1", "runs into"),
 ])
 def test_unsupported_blocks_name_the_instruction(block, fragment):
-    with pytest.raises(PtxBlockError, match=fragment.replace("$", r"\$").replace("(", r"\(")):
-        translate(block, [None, "%v"], "t", 32)
+    with pytest.raises(PtxBlockError) as e:
+        translate(block, ["i32"], [("i32", "%v")], {}, "t", 32, "%r")
+    assert fragment in str(e.value)
 
 
-def test_cub_reduce_step_kernels_compile_without_general_lowering_where_a_plan_exists(tmp_path):
+def test_cub_reduce_step_kernels_compile_without_general_lowering_where_a_plan_exists():
     from pathlib import Path
     root = Path(__file__).resolve().parents[1] / "patterns" / "kernels"
     res = compile_file(root / "ptx_predicated" / "kernel.cu", "gfx1100", emit="asm")
@@ -59,3 +221,4 @@ def test_inline_ptx_errors_carry_the_line(tmp_path):
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx942")
     assert "v.cu:3" in str(e.value) and "vote.sync.ballot.b32" in str(e.value)
+

@@ -1,19 +1,18 @@
-"""Inline PTX in LLVM IR, translated for AMD: single `shfl.sync` statements become shuffle markers,
-`mov %laneid` the CUDA lane, CUB-style blocks go through `ptxblock`; anything else is an error
-naming the instruction and its line."""
+"""Inline PTX in LLVM IR, translated for AMD: every PTX asm statement (a lone `shfl.sync`,
+cub::LaneId's `mov.u32 $0, %laneid`, a CUB-style block) goes through `ptxblock`, which reads it
+with nvidia.ptxir and gives it nvidia.symbolic's meaning; shuffles become markers. Anything not
+understood is an error naming the instruction and its line."""
 from __future__ import annotations
 
 import re
 
-from ..amd.llvm_ir import DECLS
-from .ptxblock import PtxBlockError, inrange_ir, translate
-from .sites import MARKER
+from .ptxblock import PtxBlockError, Translation, inrange_ir, translate
 from .text import DBG, declared_names, locations, operand_token, split_args
 
 _ASM = re.compile(r'^(?P<lhs>\s*(?:%[\w.\-]+ = )?)(?:tail )?call (?P<ty>[^"]*?)asm (?:sideeffect )?(?:inteldialect )?'
                   r'"(?P<tmpl>(?:[^"\\]|\\.)*)", "(?P<cons>[^"]*)"\((?P<args>.*)\)(?P<rest>[^()]*)$')
-_SHFL_PTX = re.compile(r"^\s*shfl(?P<sync>\.sync)?\.(?P<mode>up|down|bfly|idx)\.b32\s+(?P<ops>[^;]*);?\s*$")
-PTX_MODES = {"up": 0, "down": 1, "bfly": 2, "idx": 3}
+_PTX_START = re.compile(r"(@!?\w+\s+)?(shfl|mov|add|sub|mul|min|max|and|or|xor|not|shl|shr|setp|selp|ld|st|cvt|"
+                        r"vote|activemask|redux|match|bar)\.")
 
 
 class InlinePtxError(ValueError):
@@ -25,10 +24,10 @@ class InlinePtxError(ValueError):
 
 
 def translate_inline_ptx(ir: str, wave: int = 64) -> str:
-    """`asm "shfl.sync.MODE.b32 $0, a, b, c, mask;"` (and the legacy `shfl.MODE.b32 $0, a, b, c;`)
-    become shuffle markers; CUB-style blocks go through shflx.ir.ptxblock; any other inline PTX is an
-    error naming it and its line."""
+    """`ir` with every inline PTX asm call replaced by the IR of its meaning (InlinePtxError with
+    the source location for anything not understood); other asm (AMDGPU's own) is kept."""
     extra_fns: dict[str, str] = {}
+    decls: dict[str, str] = {}
     lines = ir.splitlines()
     locs = None
     changed = False
@@ -40,88 +39,43 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
             continue
         tmpl = m.group("tmpl").replace("\\0A", "\n").replace("\\09", " ")
         tmpl = tmpl.replace("$(", "{").replace("$)", "}").replace("$|", "|").replace("$$", "$")  # LLVM asm escapes
+        if not any(_PTX_START.match(t.strip("{} \t")) for t in re.split(r"[;\n]", tmpl)):
+            continue
         if locs is None:
             locs = locations(lines)
         dbg = DBG.search(m.group("rest"))
         where = locs.get(dbg.group(1), "?") if dbg else "?"
-        instrs = [t.strip() for t in re.split(r"[;\n]", tmpl) if t.strip() and not t.strip().startswith("//")]
-        if not any(re.match(r"shfl\b|shfl\.", t) for t in instrs) and not _looks_like_ptx(instrs):
-            continue
-        if len(instrs) != 1 or "|" in instrs[0]:
-            cons = m.group("cons").split(",")
-            if sum(c.startswith("=") for c in cons) != 1:
-                raise InlinePtxError("inline PTX blocks with several outputs are not supported", where)
-            args = [operand_token(a) for a in split_args(m.group("args"))]
-            operands: list[str | None] = [None] + args
-            try:
-                tr = translate([t.strip("{} \t") for t in instrs if t.strip("{} \t")], operands, f"ptx{k}", wave)
-            except PtxBlockError as e:
-                raise InlinePtxError(f"inline PTX: {e}", where) from None
-            res = m.group("lhs").strip().rstrip("=").strip()
-            dbg_tail = f", !dbg {dbg.group(1)}" if dbg else ""
-            block = [line + dbg_tail if " call " in line else line for line in tr.lines]
-            if res:
-                ret_float = "float" in m.group("ty")
-                block.append(f"  {res} = bitcast i32 {tr.result} to float" if ret_float
-                             else f"  {res} = add i32 {tr.result}, 0")
-            lines[k] = "\n".join(block)
-            for mode in tr.pred_modes:
-                extra_fns[mode] = inrange_ir(mode, wave)
-            changed = True
-            continue
-        if _LANEID_PTX.match(instrs[0]) and m.group("lhs").strip():     # cub::LaneId(): the CUDA lane
-            lane = _hw_lane_ir(wave, f"%shflx.laneid.{k}")
-            lines[k] = "\n".join(lane + [f"{m.group('lhs')}and i32 %shflx.laneid.{k}, 31"])
-            changed = True
-            continue
-        sm = _SHFL_PTX.match(instrs[0] + ";")
-        if not sm:
-            raise InlinePtxError(f"inline PTX '{instrs[0]}' is not supported", where)
-        ops = [o.strip() for o in sm.group("ops").split(",")]
-        if "|" in ops[0]:
-            raise InlinePtxError(f"inline PTX '{instrs[0]}' with a predicate output is not supported yet", where)
-        expected = 5 if sm.group("sync") else 4
-        if len(ops) != expected:
-            raise InlinePtxError(f"inline PTX '{instrs[0]}': expected {expected} operands", where)
-        args = [a.strip() for a in split_args(m.group("args"))]
-        def operand(tok: str) -> str:  # noqa: E306
-            if re.fullmatch(r"\$\d+", tok):
-                idx = int(tok[1:]) - 1
-                return operand_token(args[idx])
-            if re.fullmatch(r"-?(0[xX][0-9a-fA-F]+|\d+)", tok):
-                return str(int(tok, 0) - (1 << 32) if int(tok, 0) >= 1 << 31 else int(tok, 0))
-            raise InlinePtxError(f"inline PTX operand '{tok}' in '{instrs[0]}' is not supported", where)
-        if ops[0] != "$0":
-            raise InlinePtxError(f"inline PTX '{instrs[0]}': the result must be the asm output $0", where)
-        a, b, c = operand(ops[1]), operand(ops[2]), operand(ops[3])
-        mask = operand(ops[4]) if sm.group("sync") else "-1"
-        call = (f"{m.group('lhs')}call i32 @{MARKER}(i32 {PTX_MODES[sm.group('mode')]}, i32 {mask}, i32 {a}, "
-                f"i32 {b}, i32 {c}){', !dbg ' + dbg.group(1) if dbg else ''}")
-        lines[k] = call
+        try:
+            tr = _translate_asm(m, tmpl, f"ptx{k}", wave)
+        except PtxBlockError as e:
+            raise InlinePtxError(f"inline PTX: {e}", where) from None
+        dbg_tail = f", !dbg {dbg.group(1)}" if dbg else ""
+        lines[k] = "\n".join(ln + dbg_tail for ln in tr.lines)
+        for mode in tr.pred_modes:
+            extra_fns[mode] = inrange_ir(mode, wave)
+        decls.update(tr.declarations)
         changed = True
     if not changed:
         return ir
     text = "\n".join(lines) + "\n"
     declared = declared_names(text)
-    if MARKER not in declared:
-        text += f"\ndeclare i32 @{MARKER}(i32, i32, i32, i32, i32)\n"
-    for key in ("mbcnt", "fmin", "fmax", "smin", "smax", "umin", "umax"):   # what the translations call
-        for decl in DECLS[key].splitlines():
-            if re.search(r"@([\w.]+)\(", decl).group(1) not in declared:
-                text += decl + "\n"
-    return text + "\n" + "\n".join(extra_fns.values())
+    missing = [line for name, line in sorted(decls.items()) if name not in declared]
+    return text + "".join(f"\n{line}" for line in missing) + "\n\n" + "\n".join(extra_fns.values())
 
 
-_LANEID_PTX = re.compile(r"^mov\.(u32|b32|s32)\s+\$0\s*,\s*%laneid$")
-
-
-def _hw_lane_ir(wave: int, name: str) -> list[str]:
-    """IR defining `name` = the lane in the hardware wave (mbcnt), as the prelude's __shflx_lane."""
-    if wave == 32:
-        return [f"  {name} = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)"]
-    return [f"  {name}.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
-            f"  {name} = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 {name}.lo)"]
-
-
-def _looks_like_ptx(instrs: list[str]) -> bool:
-    return any(re.match(r"(mov|add|sub|setp|selp|ld|st|cvt|vote|activemask|redux|match|bar)\.", t) for t in instrs)
+def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int) -> Translation:
+    """One asm call (`m` matched by _ASM) through ptxblock: operand types from the call, "+r"
+    operands from the tied-constraint digits."""
+    types = re.findall(r"\{[^}]*\}|<[^>]*>|\b(?:void|i\d+|half|bfloat|float|double|ptr)\b", m.group("ty"))
+    ret = types[-1] if types else "void"             # after call attributes and fast-math flags
+    outputs = [] if ret == "void" else [t.strip() for t in ret.strip("{} ").split(",")]
+    args = split_args(m.group("args"))
+    inputs = [(a.split()[0], operand_token(a)) for a in args]
+    cons = [c for c in m.group("cons").split(",") if c and not c.startswith("~")]
+    outs = [c for c in cons if c.startswith("=")]
+    ins = cons[len(outs):]
+    if any(c.startswith("=*") for c in outs) or len(outs) != len(outputs) or len(ins) != len(inputs):
+        raise PtxBlockError(f"asm operands '{m.group('cons')}' are not register operands shflx can translate")
+    tied = {int(c): len(outs) + j for j, c in enumerate(ins) if c.isdigit()}
+    res = m.group("lhs").strip().rstrip("=").strip() or None
+    return translate(tmpl, outputs, inputs, tied, prefix, wave, res)

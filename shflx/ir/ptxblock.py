@@ -1,24 +1,38 @@
-"""Translating CUB-style inline PTX blocks into LLVM IR around shuffle markers.
+"""Inline PTX blocks as LLVM IR: read by nvidia.ptxir, meant by nvidia.symbolic, emitted here.
 
-CUB, moderngpu and others write warp steps as one asm block, e.g.
+CUB, moderngpu and others write warp steps as one asm block (real_world_patterns.md C1, C7, C8):
     { .reg .s32 r0; .reg .pred p; shfl.sync.up.b32 r0|p, $1, $2, $3, $4; @p add.s32 r0, r0, $1;
       mov.s32 $0, r0; }
-The subset such blocks use is translated instruction by instruction (real_world_patterns.md C1, C7,
-C8): shfl / shfl.sync (value -> a shuffle marker, predicate -> the in-range test of the PTX
-pseudocode), mov, add/sub/min/max/and/or/xor, setp, selp, and @p / @!p guards. Anything else is
-an error naming the instruction. Registers are SSA values; a guarded write is a select."""
+Why this shape: the project has one PTX semantics. The block is parsed by `ptxir` and executed by
+`symbolic.StraightLine` over the asm's inputs, so each instruction means what it means everywhere
+else (a guard keeps the old value, setp's `.and/.or/.xor` predicate counts, ...); the expressions
+that come out are written as IR here, one rule per expression kind. shfl becomes the shuffle
+marker and its `|p` output the in-range test of the PTX pseudocode. Whatever has no rule is a
+PtxBlockError naming the PTX instruction."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..amd import general
+from ..errors import InputError
+from ..nvidia import ptxir, symbolic
+from ..nvidia.symbolic import Expr, StraightLine, UnsupportedInstruction
+from .sites import MARKER
 
-MODES = {"up": 0, "down": 1, "bfly": 2, "idx": 3}
-INT_OPS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor"}
-CMP = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge",
-       "lo": "ult", "ls": "ule", "hi": "ugt", "hs": "uge"}
-FCMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+# LLVM types an asm operand may have: bits, and the integer type a float travels as.
+IR_TYPES = {"i8": (8, None), "i16": (16, None), "i32": (32, None), "i64": (64, None),
+            "half": (16, "i16"), "float": (32, "i32"), "double": (64, "i64")}
+INT_OPS = {"add": "add", "sub": "sub", "mul": "mul", "and": "and", "or": "or", "xor": "xor"}
+ICMP = {"eq": "eq", "ult": "ult", "ule": "ule", "slt": "slt", "sle": "sle"}
+BOOL_OPS = {"band": "and", "bor": "or"}
+# Float instructions (symbolic leaves them as `uf` nodes named by opcode). PTX ISA §9.7.3: add/sub/
+# mul.f32 round to nearest even by default (.rn), min/max return the non-NaN operand (llvm's
+# minnum/maxnum); setp's float comparisons: eq..ge are ordered (false on NaN), the *u forms are not.
+FLOAT_TYPES = {"f32": ("float", "i32", 32), "f64": ("double", "i64", 64)}
+FLOAT_BINARY = {"add": "fadd", "sub": "fsub", "mul": "fmul"}
+FLOAT_CALLS = {"min": "minnum", "max": "maxnum"}
+FCMP = {"eq": "oeq", "ne": "one", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "equ": "ueq",
+        "neu": "une", "ltu": "ult", "leu": "ule", "gtu": "ugt", "geu": "uge", "num": "ord", "nan": "uno"}
 
 
 class PtxBlockError(ValueError):
@@ -28,153 +42,230 @@ class PtxBlockError(ValueError):
 @dataclass
 class Translation:
     lines: list[str]
-    result: str                                   # SSA value of the asm's output $0
+    result: str | None                          # the asm call's value (named `result_name`), None if void
     pred_modes: set[str] = field(default_factory=set)
+    declarations: dict[str, str] = field(default_factory=dict)   # function name -> `declare` line
 
 
-def translate(instrs: list[str], operands: list[str], prefix: str, wave: int) -> Translation:
-    """IR lines for a PTX block; `operands[k]` is the IR value of asm operand $k (None for outputs)."""
-    regs: dict[str, str] = {}
-    preds: dict[str, str] = {}
-    out: list[str] = []
-    outputs: dict[int, str] = {}
-    counter = [0]
-    used_modes: set[str] = set()
+def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], tied: dict[int, int],
+              prefix: str, wave: int, result_name: str | None = None) -> Translation:
+    """IR for an asm block: `outputs` are the IR types of $0..$n-1, `inputs` (type, IR value) of
+    $n.., `tied[k]` = the input operand number that gives output k its value on entry ("+r")."""
+    for ty in outputs + [t for t, _ in inputs]:
+        if ty not in IR_TYPES:
+            raise PtxBlockError(f"an asm operand of LLVM type '{ty}' is not supported "
+                                f"(supported: {', '.join(IR_TYPES)})")
+    em = _Emitter(prefix, wave)
+    leaves: dict[str, Expr] = {}
+    for k, (ty, val) in enumerate(inputs, start=len(outputs)):
+        name = f"${k}"
+        em.inputs[name] = em.to_int(ty, val)
+        leaves[name] = symbolic.sym(name, IR_TYPES[ty][0])
+    for out, src in tied.items():
+        leaves[f"${out}"] = leaves[f"${src}"]
+    env = _execute(template, leaves)
+    values = []
+    for k, ty in enumerate(outputs):
+        if f"${k}" not in env.env:
+            raise PtxBlockError(f"the block never writes its output ${k}")
+        values.append(em.value(env.env[f"${k}"], env.origin, None))
+    result = em.results(values, outputs, result_name) if outputs else None
+    return Translation(em.lines, result, em.modes, em.decls)
 
-    def fresh() -> str:
-        counter[0] += 1
-        return f"%{prefix}.{counter[0]}"
 
-    def value(tok: str) -> str:
-        tok = tok.strip()
-        if re.fullmatch(r"\$\d+", tok):
-            k = int(tok[1:])
-            if k in outputs:
-                return outputs[k]
-            if operands[k] is None:
-                return "undef"
-            return operands[k]
-        if tok in regs:
-            return regs[tok]
-        if re.fullmatch(r"-?(0[xX][0-9a-fA-F]+|\d+)", tok):
-            v = int(tok, 0)
-            return str(v - (1 << 32) if v >= 1 << 31 else v)
-        if tok.lower().startswith("0f") and len(tok) == 10:           # PTX hex float literal
-            return str(int(tok[2:], 16) - (1 << 32) if int(tok[2:], 16) >= 1 << 31 else int(tok[2:], 16))
-        raise PtxBlockError(f"unknown operand '{tok}'")
-
-    def pred_value(tok: str) -> tuple[str, bool]:
-        neg = tok.startswith("!")
-        name = tok.lstrip("!")
-        if name not in preds:
-            raise PtxBlockError(f"unknown predicate '{tok}'")
-        return preds[name], neg
-
-    def write(dest: str, val: str, guard: tuple[str, bool] | None) -> None:
-        if guard is not None:
-            p, neg = guard
-            old = value(dest) if (dest in regs or dest.startswith("$")) else "undef"
-            if old.startswith("$"):
-                old = "undef"
-            v = fresh()
-            out.append(f"  {v} = select i1 {p}, i32 {old if neg else val}, i32 {val if neg else old}")
-            val = v
-        if re.fullmatch(r"\$\d+", dest):
-            outputs[int(dest[1:])] = val
-        else:
-            regs[dest] = val
-
-    def f32(v: str) -> str:
-        t = fresh()
-        out.append(f"  {t} = bitcast i32 {v} to float")
-        return t
-
-    for raw in instrs:
-        ins = raw.strip()
-        if ins.startswith(".reg"):
-            m = re.match(r"\.reg\s+\.(\w+)\s+(.+)$", ins)
-            if not m:
-                raise PtxBlockError(f"cannot read '{ins}'")
-            for name in (n.strip() for n in m.group(2).split(",")):
-                if m.group(1) == "pred":
-                    preds[name] = "false"
+def _execute(template: str, inputs: dict[str, Expr]) -> StraightLine:
+    """Parse the block with ptxir and run it through symbolic's straight-line semantics."""
+    body = template.rstrip()
+    if body and not body.endswith((";", "}")):
+        body += ";"                          # a lone statement written without its ';'
+    try:
+        fn = ptxir.parse(f".func __shflx_inline_asm()\n{{\n{body}\n}}\n", "<inline asm>",
+                         check=False).functions[0]
+    except InputError as e:
+        raise PtxBlockError(f"cannot read the PTX: {e.reason}") from None
+    run = StraightLine(fn, inputs)
+    scopes: list[dict[str, Expr | None]] = [{}]
+    declared: dict[str, str] = {}
+    for st in fn.body or ():
+        if isinstance(st, ptxir.ScopeOpen):
+            scopes.append({})
+        elif isinstance(st, ptxir.ScopeClose):
+            for name, saved in scopes.pop().items():     # leaving a scope ends its registers
+                declared.pop(name, None)
+                if saved is None:
+                    run.env.pop(name, None)
                 else:
-                    regs[name] = "undef"
-            continue
-        guard = None
-        g = re.match(r"@(!?\w+)\s+(.*)$", ins)
-        if g:
-            guard = pred_value(g.group(1))
-            ins = g.group(2)
-        m = re.match(r"([\w.]+)\s*(.*)$", ins)
-        if not m:
-            raise PtxBlockError(f"cannot read '{raw.strip()}'")
-        opcode, rest = m.group(1), m.group(2)
-        ops = [o.strip() for o in rest.split(",")] if rest else []
+                    run.env[name] = saved
+        elif isinstance(st, ptxir.RegDecl):
+            for name in st.names:
+                if name in declared or name.startswith("$") or "<" in name:
+                    raise PtxBlockError(f"'{st.text.strip()}': redeclared, ranged or operand-named "
+                                        "registers are not supported")
+                declared[name] = st.dtype
+                scopes[-1][name] = run.env.pop(name, None)
+        elif isinstance(st, ptxir.Instruction):
+            try:
+                run.execute(st)
+            except UnsupportedInstruction as e:
+                raise PtxBlockError(f"PTX instruction {e} (in inline asm)") from None
+        else:
+            raise PtxBlockError(f"'{st.render().strip()}': labels and directives other than .reg "
+                                "are not supported in inline PTX")
+    return run
+
+
+class _Emitter:
+    """Writes symbolic expressions as IR, each node once (the DAG is hash-consed)."""
+
+    def __init__(self, prefix: str, wave: int):
+        self.prefix, self.wave = prefix, wave
+        self.lines: list[str] = []
+        self.memo: dict[int, str] = {}
+        self.inputs: dict[str, str] = {}
+        self.modes: set[str] = set()
+        self.lane: str | None = None
+        self.tid: str | None = None
+        self.decls: dict[str, str] = {}
+        self.n = 0
+
+    def call(self, ret: str, fn: str, args: str) -> str:
+        self.decls[fn] = f"declare {ret} @{fn}({', '.join(a.split()[0] for a in args.split(', ') if a)})"
+        return self.emit(f"call {ret} @{fn}({args})")
+
+    def emit(self, text: str) -> str:
+        self.n += 1
+        name = f"%{self.prefix}.{self.n}"
+        self.lines.append(f"  {name} = {text}")
+        return name
+
+    def to_int(self, ty: str, val: str) -> str:
+        as_int = IR_TYPES[ty][1]
+        return self.emit(f"bitcast {ty} {val} to {as_int}") if as_int else val
+
+    def results(self, values: list[str], types: list[str], name: str | None) -> str:
+        conv = []
+        for v, ty in zip(values, types):
+            as_int = IR_TYPES[ty][1]
+            conv.append(self.emit(f"bitcast {as_int} {v} to {ty}") if as_int and len(types) > 1 else v)
+        if len(types) == 1:       # integers: a copy recognize's lane slices read through (add x, 0)
+            as_int = IR_TYPES[types[0]][1]
+            text = f"bitcast {as_int} {conv[0]} to {types[0]}" if as_int else f"add {types[0]} {conv[0]}, 0"
+        else:
+            agg, struct = "poison", "{ " + ", ".join(types) + " }"
+            for k, (v, ty) in enumerate(zip(conv[:-1], types)):
+                agg = self.emit(f"insertvalue {struct} {agg}, {ty} {v}, {k}")
+            text = f"insertvalue {struct} {agg}, {types[-1]} {conv[-1]}, {len(types) - 1}"
+        if name:
+            self.lines.append(f"  {name} = {text}")
+            return name
+        return self.emit(text)
+
+    def value(self, e: Expr, origin: dict, where) -> str:
+        """The IR operand (type i{e.w}) of e; `where` is the instruction that wrote e or its user."""
+        if e.id in self.memo:
+            return self.memo[e.id]
+        where = origin.get(e.id, where)
+        args = [self.value(a, origin, where) if isinstance(a, Expr) else a for a in e.args]
+        self.memo[e.id] = v = self.node(e, args, where)
+        return v
+
+    def node(self, e: Expr, a: list, where) -> str:
+        op, w = e.op, e.w
+        t = f"i{w}"
+        kid_w = next((x.w for x in e.args if isinstance(x, Expr)), w)
+        if op == "const":
+            return ("true" if a[0] else "false") if w == 1 else str(a[0] - (1 << w) if a[0] >> (w - 1) else a[0])
+        if op == "sym" and a[0] in self.inputs:
+            return self.inputs[a[0]]
+        if op == "laneid":
+            return self.emit(f"and i32 {self.hw_lane()}, 31")
+        if op == "tid" and a[0] == "x":
+            if self.tid is None:
+                self.tid = self.call("i32", "llvm.amdgcn.workitem.id.x", "")
+            return self.tid
+        if op in INT_OPS:
+            return self.emit(f"{INT_OPS[op]} {t} {a[0]}, {a[1]}")
+        if op in ("shl", "lshr"):           # PTX clamps the shift amount at the width (zero result)
+            ok = self.emit(f"icmp ult {t} {a[1]}, {w}")
+            shifted = self.emit(f"{op} {t} {a[0]}, {a[1]}")
+            return self.emit(f"select i1 {ok}, {t} {shifted}, {t} 0")
+        if op == "ashr":
+            ok = self.emit(f"icmp ult {t} {a[1]}, {w}")
+            amount = self.emit(f"select i1 {ok}, {t} {a[1]}, {t} {w - 1}")
+            return self.emit(f"ashr {t} {a[0]}, {amount}")
+        if op == "not":
+            return self.emit(f"xor {t} {a[0]}, -1")
+        if op in ("trunc", "zext", "sext"):
+            return self.emit(f"{op} i{kid_w} {a[0]} to {t}")
+        if op == "concat":                   # (hi, lo)
+            lo_w = e.args[1].w
+            hi = self.emit(f"zext i{e.args[0].w} {a[0]} to {t}")
+            lo = self.emit(f"zext i{lo_w} {a[1]} to {t}")
+            return self.emit(f"or {t} {self.emit(f'shl {t} {hi}, {lo_w}')}, {lo}")
+        if op == "extract":                  # (x, lo)
+            shifted = self.emit(f"lshr i{kid_w} {a[0]}, {a[1]}") if a[1] else a[0]
+            return self.emit(f"trunc i{kid_w} {shifted} to {t}") if w < kid_w else shifted
+        if op == "ite":
+            return self.emit(f"select i1 {a[0]}, {t} {a[1]}, {t} {a[2]}")
+        if op in ICMP:
+            return self.emit(f"icmp {ICMP[op]} i{kid_w} {a[0]}, {a[1]}")
+        if op == "bnot":
+            return self.emit(f"xor i1 {a[0]}, true")
+        if op in BOOL_OPS:
+            return self.emit(f"{BOOL_OPS[op]} i1 {a[0]}, {a[1]}")
+        if op == "shfl":
+            return self.call("i32", MARKER, f"i32 {a[0]}, i32 {a[1]}, i32 {a[2]}, i32 {a[3]}, i32 {a[4]}")
+        if op == "shfl.inrange":
+            mode = symbolic.SHFL_MODES[a[0]]
+            self.modes.add(mode)
+            for half in ("lo", "hi"):        # what inrange_ir's lane prologue calls
+                self.decls[f"llvm.amdgcn.mbcnt.{half}"] = f"declare i32 @llvm.amdgcn.mbcnt.{half}(i32, i32)"
+            return self.emit(f"call i1 @shflx.inrange.{mode}(i32 {a[1]}, i32 {a[2]})")
+        if op == "uf":
+            out = self.float_op(a[0], a[1:], w)
+            if out is not None:
+                return out
+        raise PtxBlockError(_unsupported(e, where))
+
+    def float_op(self, opcode: str, args: list[str], w: int) -> str | None:
+        """IR for a float instruction `opcode` (e.g. "add.f32", "setp.lt.f32"); None if unknown."""
         parts = opcode.split(".")
-        if parts[0] == "shfl":
-            sync = len(parts) > 1 and parts[1] == "sync"
-            mode = parts[2] if sync else parts[1]
-            if mode not in MODES or len(ops) != (5 if sync else 4):
-                raise PtxBlockError(f"unsupported form '{raw.strip()}'")
-            dest, _, pdest = ops[0].partition("|")
-            a, b, c = value(ops[1]), value(ops[2]), value(ops[3])
-            mask = value(ops[4]) if sync else "-1"
-            v = fresh()
-            out.append(f"  {v} = call i32 @__shflx_shfl_sync(i32 {MODES[mode]}, i32 {mask}, i32 {a}, i32 {b}, i32 {c})")
-            write(dest.strip(), v, guard)
-            if pdest:
-                p = fresh()
-                out.append(f"  {p} = call i1 @shflx.inrange.{mode}(i32 {b}, i32 {c})")
-                used_modes.add(mode)
-                preds[pdest.strip()] = p
-        elif parts[0] == "mov":
-            write(ops[0], value(ops[1]), guard)
-        elif parts[0] in INT_OPS or parts[0] in ("min", "max"):
-            ty = parts[-1]
-            a, b = value(ops[1]), value(ops[2])
-            v = fresh()
-            if ty == "f32":
-                fa, fb = f32(a), f32(b)
-                fop = {"add": "fadd", "sub": "fsub"}.get(parts[0])
-                t = fresh()
-                if fop:
-                    out.append(f"  {t} = {fop} float {fa}, {fb}")
-                elif parts[0] in ("min", "max"):
-                    out.append(f"  {t} = call float @llvm.{'minnum' if parts[0] == 'min' else 'maxnum'}.f32(float {fa}, float {fb})")
-                else:
-                    raise PtxBlockError(f"unsupported '{raw.strip()}'")
-                out.append(f"  {v} = bitcast float {t} to i32")
-            elif parts[0] in ("min", "max"):
-                kind = ("s" if ty.startswith("s") else "u") + parts[0]
-                out.append(f"  {v} = call i32 @llvm.{kind}.i32(i32 {a}, i32 {b})")
-            else:
-                out.append(f"  {v} = {INT_OPS[parts[0]]} i32 {a}, {b}")
-            write(ops[0], v, guard)
-        elif parts[0] == "setp":
-            cmp, ty = parts[1], parts[-1]
-            a, b = value(ops[1]), value(ops[2])
-            p = fresh()
-            if ty == "f32":
-                fa, fb = f32(a), f32(b)
-                out.append(f"  {p} = fcmp {FCMP[cmp]} float {fa}, {fb}")
-            else:
-                pred = CMP[cmp]
-                if ty.startswith("u") and pred.startswith("s"):
-                    pred = "u" + pred[1:]
-                out.append(f"  {p} = icmp {pred} i32 {a}, {b}")
-            preds[ops[0]] = p
-        elif parts[0] == "selp":
-            p, neg = pred_value(ops[3])
-            v = fresh()
-            a, b = value(ops[1]), value(ops[2])
-            out.append(f"  {v} = select i1 {p}, i32 {b if neg else a}, i32 {a if neg else b}")
-            write(ops[0], v, guard)
+        base, mods, ftype = parts[0], parts[1:-1], parts[-1]
+        if ftype not in FLOAT_TYPES:
+            return None
+        fty, ity, fw = FLOAT_TYPES[ftype]
+        if base == "setp" and len(mods) == 1 and mods[0] in FCMP and w == 1:
+            x, y = (self.emit(f"bitcast {ity} {v} to {fty}") for v in args)
+            return self.emit(f"fcmp {FCMP[mods[0]]} {fty} {x}, {y}")
+        if w != fw:
+            return None
+        if base in FLOAT_BINARY and mods in ([], ["rn"]) and len(args) == 2:
+            x, y = (self.emit(f"bitcast {ity} {v} to {fty}") for v in args)
+            r = self.emit(f"{FLOAT_BINARY[base]} {fty} {x}, {y}")
+        elif base in FLOAT_CALLS and not mods and len(args) == 2:
+            x, y = (self.emit(f"bitcast {ity} {v} to {fty}") for v in args)
+            r = self.call(fty, f"llvm.{FLOAT_CALLS[base]}.{ftype}", f"{fty} {x}, {fty} {y}")
+        elif base == "neg" and not mods and len(args) == 1:
+            r = self.emit(f"fneg {fty} {self.emit(f'bitcast {ity} {args[0]} to {fty}')}")
         else:
-            raise PtxBlockError(f"PTX instruction '{raw.strip()}' is not supported in inline asm")
-    if 0 not in outputs:
-        raise PtxBlockError("the block never writes its output $0")
-    return Translation(out, outputs[0], used_modes)
+            return None
+        return self.emit(f"bitcast {fty} {r} to {ity}")
+
+    def hw_lane(self) -> str:
+        if self.lane is None:
+            lo = self.call("i32", "llvm.amdgcn.mbcnt.lo", "i32 -1, i32 0")
+            self.lane = self.call("i32", "llvm.amdgcn.mbcnt.hi", f"i32 -1, i32 {lo}") if self.wave == 64 else lo
+        return self.lane
+
+
+def _unsupported(e: Expr, where) -> str:
+    if e.op == "undef":
+        return (f"PTX instruction '{where.render().rstrip(';')}' (guarded) leaves '{e.args[0]}' without a "
+                "value where its guard is false, and that value is used")
+    what = {"sym": f"operand '{e.args[0]}'", "tid": f"%tid.{e.args[0]}",
+            "uf": f"'{e.args[0]}'"}.get(e.op, f"the operation '{e.op}'")
+    inst = f"PTX instruction '{where.render().rstrip(';')}'" if where is not None else "the block"
+    return f"{inst}: {what} is not supported in inline PTX"
 
 
 def inrange_ir(mode: str, wave: int) -> str:

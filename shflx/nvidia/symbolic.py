@@ -186,6 +186,11 @@ def bor(a: Expr, b: Expr) -> Expr:
     return TRUE if TRUE in (a, b) else mk("bor", 1, a, b)
 
 
+def bxor(a: Expr, b: Expr) -> Expr:
+    """Exclusive or of two predicates (setp's `.xor` combining operation, xor.pred)."""
+    return bor(band(a, bnot(b)), band(bnot(a), b))
+
+
 # ------------------------------------------------------------------------------ concrete evaluation
 
 def _s(v: int, w: int) -> int:
@@ -415,21 +420,26 @@ class _Emu:
         vals = self.semantics(env, inst, base, mods, dests)
         if vals is None:
             vals = [self.new_unknown(self.reg_width(d) or 32, "i") for d in dests]
+        guard = self.guard(env, inst)        # read once, before any destination (it may be one)
         for d, v in zip(dests, vals):
-            self.write(env, inst, d, v)
+            self.write(env, inst, d, v, guard=guard)
 
     def new_epoch(self, old: tuple) -> tuple:
         self.fresh += 1
         return (self.fresh, old[1])
 
-    def write(self, env: dict, inst: ptxir.Instruction, dest: str, v: Expr, signed: bool = False) -> None:
+    def guard(self, env: dict, inst: ptxir.Instruction) -> Expr | None:
+        return self.read(env, ("!" if inst.neg else "") + inst.pred, 1) if inst.pred is not None else None
+
+    def write(self, env: dict, inst: ptxir.Instruction, dest: str, v: Expr, signed: bool = False,
+              guard: Expr | None = None) -> None:
         """dest := v, widened (sign-extended when `signed`) or truncated to the register's width,
-        under the instruction's guard."""
+        under the instruction's guard (`guard`: its value before the instruction, when given)."""
         w = self.reg_width(dest)
         if w is not None and v.w != w:
             v = resize(v, w, signed)
         if inst.pred is not None:
-            p = self.read(env, ("!" if inst.neg else "") + inst.pred, 1)
+            p = guard if guard is not None else self.guard(env, inst)
             old = env.get(dest) or self.new_unknown(v.w, "r")
             v = ite(p, v, old if old.w == v.w else resize(old, v.w, False))
         env[dest] = v
@@ -498,7 +508,7 @@ class _Emu:
                        *[self.read(env, o, w) for o in ops[1:]])] if len(dests) == 1 else None
         if tname == "pred":
             a = [self.read(env, o, 1) for o in ops[1:]]
-            f = {"and": band, "or": bor, "xor": lambda x, y: bor(band(x, bnot(y)), band(bnot(x), y))}
+            f = {"and": band, "or": bor, "xor": bxor}
             if base in f:
                 return [f[base](a[0], a[1])]
             if base == "not":
@@ -541,8 +551,12 @@ class _Emu:
 
     def setp(self, env, inst, mods, dests) -> list[Expr] | None:
         ops = inst.operands
-        cmpop, tname = mods[0], mods[-1]
-        boolop = mods[1] if len(mods) == 3 else None
+        cmpop, tname, middle = mods[0], mods[-1], mods[1:-1]
+        combine = [m for m in middle if m in ("and", "or", "xor")]
+        if len(combine) > 1 or any(m not in ("and", "or", "xor", "ftz") for m in middle) \
+                or len(ops) != (4 if combine else 3):
+            return None
+        boolop = combine[0] if combine else None
         w = _TYPE_W.get(tname)
         if w is None:
             return None
@@ -555,15 +569,98 @@ class _Emu:
                 return None
             c = cmp(table[cmpop], a, b)
         else:
-            c = uf(f"setp.{cmpop}.{tname}", 1, a, b)
+            c = uf(f"setp.{cmpop}{'.ftz' if 'ftz' in middle else ''}.{tname}", 1, a, b)
         outs = [c, bnot(c)]
         if boolop:
             x = self.read(env, ops[3], 1)
-            f = {"and": band, "or": bor}.get(boolop)
+            f = {"and": band, "or": bor, "xor": bxor}.get(boolop)
             if f is None:
                 return None
             outs = [f(c, x), f(bnot(c), x)]
         return outs[:len(dests)]
+
+
+# ------------------------------------------------------------------------------ straight-line blocks
+
+SHFL_MODES = ("up", "down", "bfly", "idx")      # shfl's mode field, in PTX's encoding order
+
+
+class UnsupportedInstruction(ValueError):
+    """An instruction (or an operand of it) to which StraightLine gives no meaning."""
+
+    def __init__(self, inst: ptxir.Instruction | None, reason: str):
+        self.inst, self.reason = inst, reason
+        super().__init__(f"'{inst.render().rstrip(';')}': {reason}" if inst is not None else reason)
+
+
+class StraightLine(_Emu):
+    """Straight-line PTX executed over given inputs, for translators that must understand every
+    value (inline PTX blocks on AMD): each instruction means what it means to `emulate` (guards,
+    setp's combining predicate, selp, integer ops and casts; float ops stay uninterpreted `uf`
+    nodes named by their opcode). What `emulate` would leave unknown is an UnsupportedInstruction
+    here. shfl/shfl.sync give `shfl` (value) and `shfl.inrange` (predicate) nodes with args
+    (mode index, mask, a, b, c) / (mode index, b, c): cross-lane, so a translator lowers them and
+    `evaluate` cannot. `origin` maps each written value to the instruction that wrote it."""
+
+    def __init__(self, fn: ptxir.Function, inputs: dict[str, Expr]):
+        super().__init__(fn, "<inline asm>")
+        self.env: dict[str, Expr] = dict(inputs)
+        self.origin: dict[int, ptxir.Instruction] = {}
+        self.current: ptxir.Instruction | None = None
+
+    def execute(self, inst: ptxir.Instruction) -> None:
+        self.current = inst
+        dests = inst.dests()
+        if not dests or inst.base in ("ld", "ldu", "call") or inst.base in _EPOCH_END \
+                or inst.opcode.startswith(_EPOCH_END):
+            raise UnsupportedInstruction(inst, "only register-to-register instructions are supported")
+        if inst.base == "shfl":
+            vals = self.shfl(inst)
+        else:
+            vals = self.semantics(self.env, inst, inst.base, inst.modifiers, dests)
+        if vals is None or len(vals) != len(dests):
+            raise UnsupportedInstruction(inst, "not supported")
+        guard = self.guard(self.env, inst)
+        for d, v in zip(dests, vals):
+            self.write(self.env, inst, d, v, guard=guard)
+            self.origin.setdefault(self.env[d].id, inst)
+
+    def shfl(self, inst: ptxir.Instruction) -> list[Expr]:
+        mods = inst.modifiers
+        sync = mods[:1] == ("sync",)
+        mode_type = mods[1:] if sync else mods
+        if len(mode_type) != 2 or mode_type[0] not in SHFL_MODES or mode_type[1] != "b32" \
+                or len(inst.operands) != (5 if sync else 4) or len(inst.dests()) > 2:
+            raise UnsupportedInstruction(inst, "expected shfl{.sync}.{up,down,bfly,idx}.b32 d{|p}, a, b, c{, mask}")
+        a, b, c = (self.read(self.env, o, 32) for o in inst.operands[1:4])
+        mask = self.read(self.env, inst.operands[4], 32) if sync else const(-1, 32)
+        code = SHFL_MODES.index(mode_type[0])
+        return [mk("shfl", 32, code, mask, a, b, c), mk("shfl.inrange", 1, code, b, c)][:len(inst.dests())]
+
+    def write(self, env: dict, inst: ptxir.Instruction, dest: str, v: Expr, signed: bool = False,
+              guard: Expr | None = None) -> None:
+        """As the emulator's, but a guarded first write keeps an `undef` node where the guard is
+        false (an error only if that value is used)."""
+        if inst.pred is not None and dest not in env:
+            env[dest] = mk("undef", self.reg_width(dest) or v.w, dest)
+        super().write(env, inst, dest, v, signed, guard)
+        new = env[dest]
+        if new.op == "ite" and new.args[2].op == "ite" and new.args[2].args[2].op == "undef" \
+                and new.args[2].args[0] is bnot(new.args[0]):
+            # `@p x = a; @!p x = b`: the undefined arm is never chosen
+            env[dest] = ite(new.args[0], new.args[1], new.args[2].args[1])
+
+    def read(self, env: dict, tok: str, w: int) -> Expr:
+        name = tok.strip().lstrip("!")
+        if name not in env and _imm(name, w) is None and not name.startswith(("%", "{")):
+            raise UnsupportedInstruction(self.current, f"reads '{name}' before any write to it")
+        return super().read(env, tok, w)
+
+    def new_unknown(self, w: int, tag: str = "u") -> Expr:
+        if tag == "r":
+            raise UnsupportedInstruction(self.current, "reads a special register other than %laneid "
+                                                       "and %tid.x")
+        raise UnsupportedInstruction(self.current, "not supported")
 
 
 def _blocks(fn: ptxir.Function) -> tuple[list[Block], str | None]:

@@ -1,0 +1,162 @@
+"""Inline PTX blocks (CUB style) compiled by `shflx compile` and run on each AMD device (the GPU,
+else the emulated targets, see hw_devices.py), compared bit for bit with numpy written from the PTX
+ISA: setp with `.and/.or/.xor`, guarded setp, selp, `@!p`, and shfl.sync with its `|p` output
+(the forms shflx once miscompiled: `setp.lt.and` dropped its predicate, `@q setp` its guard).
+
+  pytest hw_tests/amd/test_inline_ptx_hw.py        (GPU, else shared/amdemu; skips without both)"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from hw_devices import ROOT, assert_bit_exact, device_params, require  # noqa: F401
+
+N = 128                       # 2 blocks of 64 threads: 4 CUDA warps; 1 or 2 waves per block
+M32 = 0xFFFFFFFF
+
+SOURCE = r"""
+#define K extern "C" __global__ void
+#define I int t = blockIdx.x * blockDim.x + threadIdx.x
+K setp_and(const int *a, const int *b, int *out) { I; int r;
+  asm volatile("{ .reg .pred q, p; setp.gt.s32 q, %1, 0; setp.lt.and.s32 p, %1, %2, q; selp.s32 %0, 1, 0, p; }"
+               : "=r"(r) : "r"(a[t]), "r"(b[t])); out[t] = r; }
+K setp_or(const int *a, const int *b, int *out) { I; int r;
+  asm volatile("{ .reg .pred q, p; setp.eq.s32 q, %2, 0; setp.lt.or.s32 p, %1, 0, q; selp.s32 %0, 7, 9, p; }"
+               : "=r"(r) : "r"(a[t]), "r"(b[t])); out[t] = r; }
+K setp_xor(const int *a, const int *b, int *out) { I; int r;
+  asm volatile("{ .reg .pred q, p, n; setp.ge.u32 q, %2, 2; setp.ne.xor.s32 p|n, %1, %2, q; selp.s32 %0, 1, 0, p; "
+               "@n add.s32 %0, %0, 2; }" : "=r"(r) : "r"(a[t]), "r"(b[t])); out[t] = r; }
+K guarded_setp(const int *a, const int *b, int *out) { I; int r;
+  asm volatile("{ .reg .pred q, p; setp.gt.s32 q, %1, 0; @q setp.lt.s32 p, %1, %2; @!q setp.eq.s32 p, %1, %2; "
+               "selp.s32 %0, 1, 0, p; }" : "=r"(r) : "r"(a[t]), "r"(b[t])); out[t] = r; }
+K guarded_keep(const int *a, const int *b, int *out) { I; int r;
+  asm volatile("{ .reg .pred q, p; setp.ne.s32 p, %2, 0; setp.gt.s32 q, %1, 0; @q setp.lt.s32 p, %1, 3; "
+               "selp.s32 %0, 5, 6, p; }" : "=r"(r) : "r"(a[t]), "r"(b[t])); out[t] = r; }
+K selp_not_p(const int *a, const int *b, int *out) { I; int r;
+  asm volatile("{ .reg .pred p; .reg .s32 s; setp.lo.u32 p, %1, %2; selp.s32 s, %1, %2, p; @!p sub.s32 s, s, 1; "
+               "mov.s32 %0, s; }" : "=r"(r) : "r"(a[t]), "r"(b[t])); out[t] = r; }
+__device__ unsigned reduce_step(unsigned v, int offset, int last) { unsigned r;
+  asm volatile("{ .reg .u32 r0; .reg .pred p; shfl.sync.down.b32 r0|p, %1, %2, %3, %4; @p add.u32 r0, r0, %1; "
+               "mov.u32 %0, r0; }" : "=r"(r) : "r"(v), "r"(offset), "r"(last), "r"(0xffffffff)); return r; }
+K cub_reduce_partial(const unsigned *a, const int *b, unsigned *out) { I; unsigned v = a[t];
+  for (int s = 1; s < 32; s *= 2) v = reduce_step(v, s, 20); out[t] = v; }
+__device__ int scan_step(int v, int offset) { int r;
+  asm volatile("{ .reg .s32 r0; .reg .pred p; shfl.sync.up.b32 r0|p, %1, %2, %3, %4; @p add.s32 r0, r0, %1; "
+               "mov.s32 %0, r0; }" : "=r"(r) : "r"(v), "r"(offset), "r"(0), "r"(0xffffffff)); return r; }
+K cub_scan_up(const int *a, const int *b, int *out) { I; int v = a[t];
+  for (int s = 1; s < 32; s *= 2) v = scan_step(v, s); out[t] = v; }
+K idx_segment_not_p(const unsigned *a, const int *b, unsigned *out) { I; unsigned r;
+  asm volatile("{ .reg .u32 r0, l; .reg .pred p; mov.u32 l, %%laneid; shfl.sync.idx.b32 r0|p, %1, %2, 0x1807, -1; "
+               "@!p xor.b32 r0, l, 0x5000; mov.u32 %0, r0; }" : "=r"(r) : "r"(a[t]), "r"(b[t])); out[t] = r; }
+K f32_reduce_step(const float *a, const int *b, float *out) { I; float r;
+  asm volatile("{ .reg .f32 r0; .reg .pred p; shfl.sync.down.b32 r0|p, %1, %2, %3, %4; @p add.f32 r0, r0, %1; "
+               "mov.f32 %0, r0; }" : "=r"(r) : "r"(a[t]), "r"(3), "r"(31), "r"(0xffffffff)); out[t] = r; }
+K u64_shuffle_down(const long long *a, const int *b, long long *out) { I; long long r;
+  asm volatile("{ .reg .u32 lo, hi; mov.b64 {lo, hi}, %1; shfl.sync.down.b32 lo, lo, %2, 31, -1; "
+               "shfl.sync.down.b32 hi, hi, %2, 31, -1; mov.b64 %0, {lo, hi}; }" : "=r"(r) : "r"(a[t]), "r"(5));
+  out[t] = r; }
+"""
+
+
+def _lanes():
+    return np.arange(N) % 32
+
+
+def _shfl_src(mode: str, b, c):
+    """PTX ISA shfl.sync: (source lane, p) per thread, b and c per thread (spec §2.2 pseudocode)."""
+    lane = _lanes()
+    b, c = np.broadcast_to(b, (N,)) & 31, np.broadcast_to(c, (N,))
+    seg = (c >> 8) & 31
+    max_lane = (lane & seg) | (c & 31 & ~seg)
+    j = {"up": lane - b, "down": lane + b, "bfly": lane ^ b, "idx": (lane & seg) | (b & ~seg)}[mode]
+    p = j >= max_lane if mode == "up" else j <= max_lane
+    src = np.where(p, j, lane)
+    return np.arange(N) - lane + src, p
+
+
+def _reduce_partial(a, b):
+    v = a.astype(np.int64)
+    for s in (1, 2, 4, 8, 16):
+        src, p = _shfl_src("down", s, 20)
+        v = np.where(p, v[src] + v, v) & M32
+    return v
+
+
+def _scan_up(a, b):
+    v = a.astype(np.int64)
+    for s in (1, 2, 4, 8, 16):
+        src, p = _shfl_src("up", s, 0)
+        v = np.where(p, v[src] + v, v)
+    return v
+
+
+def _idx_segment(a, b):
+    src, p = _shfl_src("idx", b, 0x1807)
+    return np.where(p, a[src], _lanes() ^ 0x5000)
+
+
+def _f32_step(a, b):
+    src, p = _shfl_src("down", 3, 31)
+    return np.where(p, a[src] + a, a).astype(np.float32)
+
+
+def _u64_down(a, b):
+    src, _ = _shfl_src("down", 5, 31)
+    return a[src]
+
+
+def _small(rng):
+    return rng.integers(-4, 5, N).astype(np.int32)
+
+
+SIGNED = lambda f: lambda a, b: f(a.astype(np.int64), b.astype(np.int64))  # noqa: E731
+U = lambda x: x.astype(np.int64) & M32  # noqa: E731
+CASES = {   # kernel: (inputs from rng, expected from the inputs)
+    "setp_and": (lambda r: (_small(r) * 30, _small(r) * 30), SIGNED(lambda a, b: (a > 0) & (a < b))),
+    "setp_or": (lambda r: (_small(r), _small(r)), SIGNED(lambda a, b: np.where((a < 0) | (b == 0), 7, 9))),
+    "setp_xor": (lambda r: (_small(r), _small(r)),
+                 SIGNED(lambda a, b: ((a != b) ^ (U(b) >= 2)) + 2 * ((a == b) ^ (U(b) >= 2)))),
+    "guarded_setp": (lambda r: (_small(r), _small(r)), SIGNED(lambda a, b: np.where(a > 0, a < b, a == b))),
+    "guarded_keep": (lambda r: (_small(r), _small(r)), SIGNED(lambda a, b: np.where(np.where(a > 0, a < 3, b != 0), 5, 6))),
+    "selp_not_p": (lambda r: (_small(r), _small(r)), SIGNED(lambda a, b: np.where(U(a) < U(b), a, b - 1))),
+    "cub_reduce_partial": (lambda r: (r.integers(0, 1 << 32, N, dtype=np.uint64).astype(np.uint32), _small(r)),
+                           _reduce_partial),
+    "cub_scan_up": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), SIGNED(_scan_up)),
+    "idx_segment_not_p": (lambda r: (r.integers(0, 1 << 32, N, dtype=np.uint64).astype(np.uint32),
+                                     r.integers(0, 32, N).astype(np.int32)), _idx_segment),
+    "f32_reduce_step": (lambda r: (r.standard_normal(N).astype(np.float32), _small(r)), _f32_step),
+    "u64_shuffle_down": (lambda r: (r.integers(-(1 << 62), 1 << 62, N).astype(np.int64), _small(r)), _u64_down),
+}
+
+
+def _cases(device):
+    for kernel in sorted(CASES):
+        for baseline in (False, True):
+            yield f"{kernel}-{'baseline' if baseline else 'shflx'}", (kernel, baseline), ()
+
+
+@functools.lru_cache(maxsize=None)
+def _code_object(arch: str, baseline: bool, workdir: str) -> bytes:
+    from pathlib import Path
+
+    from shflx.driver.amd import compile_file
+    src = Path(workdir) / "inline_ptx.cu"
+    src.write_text(SOURCE)
+    return compile_file(src, arch, baseline=baseline).output
+
+
+@pytest.mark.parametrize("device,case", device_params(_cases))
+def test_inline_ptx_kernel_matches_numpy(device, case, tmp_path_factory):
+    require(device)
+    kernel, baseline = case
+    hsaco = _code_object(device.arch, baseline, str(tmp_path_factory.getbasetemp()))
+    make, expect = CASES[kernel]
+    ins = make(np.random.default_rng(sum(map(ord, kernel))))
+    dtype = ins[0].dtype
+    want = np.asarray(expect(*ins))
+    want = want.astype(dtype) if dtype.kind == "f" else \
+        (want.astype(np.int64) & ((1 << 32) - 1 if dtype.itemsize == 4 else -1)).astype(np.uint64).astype(dtype)
+    got = device.run_kernel(hsaco, kernel, list(ins), N, dtype, block=(64, 1, 1), grid=(N // 64, 1, 1))
+    assert_bit_exact(np.asarray(got), want, f"{kernel} ({'baseline' if baseline else 'shflx'}, {device.arch})")

@@ -1,0 +1,130 @@
+"""Reference lockstep interpreter for the inline-PTX subset CUB-style blocks use, written from the
+PTX ISA text (instructions mov, add, sub, mul.lo, and, or, xor, not, shl, shr, min, max, setp with
+`.and/.or/.xor`, selp, shfl.sync; guards `@p`/`@!p`; %laneid) and cuda_ref for shfl. Independent of
+shflx: nothing here imports it. A block runs on `lanes` lanes at once (32 or 64; lanes 32..63 are
+a second warp); a register holds one u32 (or bool) per lane; a guarded write keeps the old value
+where the guard is false."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .cuda_ref import ref_shfl
+
+M32 = 0xFFFFFFFF
+CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+       "ge": np.greater_equal, "lo": np.less, "ls": np.less_equal, "hi": np.greater, "hs": np.greater_equal}
+BOOL = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+UNDEFINED = 0xDEADBEEF      # what a register holds before its first write (tests must not see it)
+
+
+def _signed(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.int64) & M32
+    return np.where(x >= 1 << 31, x - (1 << 32), x)
+
+
+def _f32(x: np.ndarray) -> np.ndarray:
+    return (x.astype(np.int64) & M32).astype(np.uint32).view(np.float32)
+
+
+def _bits(f: np.ndarray) -> np.ndarray:
+    return f.astype(np.float32).view(np.uint32).astype(np.int64)
+
+
+def run_block(text: str, operands: dict[str, np.ndarray | int], lanes: int = 32) -> dict[str, np.ndarray]:
+    """Execute `text` (PTX statements; `$k` operands given in `operands`); returns the registers."""
+    regs: dict[str, np.ndarray] = {k: np.broadcast_to(np.asarray(v, np.int64) & M32, (lanes,)).copy()
+                                   for k, v in operands.items()}
+    lane = np.arange(lanes)
+    for stmt in (s.strip(" \t\n{}") for s in text.split(";")):
+        if not stmt:
+            continue
+        if stmt.startswith(".reg"):
+            for name in stmt.split(None, 2)[2].split(","):
+                regs[name.strip()] = np.full(lanes, UNDEFINED, np.int64)
+            continue
+        guard = np.ones(lanes, bool)
+        g = re.match(r"@(!?)(\S+)\s+", stmt)
+        if g:
+            guard = regs[g.group(2)].astype(bool) ^ (g.group(1) == "!")
+            stmt = stmt[g.end():]
+        opcode, _, rest = stmt.partition(" ")
+        ops = [o.strip() for o in rest.split(",")]
+        parts = opcode.split(".")
+
+        def val(tok: str) -> np.ndarray:
+            if tok.startswith("!"):
+                return ~regs[tok[1:]].astype(bool)
+            if tok == "%laneid":
+                return lane & 31
+            if tok in regs:
+                return regs[tok]
+            v = int(tok, 0)
+            return np.full(lanes, v & M32, np.int64)
+
+        def put(dest: str, v: np.ndarray) -> None:
+            old = regs.get(dest, np.full(lanes, UNDEFINED, np.int64))
+            regs[dest] = np.where(guard, np.asarray(v, np.int64), old)
+
+        ty = parts[-1]
+        signed = ty.startswith("s")
+        num = _signed if signed else (lambda x: x & M32)
+        if parts[0] == "mov":
+            put(ops[0], val(ops[1]))
+        elif parts[0] in ("add", "sub", "mul", "min", "max") and ty == "f32":
+            a, b = _f32(val(ops[1])), _f32(val(ops[2]))
+            f = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "min": np.fmin, "max": np.fmax}[parts[0]]
+            put(ops[0], _bits(f(a, b)))
+        elif parts[0] in ("add", "sub", "mul", "and", "or", "xor", "min", "max"):
+            a, b = num(val(ops[1])), num(val(ops[2]))
+            f = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "and": np.bitwise_and,
+                 "or": np.bitwise_or, "xor": np.bitwise_xor, "min": np.minimum, "max": np.maximum}[parts[0]]
+            if ty == "pred":
+                put(ops[0], BOOL[parts[0]](a.astype(bool), b.astype(bool)))
+            else:
+                put(ops[0], f(a, b) & M32)
+        elif parts[0] == "not":
+            put(ops[0], ~val(ops[1]).astype(bool) if ty == "pred" else ~val(ops[1]) & M32)
+        elif parts[0] in ("shl", "shr"):
+            a, n = num(val(ops[1])), val(ops[2]) & M32
+            n = np.minimum(n, 32)               # PTX clamps the shift amount at the width
+            if parts[0] == "shl":
+                put(ops[0], np.where(n >= 32, 0, (a << np.minimum(n, 31)) & M32))
+            else:
+                put(ops[0], (a >> np.minimum(n, 63)) & M32)
+        elif parts[0] == "setp":
+            cmpop, combine = parts[1], parts[2] if len(parts) == 4 else None
+            if ty == "f32":
+                a, b = _f32(val(ops[1])), _f32(val(ops[2]))
+                t = CMP[cmpop](a, b) & ~np.isnan(a) & ~np.isnan(b)
+            elif cmpop in ("lo", "ls", "hi", "hs"):          # unsigned whatever the type
+                t = CMP[cmpop](val(ops[1]) & M32, val(ops[2]) & M32)
+            else:
+                t = CMP[cmpop](num(val(ops[1])), num(val(ops[2])))
+            f = ~t
+            if combine:
+                c = val(ops[3]).astype(bool)
+                t, f = BOOL[combine](t, c), BOOL[combine](f, c)
+            dests = ops[0].split("|")
+            put(dests[0].strip(), t)
+            if len(dests) > 1:
+                put(dests[1].strip(), f)
+        elif parts[0] == "selp":
+            put(ops[0], np.where(val(ops[3]).astype(bool), val(ops[1]), val(ops[2])))
+        elif parts[0] == "shfl":
+            mode = parts[2]
+            a, b, c = val(ops[1]), val(ops[2]), val(ops[3])
+            out, pred = np.zeros(lanes, np.int64), np.zeros(lanes, bool)
+            for warp in range(0, lanes, 32):
+                w = slice(warp, warp + 32)
+                src, p = ref_shfl(mode, [int(x) for x in b[w]], [int(x) for x in c[w]])
+                out[w] = a[w][src]
+                pred[w] = p
+            dests = ops[0].split("|")
+            put(dests[0].strip(), out)
+            if len(dests) > 1:
+                put(dests[1].strip(), pred)
+        else:
+            raise ValueError(f"ptx_ref: no reference for '{stmt}'")
+    return regs
