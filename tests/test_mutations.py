@@ -1,7 +1,8 @@
 """Mutations the suite must catch (issue 13, item 2): each is applied to a copy of the package and
 the tests that guard it are run against that copy; they must fail. The first three miscompile
-every affected site while every proof still holds (they break the emitted code, not the plan), so
-only executed code catches them: the example kernels and primitives on the AMD emulator."""
+every affected site while every proof still holds (they break the emitted code, not the plan): the
+read-back of emitted helpers (tests/test_readback.py) catches the first two at compile time, and
+the example kernels and primitives executed on the AMD emulator catch all three."""
 from __future__ import annotations
 
 import os
@@ -26,14 +27,15 @@ def _emulator_ready() -> str | None:
 
 
 EMULATED = ("hw_tests/amd/test_kernels_hw.py", "hw_tests/amd/test_primitives_hw.py")
+EMITTED = ("tests/test_readback.py", *EMULATED)     # read back at compile time, and executed
 # (name, file, text, mutated text, tests to run, pytest -k, emulated targets)
 MUTATIONS = [
     ("update.dpp old/src swapped", "shflx/amd/llvm_ir.py",
      "update.dpp.i32(i32 {ref(s.old)}, i32 {ref(s.src)}, ", "update.dpp.i32(i32 {ref(s.src)}, i32 {ref(s.old)}, ",
-     EMULATED, "scan or excl or exclusive", "gfx1100,gfx942"),
+     EMITTED, "reads_back or scan or excl or exclusive", "gfx1100,gfx942"),
     ("permlane16 sel_lo/sel_hi swapped", "shflx/amd/llvm_ir.py",
      "i32 {_signed(s.sel_lo)}, i32 {_signed(s.sel_hi)}", "i32 {_signed(s.sel_hi)}, i32 {_signed(s.sel_lo)}",
-     EMULATED, "butterfly_sum or permlane", "gfx1100"),
+     EMITTED, "reads_back or butterfly_sum or permlane", "gfx1100"),
     ("wave64 uniform broadcast halves swapped", "shflx/amd/general.py",
      "select i1 %upper, i32 %r1, i32 %r0", "select i1 %upper, i32 %r0, i32 %r1",
      EMULATED, "runtime_broadcast", "gfx942"),

@@ -65,7 +65,7 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
             if fn_name is None:
                 raise EmitError("'identity' needs a combine step")
             return str(_signed(FNS[fn_name].identity))
-        return f"%{_local(r)}"
+        return f"%{local_name(r)}"
 
     lane_needed = any(isinstance(s, (DsBpermute, Permlane16Var, Select)) for s in plan.steps)
     if lane_needed:
@@ -76,7 +76,7 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
     for s in plan.steps:
         if getattr(s, "exec", None) is not None:
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
-        d = f"%{_local(s.id)}"
+        d = f"%{local_name(s.id)}"
         if isinstance(s, Combine):
             lines += combine_ir(d, s.fn, ref(s.a), ref(s.b), needed)
             continue
@@ -199,7 +199,8 @@ attributes #1 = {{ "amdgpu-flat-work-group-size"="{plan.wave},{plan.wave}" "targ
 """
 
 
-def _local(ref: str) -> str:
+def local_name(ref: str) -> str:
+    """The SSA name (without %) the emitted helper gives the step or reference `ref`."""
     safe = "".join(c if c.isalnum() or c in "._" else "_" for c in ref)
     return f"s.{safe}"
 

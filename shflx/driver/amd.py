@@ -14,7 +14,7 @@ import numpy as np
 
 from ..amd import general
 from ..amd.asm import step_asm
-from ..amd.llvm_ir import function_ir
+from ..amd.llvm_ir import function_ir, local_name
 from ..errors import InputError, UsageError
 from ..files import check_source_text
 from ..frontend.clang import FrontendOptions, compile_to_ir
@@ -24,6 +24,7 @@ from ..ir.sites import MODE_NAMES, find_sites, site_map
 from ..isa import amd_target, known_amd_targets
 from ..match.cost import bpermute_cost
 from ..pattern import format_pattern
+from ..verify.readback import emitted_differences
 from .cache import lower, synthesize
 from .inputs import check_resolved, read_ir
 from .report import ChainReport, CompileResult, SiteReport, classify_site, describe_site, kernel_summaries, source_location
@@ -76,6 +77,12 @@ def lower_chains(ir: str, arch: str, wave: int, fp_reassoc: bool = False) -> tup
             continue
         name = f"shflx.chain.{k}"
         fn, need = function_ir(out.plan, name, INLINE_ATTRS)
+        wrong = emitted_differences(out.plan, fn, local_name)
+        if wrong:                             # an emitter bug: keep the chain as written (DESIGN 6)
+            entry.reason = f"internal: the emitted code did not read back as the proven plan ({wrong[0]})"
+            entry.cost = None
+            reports.append(entry)
+            continue
         functions.append(fn)
         needed |= need
         edits.update(chain_edits(lines, chain, f"call i32 @{name}(i32 {chain.start})", name))
@@ -154,7 +161,13 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
                 plan = None                   # the general lowering computes the index with ALU ops
         if plan is not None:
             name = f"shflx.site.{k}"
-            define(name, function_ir(plan, name, INLINE_ATTRS))
+            made = function_ir(plan, name, INLINE_ATTRS)
+            wrong = emitted_differences(plan, made[0], local_name)
+            if wrong:                         # an emitter bug: the exact general lowering (DESIGN 6)
+                plan = None
+                site.notes.append(f"internal: the emitted code did not read back as the proven plan ({wrong[0]})")
+        if plan is not None:
+            define(name, made)
             edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value])
             lowering = [step_asm(s, target, wave) for s in plan.steps] or ["(no instruction: every lane keeps its value)"]
             reports.append(SiteReport(site.location, site.function, describe_site(site), cls, lowering, plan.cost,
@@ -291,6 +304,12 @@ def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport
             continue
         name = f"shflx.bperm.{k}"
         fn, need = function_ir(plan, name, INLINE_ATTRS)
+        wrong = emitted_differences(plan, fn, local_name)
+        if wrong:                             # an emitter bug: keep the (exact) ds_bpermute
+            keep.cls = "constant map"
+            keep.notes.append(f"internal: the emitted code did not read back as the proven plan ({wrong[0]})")
+            reports.append(keep)
+            continue
         functions.append(fn)
         needed |= need
         line = lines[site.line_index]

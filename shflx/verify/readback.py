@@ -1,0 +1,200 @@
+"""Translation validation: the LLVM IR helper emitted for a proven plan, read back step by step
+from LLVM's own operand order of each intrinsic (llvm/include/llvm/IR/IntrinsicsAMDGPU.td), must
+be that plan: every step, operand, immediate and per-lane table equal.
+
+The proofs cover the Plan; this check covers the text handed to LLVM (an operand swapped in an
+emitter would otherwise be proven correct and emitted wrong). Pure text in, differences out."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..combine import FNS
+from ..plan import (Combine, DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, Permlane64,
+                    Plan, Readfirstlane, Readlane, Select, Step, UpdateDpp, Writelane)
+
+_M32 = 0xFFFFFFFF
+_CALL = re.compile(r"^\s*(%[\w.\-]+) = call (?:i32|i1|\{ i32, i32 \}) @llvm\.amdgcn\.([\w.]+)\((.*)\)$")
+_DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
+_TABLE = re.compile(r"^(@[\w.\-]+) = internal unnamed_addr addrspace\(4\) constant \[(\d+) x i32\] \[(.*)\]$")
+# intrinsic (without the .i32 suffix) -> the Plan op and the fields its operands fill, in LLVM's order
+INTRINSICS = {
+    "update.dpp": ("update.dpp", ("old", "src", "dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl")),
+    "mov.dpp8": ("mov.dpp8", ("src", "sel")),
+    "ds.swizzle": ("ds.swizzle", ("src", "offset")),
+    "permlane16": ("permlane16", ("old", "src", "sel_lo", "sel_hi", "fi", "bound_ctrl")),
+    "permlanex16": ("permlanex16", ("old", "src", "sel_lo", "sel_hi", "fi", "bound_ctrl")),
+    "permlane16.var": ("permlane16.var", ("old", "src", "sel", "fi", "bound_ctrl")),
+    "permlanex16.var": ("permlanex16.var", ("old", "src", "sel", "fi", "bound_ctrl")),
+    "permlane64": ("permlane64", ("src",)),
+    "permlane16.swap": ("permlane16.swap", ("vdst_old", "src0_old", "fi", "bound_ctrl")),
+    "permlane32.swap": ("permlane32.swap", ("vdst_old", "src0_old", "fi", "bound_ctrl")),
+    "readlane": ("readlane", ("src", "lane")),
+    "readfirstlane": ("readfirstlane", ("src",)),
+    "writelane": ("writelane", ("value", "lane", "old")),
+    "ds.bpermute": ("ds.bpermute", ("index", "src")),
+    "ds.permute": ("ds.permute", ("index", "src")),
+    "ds.bpermute.fi.b32": ("ds.bpermute.fi", ("index", "src")),
+}
+_BINARY = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "fadd": "fadd", "fmul": "fmul"}
+_MINMAX = {"llvm.umin.i32": "umin", "llvm.umax.i32": "umax", "llvm.smin.i32": "smin", "llvm.smax.i32": "smax",
+           "llvm.minnum.f32": "fmin", "llvm.maxnum.f32": "fmax"}
+
+
+def _args(text: str) -> list[str]:
+    return [a.strip().split()[-1] for a in text.split(",")]
+
+
+def _int(tok: str) -> int:
+    return int(tok) if tok not in ("true", "false") else int(tok == "true")
+
+
+def read_helper(text: str, wave: int) -> tuple[dict[str, dict[str, Any]], str]:
+    """(SSA name -> {'op', fields...}, the returned value) of an emitted helper `i32 @f(i32 %x)`."""
+    tables = {m.group(1): [_int(v.split()[-1]) & _M32 for v in m.group(3).split(",")]
+              for m in map(_TABLE.match, text.splitlines()) if m}
+    defs: dict[str, str] = {}
+    steps: dict[str, dict[str, Any]] = {}
+    result = ""
+    for line in text.splitlines():
+        if line.strip().startswith("ret i32 "):
+            result = line.strip().split()[-1]
+        m = _DEF.match(line)
+        if m:
+            defs[m.group(1)] = m.group(2)
+
+    def table_of(tok: str) -> tuple[int, ...]:
+        """The per-lane constant a `load (gep @table, 0, %lane)` reads."""
+        load = defs.get(tok, "")
+        ptr = load.split()[-1] if load.startswith("load ") else ""
+        g = re.search(r"(@[\w.\-]+), i32 0, i32 %lane$", defs.get(ptr, ""))
+        if not g or g.group(1) not in tables:
+            raise ValueError(f"{tok} is not a per-lane table read")
+        return tuple(tables[g.group(1)])
+
+    def value(tok: str) -> Any:
+        if tok == "%x":
+            return "x"
+        if tok in ("poison", "undef"):
+            return "undef"
+        if re.fullmatch(r"-?\d+", tok):
+            return ("const", int(tok) & _M32)
+        inner = defs.get(tok, "")
+        if tok not in steps and inner.startswith("bitcast "):     # float views of i32 values
+            return value(inner.split()[2])
+        return tok
+
+    for name, inst in defs.items():
+        line = f"  {name} = {inst}"
+        call = _CALL.match(line)
+        if call and call.group(2).removesuffix(".i32") in INTRINSICS:
+            op, fields = INTRINSICS[call.group(2).removesuffix(".i32")]
+            args = _args(call.group(3))
+            step: dict[str, Any] = {"op": op}
+            for field, tok in zip(fields, args):
+                if field in ("index", "sel") and not re.fullmatch(r"-?\d+", tok):
+                    lanes = table_of(tok)
+                    step[field] = tuple(v // 4 for v in lanes) if field == "index" else lanes
+                elif field in ("old", "src", "value", "vdst_old", "src0_old"):
+                    step[field] = value(tok)
+                else:
+                    step[field] = _int(tok) & _M32
+            steps[name] = step
+        elif inst.startswith("extractvalue { i32, i32 } "):
+            pair, take = inst.split()[-2].rstrip(","), _int(inst.split()[-1])
+            steps[name] = {**steps[pair], "take": take}
+        elif inst.startswith("select i1 "):
+            cond, a, b = (t.strip().split()[-1] for t in inst[len("select i1 "):].split(","))
+            ballot = re.match(r"call i1 @llvm\.amdgcn\.inverse\.ballot\.i(?:32|64)\(i(?:32|64) (-?\d+)\)$",
+                              defs.get(cond, ""))
+            shift = re.match(r"trunc i64 (%[\w.\-]+) to i1$", defs.get(cond, ""))
+            if ballot:
+                lanes = int(ballot.group(1))
+            elif shift and re.match(r"lshr i64 -?\d+, ", defs.get(shift.group(1), "")):
+                lanes = int(defs[shift.group(1)].split()[2].rstrip(","))
+            else:
+                continue                                          # not a plan select
+            steps[name] = {"op": "select", "a": value(a), "b": value(b), "lanes": lanes & ((1 << wave) - 1)}
+        elif (op := inst.split()[0]) in _BINARY and inst.split()[1] in ("i32", "float"):
+            a, b = _args(inst.split(None, 2)[2])
+            steps[name] = {"op": "combine", "fn": _BINARY[op], "a": value(a), "b": value(b)}
+        elif (mm := re.match(r"call (?:i32|float) @(llvm\.\w+\.(?:i32|f32))\((.*)\)$", inst)) and mm.group(1) in _MINMAX:
+            a, b = _args(mm.group(2))
+            steps[name] = {"op": "combine", "fn": _MINMAX[mm.group(1)], "a": value(a), "b": value(b)}
+        elif (bc := re.match(r"bitcast float (%[\w.\-]+) to i32$", inst)) and bc.group(1) in steps:
+            steps[name] = steps[bc.group(1)]                      # a float combine's i32 view
+    return steps, result
+
+
+def _expected(plan: Plan, step: Step, ref: Any) -> dict[str, Any]:
+    """The fields a step must show when read back (refs through `ref`)."""
+    m = (1 << plan.wave) - 1
+    if isinstance(step, UpdateDpp):
+        f = dict(old=ref(step.old), src=ref(step.src), dpp_ctrl=step.dpp_ctrl, row_mask=step.row_mask,
+                 bank_mask=step.bank_mask, bound_ctrl=step.bound_ctrl)
+    elif isinstance(step, MovDpp8):
+        f = dict(src=ref(step.src), sel=step.sel)
+    elif isinstance(step, DsSwizzle):
+        f = dict(src=ref(step.src), offset=step.offset)
+    elif isinstance(step, Permlane16Var):
+        f = dict(old=ref(step.old), src=ref(step.src), sel=tuple(v & _M32 for v in step.sel), fi=step.fi,
+                 bound_ctrl=step.bound_ctrl)
+    elif isinstance(step, Permlane16):
+        f = dict(old=ref(step.old), src=ref(step.src), sel_lo=step.sel_lo & _M32, sel_hi=step.sel_hi & _M32,
+                 fi=step.fi, bound_ctrl=step.bound_ctrl)
+    elif isinstance(step, Permlane64):
+        f = dict(src=ref(step.src))
+    elif isinstance(step, Permlane16Swap):
+        f = dict(vdst_old=ref(step.vdst_old), src0_old=ref(step.src0_old), fi=step.fi, bound_ctrl=step.bound_ctrl,
+                 take=step.take)
+    elif isinstance(step, Readlane):
+        f = dict(src=ref(step.src), lane=step.lane)
+    elif isinstance(step, Readfirstlane):
+        f = dict(src=ref(step.src))
+    elif isinstance(step, Writelane):
+        f = dict(value=ref(step.value), lane=step.lane, old=ref(step.old))
+    elif isinstance(step, DsBpermute):
+        f = dict(src=ref(step.src), index=tuple(step.index))
+    elif isinstance(step, Select):
+        f = dict(a=ref(step.a), b=ref(step.b), lanes=step.lanes & m)
+    elif isinstance(step, Combine):
+        f = dict(fn=step.fn, a=ref(step.a), b=ref(step.b))
+    else:
+        raise ValueError(f"no read-back form for {step.op}")
+    return {"op": step.op, **f}
+
+
+def emitted_differences(plan: Plan, text: str, local: Any) -> list[str]:
+    """Where the emitted helper `text` is not `plan` (empty: it is). `local(id)` is the emitter's
+    SSA name of a step id."""
+    fn = next((s.fn for s in plan.steps if isinstance(s, Combine)), None)
+    names = {f"%{local(s.id)}": s.id for s in plan.steps}
+
+    def ref(r: Any) -> Any:
+        if r == "zero":
+            return ("const", 0)
+        if r == "identity" and fn is not None:
+            return ("const", FNS[fn].identity & _M32)
+        return r
+
+    read, result = read_helper(text, plan.wave)
+    back = {names.get(k, k): {f: names.get(v, v) if isinstance(v, str) else v for f, v in s.items()}
+            for k, s in read.items()}
+    out = []
+    for step in plan.steps:
+        want = _expected(plan, step, ref)
+        got = back.get(step.id)
+        if got is None:
+            out.append(f"step {step.id!r} ({step.op}) is not in the emitted code")
+        elif {k: got.get(k) for k in want} != want:
+            diff = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
+            out.append(f"step {step.id!r} ({step.op}) emitted as {diff} (emitted, planned)")
+    want_result = ref(plan.result) if plan.result in ("x", "zero", "identity") else plan.result
+    got_result = names.get(result, value_of(result))
+    if got_result != want_result and not (plan.result == "x" and result == "%x"):
+        out.append(f"the helper returns {result}, the plan's result is {plan.result!r}")
+    return out
+
+
+def value_of(tok: str) -> Any:
+    return "x" if tok == "%x" else ("const", int(tok) & _M32) if re.fullmatch(r"-?\d+", tok) else tok
