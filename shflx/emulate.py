@@ -15,11 +15,12 @@ import numpy as np
 
 from .amd import SEMANTICS, Gather, StepContext
 from .amd.permute import HALF_WAVE_ASSUMPTION, half_wave_assumed
+from .amd.swizzle import ROTATE_WRAP_ASSUMPTION, rotate_wrap_relied_on
 from .combine import FNS
 from .errors import InputError
 from .isa import amd_target
 from .lanes import OPEN, UNDEF, ZERO, lanes_to_mask, mask_to_lanes
-from .plan import Combine, Plan, Readfirstlane, Readlane, Step, Writelane
+from .plan import Combine, DsSwizzle, Plan, Readfirstlane, Readlane, Step, Writelane
 
 UNIFORM_OPS = (Readlane, Readfirstlane)
 
@@ -91,6 +92,8 @@ def walk(plan: Plan, domain: Domain, trace: Trace | None = None,
         trace.questions |= g.questions
         if half_wave:
             trace.assumptions.add(HALF_WAVE_ASSUMPTION)
+        if isinstance(step, DsSwizzle) and rotate_wrap_relied_on(step.offset):
+            trace.assumptions.add(ROTATE_WRAP_ASSUMPTION)
         operands = [ref(getattr(step, r)) if getattr(step, r) is not None else domain.constant("undef")
                     for r in step.refs]
         env[step.id] = domain.gather(g, operands, step.id)

@@ -14,6 +14,23 @@ from .context import StepContext
 from .gather import Gather
 
 
+ROTATE_WRAP_ASSUMPTION = (
+    "ds_swizzle rotate wraps inside its 32-lane group: AMD's pseudocode (j = (i & mask) | ((i + rotate) "
+    "& ~mask); j |= i & 0x20) lets a carry reach bit 5 at the group edge (spec/amd_crosslane.md §5.2; "
+    "amdemu AMDEMU_SWIZZLE_ROTATE=group32 vs literal)")
+
+
+def rotate_wrap_relied_on(offset: int) -> bool:
+    """Whether a swizzle offset is a rotate whose result for some lane of a 32-lane group depends
+    on the wrap reading (a carry out of bit 4 that the literal pseudocode would keep)."""
+    if swizzle_mode(offset) != "rotate":
+        return False
+    m = offset & 31
+    r = (offset >> 5) & 31
+    r = -r if (offset >> 10) & 1 else r
+    return any(((i + r) & ~m) & ~31 for i in range(32))
+
+
 def rev5(x: Any) -> Any:
     return sum(((x >> k) & 1) << (4 - k) for k in range(5))
 

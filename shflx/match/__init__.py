@@ -11,11 +11,12 @@ from typing import Any
 from ..errors import InputError
 from ..isa import amd_target
 from ..pattern import Collective, Shuffle, format_pattern, parse_pattern
-from ..plan import Plan
+from ..amd.swizzle import rotate_wrap_relied_on
+from ..plan import DsSwizzle, Plan
 from .cost import bpermute_cost, fusable, fused_cost, uses_lds
 from .search import Candidate, SearchReport, candidates
 
-SEARCH_VERSION = 2   # bump whenever the plan JSON or the search changes (it keys the cache)
+SEARCH_VERSION = 3   # bump whenever the plan JSON or the search changes (it keys the cache)
 
 
 
@@ -35,13 +36,19 @@ def lower(pattern: str | Shuffle, arch: str, wave: int | None = None, runtime_ma
     want = p.lane_map(wave)
     t0 = time.perf_counter()
     report = SearchReport()
-    found = sorted(candidates(arch, wave, want, report, runtime_mask), key=lambda c: c.rank)
+    found = sorted(candidates(arch, wave, want, report, runtime_mask), key=lambda c: (c.cost, _open_readings(c), c.rank))
     for cand in found:
         plan = Plan(arch, wave, text, cand.steps, cand.result, cand.cost)
         proof = prove(plan)
         if proof.status == "proved":
             return _finish(plan, proof, cand, report, time.perf_counter() - t0, runtime_mask)
     raise RuntimeError(f"internal error: no candidate for '{text}' on {arch} was proved")
+
+
+def _open_readings(cand: Candidate) -> int:
+    """How many steps rely on a reading of AMD's documents that is not settled (ds_swizzle rotate
+    at the group edge): among equally cheap plans, those that rely on none come first."""
+    return sum(isinstance(s, DsSwizzle) and rotate_wrap_relied_on(s.offset) for s in cand.steps)
 
 
 def _finish(plan: Plan, proof: Any, cand: Candidate, report: SearchReport, seconds: float,
