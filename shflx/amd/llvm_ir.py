@@ -27,6 +27,8 @@ DECLS = {
     "ds.bpermute.fi": "declare i32 @llvm.amdgcn.ds.bpermute.fi.b32(i32, i32)",
     "ds.permute": "declare i32 @llvm.amdgcn.ds.permute(i32, i32)",
     "mbcnt": "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)\ndeclare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)",
+    "inverse.ballot.i32": "declare i1 @llvm.amdgcn.inverse.ballot.i32(i32)",
+    "inverse.ballot.i64": "declare i1 @llvm.amdgcn.inverse.ballot.i64(i64)",
     "umin": "declare i32 @llvm.umin.i32(i32, i32)", "umax": "declare i32 @llvm.umax.i32(i32, i32)",
     "smin": "declare i32 @llvm.smin.i32(i32, i32)", "smax": "declare i32 @llvm.smax.i32(i32, i32)",
     "fmin": "declare float @llvm.minnum.f32(float, float)", "fmax": "declare float @llvm.maxnum.f32(float, float)",
@@ -67,7 +69,7 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
             return str(_signed(FNS[fn_name].identity))
         return f"%{_local(r)}"
 
-    lane_needed = any(isinstance(s, (DsBpermute, Permlane16Var, Select)) for s in plan.steps)
+    lane_needed = any(isinstance(s, (DsBpermute, Permlane16Var)) for s in plan.steps)
     if lane_needed:
         needed.add("mbcnt")
         lines.append("  %lane.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)")
@@ -80,7 +82,7 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
         if isinstance(s, Combine):
             lines += combine_ir(d, s.fn, ref(s.a), ref(s.b), needed)
             continue
-        if not isinstance(s, Select):          # a select is plain IR, no intrinsic to declare
+        if not isinstance(s, Select):          # a select declares its inverse.ballot below
             needed.add(s.op)
         if isinstance(s, UpdateDpp):
             if s.fi:
@@ -128,15 +130,26 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
         elif isinstance(s, Select):
             if s.old is not None:
                 raise EmitError(f"step {s.id!r}: a select has no `old` operand in LLVM")
-            lines.append(f"  {d}.l64 = zext i32 %lane to i64")
-            lines.append(f"  {d}.sh = lshr i64 {_signed64(s.lanes)}, {d}.l64")
-            lines.append(f"  {d}.bit = trunc i64 {d}.sh to i1")
-            lines.append(f"  {d} = select i1 {d}.bit, i32 {ref(s.a)}, i32 {ref(s.b)}")
+            lines += select_ir(d, s.lanes, plan.wave, ref(s.a), ref(s.b), needed)
         else:
             raise EmitError(f"no LLVM IR form for {s.op}")
     body = "\n".join(lines)
     text = (f"define internal i32 @{name}(i32 %x) {attrs} {{\nentry:\n{body}\n  ret i32 {ref(plan.result)}\n}}\n")
     return "\n".join(tables) + ("\n" if tables else "") + text, needed
+
+
+def select_ir(d: str, lanes: int, wave: int, a: str, b: str, needed: set[str]) -> list[str]:
+    """`d` = lane bit of the constant `lanes` ? a : b, as `llvm.amdgcn.inverse.ballot` + select.
+
+    The lane mask becomes the VCC/SGPR condition (s_mov_b32 x1-2) and the select one v_cndmask:
+    llvm/llvm-project llvm/include/llvm/IR/IntrinsicsAMDGPU.td `int_amdgcn_inverse_ballot`
+    (an i1 per lane: bit `lane` of a wave-uniform i32 (wave32) / i64 (wave64) mask; compiled by
+    llvmlite's LLVM 22.1 to exactly that). The former `lshr i64 mask, lane` form cost 8 instructions."""
+    width = 32 if wave == 32 else 64
+    needed.add(f"inverse.ballot.i{width}")
+    mask = _signed(lanes) if width == 32 else _signed64(lanes)
+    return [f"  {d}.bit = call i1 @llvm.amdgcn.inverse.ballot.i{width}(i{width} {mask})",
+            f"  {d} = select i1 {d}.bit, i32 {a}, i32 {b}"]
 
 
 def _lane_table(d: str, values: tuple[int, ...], wave: int, fname: str, tables: list[str],
