@@ -155,9 +155,12 @@ def select_ir(d: str, lanes: int, wave: int, a: str, b: str, needed: set[str]) -
 def _lane_table(d: str, values: tuple[int, ...], wave: int, fname: str, tables: list[str],
                 lines: list[str], scale: int) -> str:
     """A per-lane constant (bpermute byte address, permlane selector) read by lane id."""
-    gname = f"@{fname}.{d[1:]}.tbl"
     items = ", ".join(f"i32 {_signed((v * scale) & 0xFFFFFFFF)}" for v in values)
-    tables.append(f"{gname} = internal unnamed_addr addrspace(4) constant [{wave} x i32] [{items}]")
+    body = f"internal unnamed_addr addrspace(4) constant [{wave} x i32] [{items}]"
+    shared = next((t.split(" = ", 1)[0] for t in tables if t.split(" = ", 1)[1] == body), None)
+    gname = shared or f"@{fname}.{d[1:]}.tbl"          # one table per distinct constant (priced once)
+    if shared is None:
+        tables.append(f"{gname} = {body}")
     lines.append(f"  {d}.ptr = getelementptr inbounds [{wave} x i32], ptr addrspace(4) {gname}, i32 0, i32 %lane")
     lines.append(f"  {d}.idx = load i32, ptr addrspace(4) {d}.ptr")
     return f"{d}.idx"

@@ -20,14 +20,15 @@ import numpy as np
 from ..emulate import Provenance, Trace, result
 from ..isa import amd_target
 from ..lanes import LaneMap, ZERO, lanes_to_mask
-from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlanex16, Plan, Readlane,
-                    Select, Step, UpdateDpp)
+from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, Permlanex16,
+                    Permlanex16Var, Plan, Readlane, Select, Step, UpdateDpp)
 from .cost import LDS_OPS, steps_cost
 from .solvers import (batch_group_selectors, dpp16_after_many, dpp16_solutions, dpp_table, lane_bits, solve_any,
                       solve_readlane, solve_swizzle)
 
 ROW_SWAP = dict(sel_lo=0x76543210, sel_hi=0xFEDCBA98)
 FIXUP_TRIES = 6        # values (by lanes already right) tried as the base of a select fix-up
+MAX_REPEAT = 4         # a cheap full-wave move applied up to this many times (gfx9 wave_shr:1 x d)
 
 
 def cheapest(target) -> float:
@@ -114,6 +115,60 @@ def pool(arch: str, wave: int) -> tuple[PoolValue, ...]:
     return tuple(sorted(seen.values(), key=lambda v: v.cost))
 
 
+@lru_cache(maxsize=32)
+def repeated(arch: str, wave: int) -> tuple[PoolValue, ...]:
+    """Single full-mask DPP16 moves with BC=1 (lanes out of range read 0) applied 2..MAX_REPEAT
+    times: gfx9 wave_shr:1 x d is an up-d shift across the whole wave, which a select with x
+    turns into CUDA's up/down at width 32 without ds_bpermute (issue 14). Only moves that shift
+    the whole wave or a row are iterated (their powers are new maps; xmask/mirror powers are not)."""
+    out: dict[bytes, PoolValue] = {}
+    lanes = np.arange(wave)
+    t = dpp_table(arch, wave)
+    for k, c in enumerate(t.ctrls.tolist()):
+        if c not in _SHIFT_CTRLS:
+            continue
+        step = np.where(t.valid[k], t.src[k], ZERO)
+        prov = lanes.copy()
+        steps: tuple[Step, ...] = ()
+        for n in range(1, MAX_REPEAT + 1):
+            prov = np.where(step >= 0, prov[np.clip(step, 0, wave - 1)], ZERO)
+            src = "x" if n == 1 else f"p{n - 1}"
+            steps = steps + (UpdateDpp(f"p{n}", src, "undef", c, 15, 15, 1),)
+            if n == 1:
+                continue
+            v = PoolValue(steps, f"p{n}", prov.copy(), steps_cost(arch, steps))
+            key = prov.astype(np.int8).tobytes()
+            if key not in out or out[key].cost > v.cost:
+                out[key] = v
+    return tuple(sorted(out.values(), key=lambda v: v.cost))
+
+
+# DPP16 controls that move data by one lane across the row or the wave (spec §3.3):
+# row_shl/shr:1 (0x101, 0x111), wave_shl/rol/shr/ror:1 (0x130, 0x134, 0x138, 0x13C)
+_SHIFT_CTRLS = frozenset({0x101, 0x111, 0x130, 0x134, 0x138, 0x13C})
+
+
+def var_permlanes(arch: str, wave: int, want: LaneMap) -> tuple[Step, ...] | None:
+    """Any map that stays inside 32-lane halves as v_permlane16_var + v_permlanex16_var with one
+    shared per-lane selector (the source lane; only its bits [3:0] are read, spec §9) merged by a
+    select on the lanes whose source is in their own row (gfx12, issue 14)."""
+    if not amd_target(arch).has("permlane_var"):
+        return None
+    lanes = np.arange(wave)
+    src = np.where(want.care, want.src, lanes).astype(np.int64)
+    if (src < 0).any() or ((src >> 5) != (lanes >> 5)).any():
+        return None
+    sel = tuple(int(v) & 15 for v in src)
+    same = (src >> 4) == (lanes >> 4)
+    a = Permlane16Var("a0", "x", "undef", sel, 0, 0)
+    b = Permlanex16Var("b0", "x", "undef", sel, 0, 0)
+    if same.all():
+        return (replace(a, id="f"),)
+    if not same.any():
+        return (replace(b, id="f"),)
+    return (a, b, Select("f", "a0", "b0", lanes_to_mask(same)))
+
+
 def _rename(steps: tuple[Step, ...], prefix: str) -> tuple[tuple[Step, ...], dict[str, str]]:
     names = {s.id: f"{prefix}{k}" for k, s in enumerate(steps)}
     out = []
@@ -194,6 +249,9 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
     fallback = solve_any(_acc(ident, want), half_wave)
     if fallback is not None:
         add((DsBpermute("f", "x", tuple(fallback)),), "f", "bpermute")
+    var = var_permlanes(arch, wave, want)
+    if var is not None and (len(var) == 1 or not single_step):
+        add(var, "f", "var permlanes")
     best = min((c.cost for c in found), default=float("inf"))
     if single_step:
         report.candidates = len(found)
@@ -225,7 +283,7 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
         best = min((c.cost for c in found), default=float("inf"))
     # 3. two values merged by a select, or a cheap value fixed up on the lanes it gets wrong
     sel_cost = target.cost("select")
-    options = [PoolValue((), "x", ident, 0.0)] + list(pool(arch, wave))
+    options = [PoolValue((), "x", ident, 0.0)] + list(pool(arch, wave)) + list(repeated(arch, wave))
     good = np.array([_keep(v.prov, want) for v in options])
     costs = np.array([v.cost for v in options])
     gbits = lane_bits(good)
