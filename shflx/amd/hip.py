@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..combine import FNS
 from ..plan import (Combine, DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var,
                     Permlane64, Plan, Readfirstlane, Readlane, Select, UpdateDpp, Writelane)
-from .llvm_ir import EmitError
+from .llvm_ir import EmitError, emission_order
 
 C_OPS = {"add": "+", "mul": "*", "and": "&", "or": "|", "xor": "^"}
 
@@ -38,7 +38,7 @@ def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
     needs_lane = any(isinstance(s, (DsBpermute, Permlane16Var)) for s in plan.steps)
     if needs_lane:
         lines.append("  const unsigned lane = __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));")
-    for s in plan.steps:
+    for s in emission_order(plan.steps):
         if getattr(s, "exec", None) is not None:
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
         d = _name(s.id)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..combine import FNS
 from ..plan import (Combine, DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var,
-                    Permlane64, Plan, Readfirstlane, Readlane, Select, UpdateDpp, Writelane)
+                    Permlane64, Plan, Readfirstlane, Readlane, Select, Step, UpdateDpp, Writelane)
 
 DECLS = {
     "update.dpp": "declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32 immarg, i32 immarg, i32 immarg, i1 immarg)",
@@ -75,7 +75,7 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
         lines.append("  %lane.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)")
         lines.append("  %lane = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lane.lo)" if plan.wave == 64
                      else "  %lane = add i32 %lane.lo, 0")
-    for s in plan.steps:
+    for s in emission_order(plan.steps):
         if getattr(s, "exec", None) is not None:
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
         d = f"%{_local(s.id)}"
@@ -136,6 +136,38 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
     body = "\n".join(lines)
     text = (f"define internal i32 @{name}(i32 %x) {attrs} {{\nentry:\n{body}\n  ret i32 {ref(plan.result)}\n}}\n")
     return "\n".join(tables) + ("\n" if tables else "") + text, needed
+
+
+def tied_olds(step: Step) -> tuple[str, ...]:
+    """Operands the instruction overwrites in place (LLVM ties them to its destination)."""
+    if isinstance(step, Permlane16Swap):
+        return (step.vdst_old,) if step.vdst_old == step.src0_old else (step.vdst_old, step.src0_old)
+    if isinstance(step, (UpdateDpp, Permlane16, Permlane16Var)):
+        return (step.old,)
+    return ()
+
+
+def emission_order(steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """The steps in a dependency-respecting order that emits a step overwriting a live value in
+    place (a tied `old`) after the other readers of that value where it can, so LLVM needs no
+    v_mov copy for it (seen in llvmlite's LLVM 22.1 asm: DPP old=x before a permlane of x cost one)."""
+    pending = list(steps)
+    done: set[str] = {"x"}
+    ids = {st.id for st in steps}
+    out: list[Step] = []
+    while pending:
+        ready = [st for st in pending if all(r in done or r not in ids for r in st.inputs())]
+        if not ready:                                   # not a DAG in step order: keep it as given
+            return tuple(steps)
+
+        def blocks(st: Step) -> bool:
+            return any(o in r.inputs() for o in tied_olds(st) for r in pending if r is not st
+                       and getattr(r, "instruction", None) != getattr(st, "instruction", r.id))
+        pick = next((st for st in ready if not blocks(st)), ready[0])
+        pending.remove(pick)
+        out.append(pick)
+        done.add(pick.id)
+    return tuple(out)
 
 
 def select_ir(d: str, lanes: int, wave: int, a: str, b: str, needed: set[str]) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..amd.llvm_ir import emission_order, tied_olds
 from ..isa import amd_target
 from ..plan import (Combine, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, Plan, Readfirstlane,
                     Readlane, Step, UpdateDpp, Writelane)
@@ -64,23 +65,22 @@ def emitted_extras(target: Any, steps: tuple[Step, ...] | list[Step]) -> float:
     - a readlane/readfirstlane result read by a VALU op is copied back to a VGPR (v_mov_b32 v, s:
       one costs.valu; a writelane reads the SGPR directly);
     - a step whose `old` operand is tied to its destination (DPP16, permlane16/x16/var, both
-      operands of a permlane swap) gets a v_mov_b32 copy when that value is still read by another
-      step, and a DPP with `old` = 0 that LLVM cannot drop (BC=0 or partial masks) a v_mov_b32 0."""
+      operands of a permlane swap) gets a v_mov_b32 copy when a step emitted after it (in
+      llvm_ir.emission_order) still reads that value, and a DPP with `old` = 0 that LLVM cannot
+      drop (BC=0 or partial masks) a v_mov_b32 0."""
     extra = 0.0
     tables = set()
-    readers: dict[str, set[Any]] = {}
-    for s in steps:
-        for r in s.inputs():
-            readers.setdefault(r, set()).add(_instruction(s))
+    order = emission_order(tuple(steps))
     copied: set[tuple[Any, ...]] = set()
-    for s in steps:
+    for k, s in enumerate(order):
         if isinstance(s, Permlane16Var):
-            tables.add(("sel", s.sel))
+            tables.add(s.sel)
         if isinstance(s, (Readlane, Readfirstlane)):
             users = [u for u in steps if s.id in u.inputs()]
             if any(not isinstance(u, Writelane) or u.old == s.id for u in users):
                 extra += target.cost("valu")
-        for old in _tied_olds(s):
+        later = [r for r in order[k + 1:] if _instruction(r) != _instruction(s)]
+        for old in tied_olds(s):
             if old in VALUE_CONSTANTS:
                 if old == "zero" and isinstance(s, UpdateDpp) and not (
                         s.bound_ctrl == 1 and s.row_mask == 15 and s.bank_mask == 15):
@@ -88,10 +88,29 @@ def emitted_extras(target: Any, steps: tuple[Step, ...] | list[Step]) -> float:
                 continue
             key = (old, _instruction(s))
             twice = isinstance(s, Permlane16Swap) and s.vdst_old == s.src0_old
-            if (twice or readers.get(old, set()) - {_instruction(s)}) and key not in copied:
+            if (twice or any(old in r.inputs() for r in later)) and key not in copied:
                 copied.add(key)
                 extra += target.cost("valu")
     return extra + len(tables) * lane_table_cost(target)
+
+
+# A per-lane constant read from a constant table, as shflx emits it (llvmlite LLVM 22.1 asm of
+# `shflx lower --asm` kernels): v_mbcnt_lo (+ v_mbcnt_hi in wave64) and v_lshlrev_b32 for the
+# address (3 VALU, the wave32 case over-charged by one) and s_getpc_b64 + s_add_u32 + s_addc_u32
+# (GFX12 also s_sext_i32_i16) for the table's address (3 SALU issues, each priced as
+# costs.exec_write, "one SALU issue"). The global_load's memory latency is not charged: the
+# address does not depend on the shuffled value, so the load issues early (an assumption; a
+# cold cache can cost hundreds of cycles). ds_bpermute's own cost already holds one v_lshlrev.
+LANE_TABLE_VALU = 3
+LANE_TABLE_SALU = 3
+
+
+def lane_table_cost(target: Any) -> float:
+    return LANE_TABLE_VALU * target.cost("valu") + LANE_TABLE_SALU * target.cost("exec_write")
+
+
+def _instruction(s: Step) -> Any:
+    return s.instruction if isinstance(s, Permlane16Swap) else s.id
 
 
 # A per-lane constant read from a constant table, as shflx emits it (llvmlite LLVM 22.1 asm of

@@ -28,6 +28,7 @@ from .solvers import (batch_group_selectors, dpp16_after_many, dpp16_solutions, 
 
 ROW_SWAP = dict(sel_lo=0x76543210, sel_hi=0xFEDCBA98)
 FIXUP_TRIES = 6        # values (by lanes already right) tried as the base of a select fix-up
+FIXUP_TWO_STEP_TRIES = 2   # of those, the bases whose remaining lanes may take a two-step fix
 MAX_REPEAT = 4         # a cheap full-wave move applied up to this many times (gfx9 wave_shr:1 x d)
 
 
@@ -222,6 +223,37 @@ def _broadcast(wave: int, src_ref: str, lanes: list[int]) -> tuple[Step, ...]:
             Select("f", "r1", "r0", hi_half))
 
 
+def two_steps(arch: str, wave: int, values: list[PoolValue], want: LaneMap,
+              keep: int = 8) -> list[tuple[Step, ...]]:
+    """A pool value then one final DPP16/DPP8/permlane move (from the `keep` cheapest first moves
+    that have one), vectorized over every first move; the final step is named "f"."""
+    if not values:
+        return []
+    target = amd_target(arch)
+    provs = np.array([v.prov for v in values])
+    keep_x = _keep(np.arange(wave), want)
+    finals: list[tuple[int, Step]] = []
+    for n, sol in dpp16_after_many(arch, wave, provs, want.src, want.care, keep_x):
+        old = sol.pop("old")
+        finals.append((n, UpdateDpp("f", "SELF", old, **sol)))
+    finals += selector_finals(target, provs, want, "SELF", limit=4)
+    final_cost: dict[int, float] = {}
+    for n, last in finals:
+        c = values[n].cost + steps_cost(arch, (last,))
+        final_cost[n] = min(final_cost.get(n, c), c)
+    keep_n = sorted(final_cost, key=final_cost.get)[:keep]            # a few cheapest first moves
+    out = []
+    for n, last in finals:
+        if n not in keep_n:
+            continue
+        first, names = _rename(values[n].steps, "a")
+        ref = names[values[n].ref]
+        changes = {r: (ref if getattr(last, r) in ("SELF", "self") else getattr(last, r))
+                   for r in last.refs if getattr(last, r) is not None}
+        out.append(first + (replace(last, **changes),))
+    return out
+
+
 def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
                single_step: bool = False) -> list[Candidate]:
     """Every plan the search finds for `want`, unsorted (each is checked by the caller).
@@ -259,28 +291,9 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
     # 2. two steps through the pool (vectorized over every first move)
     values = [v for v in pool(arch, wave) if v.cost + cheapest(target) < best]
     report.pool = len(values)
-    if values:
-        provs = np.array([v.prov for v in values])
-        keep_x = _keep(ident, want)
-        finals: list[tuple[int, Step]] = []
-        for n, sol in dpp16_after_many(arch, wave, provs, want.src, want.care, keep_x):
-            old = sol.pop("old")
-            finals.append((n, UpdateDpp("f", "SELF", old, **sol)))
-        finals += selector_finals(target, provs, want, "SELF", limit=4)
-        final_cost = {}
-        for n, last in finals:
-            c = values[n].cost + steps_cost(arch, (last,))
-            final_cost[n] = min(final_cost.get(n, c), c)
-        keep_n = sorted(final_cost, key=final_cost.get)[:8]            # a few cheapest first moves
-        for n, last in finals:
-            if n not in keep_n:
-                continue
-            first, names = _rename(values[n].steps, "a")
-            ref = names[values[n].ref]
-            changes = {r: (ref if getattr(last, r) in ("SELF", "self") else getattr(last, r))
-                       for r in last.refs if getattr(last, r) is not None}
-            add(first + (replace(last, **changes),), "f", "two steps")
-        best = min((c.cost for c in found), default=float("inf"))
+    for steps in two_steps(arch, wave, values, want):
+        add(steps, "f", "two steps")
+    best = min((c.cost for c in found), default=float("inf"))
     # 3. two values merged by a select, or a cheap value fixed up on the lanes it gets wrong
     sel_cost = target.cost("select")
     options = [PoolValue((), "x", ident, 0.0)] + list(pool(arch, wave)) + list(repeated(arch, wave))
@@ -305,7 +318,11 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
         if good[k].all() or v.cost + sel_cost + cheapest(target) >= best:
             continue
         rest = LaneMap(want.src, want.care & ~good[k])
-        for fix in final_steps(arch, wave, "x", ident, rest, {"x": ident}, with_lds=False):
+        fixes = final_steps(arch, wave, "x", ident, rest, {"x": ident}, with_lds=False)
+        if not fixes and k in order[:FIXUP_TWO_STEP_TRIES]:
+            budget = best - v.cost - sel_cost - cheapest(target)
+            fixes = two_steps(arch, wave, [p for p in pool(arch, wave) if p.cost < budget], rest, keep=2)
+        for fix in fixes:
             sa, na = _rename(v.steps, "a")
             sb, nb = _rename(fix, "b")
             lanes = lanes_to_mask(good[k])
