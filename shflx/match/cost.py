@@ -67,10 +67,13 @@ def emitted_extras(target: Any, steps: tuple[Step, ...] | list[Step]) -> float:
     - a step whose `old` operand is tied to its destination (DPP16, permlane16/x16/var, both
       operands of a permlane swap) gets a v_mov_b32 copy when a step emitted after it (in
       llvm_ir.emission_order) still reads that value, and a DPP with `old` = 0 that LLVM cannot
-      drop (BC=0 or partial masks) a v_mov_b32 0."""
+      drop (BC=0 or partial masks) a v_mov_b32 0;
+    - a permlane swap reading a VGPR just written by a VALU op (its producer or that copy) waits
+      hazards.permlane_swap_after_vgpr_write wait states (gfx950)."""
     extra = 0.0
     tables = set()
     order = emission_order(tuple(steps))
+    produced_by = {s.id: s.op for s in steps}
     copied: set[tuple[Any, ...]] = set()
     for k, s in enumerate(order):
         if isinstance(s, Permlane16Var):
@@ -87,10 +90,17 @@ def emitted_extras(target: Any, steps: tuple[Step, ...] | list[Step]) -> float:
                     extra += target.cost("valu")
                 continue
             key = (old, _instruction(s))
-            twice = isinstance(s, Permlane16Swap) and s.vdst_old == s.src0_old
-            if (twice or any(old in r.inputs() for r in later)) and key not in copied:
-                copied.add(key)
-                extra += target.cost("valu")
+            if key in copied:
+                continue
+            copied.add(key)
+            # each tied use needs its own register: one copy per use, less one when the value
+            # dies here (a swap of x with itself copies x once; read later as well, twice)
+            uses = sum(o == old for o in _tied_operands(s))
+            copies = uses if any(old in r.inputs() for r in later) else uses - 1
+            extra += target.cost("valu") * copies
+            if isinstance(s, Permlane16Swap) and (copies or produced_by.get(old) in VALU_PRODUCERS):
+                # the copy (or the producing VALU op) writes the VGPR the swap reads: spec §13.1
+                extra += _wait_cycles(target, "permlane_swap_after_vgpr_write")
     return extra + len(tables) * lane_table_cost(target)
 
 
@@ -107,6 +117,10 @@ LANE_TABLE_SALU = 3
 
 def lane_table_cost(target: Any) -> float:
     return LANE_TABLE_VALU * target.cost("valu") + LANE_TABLE_SALU * target.cost("exec_write")
+
+
+def _tied_operands(s: Step) -> tuple[str, ...]:
+    return (s.vdst_old, s.src0_old) if isinstance(s, Permlane16Swap) else tied_olds(s)
 
 
 def _instruction(s: Step) -> Any:
@@ -126,6 +140,10 @@ LANE_TABLE_SALU = 3
 
 def lane_table_cost(target: Any) -> float:
     return LANE_TABLE_VALU * target.cost("valu") + LANE_TABLE_SALU * target.cost("exec_write")
+
+
+def _tied_operands(s: Step) -> tuple[str, ...]:
+    return (s.vdst_old, s.src0_old) if isinstance(s, Permlane16Swap) else tied_olds(s)
 
 
 def _instruction(s: Step) -> Any:
