@@ -254,6 +254,12 @@ def two_steps(arch: str, wave: int, values: list[PoolValue], want: LaneMap,
     return out
 
 
+def _best_uses_lds(found: list[Candidate]) -> bool:
+    """Two-step fix-ups are tried only while the cheapest plan so far still goes through the LDS."""
+    best = min(found, key=lambda c: c.cost, default=None)
+    return best is None or any(s.op in LDS_OPS for s in best.steps)
+
+
 def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
                single_step: bool = False) -> list[Candidate]:
     """Every plan the search finds for `want`, unsorted (each is checked by the caller).
@@ -319,7 +325,7 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
             continue
         rest = LaneMap(want.src, want.care & ~good[k])
         fixes = final_steps(arch, wave, "x", ident, rest, {"x": ident}, with_lds=False)
-        if not fixes and k in order[:FIXUP_TWO_STEP_TRIES]:
+        if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and _best_uses_lds(found):
             budget = best - v.cost - sel_cost - cheapest(target)
             fixes = two_steps(arch, wave, [p for p in pool(arch, wave) if p.cost < budget], rest, keep=2)
         for fix in fixes:
