@@ -15,7 +15,7 @@ from ..plan import Plan
 from .cost import bpermute_cost, fusable, fused_cost, uses_lds
 from .search import Candidate, SearchReport, candidates
 
-SEARCH_VERSION = 3   # bump whenever the plan JSON or the search changes (it keys the cache)
+SEARCH_VERSION = 4   # bump whenever the plan JSON or the search changes (it keys the cache)
 
 
 def _wave(arch: str, wave: int | None) -> int:

@@ -297,6 +297,10 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
     # 2. two steps through the pool (vectorized over every first move)
     values = [v for v in pool(arch, wave) if v.cost + cheapest(target) < best]
     report.pool = len(values)
+    for v in values:                     # a first move that is already right needs no final move
+        if _keep(v.prov, want).all():    # (gfx950 permlane16.swap alone; was swap + identity DPP)
+            steps, names = _rename(v.steps, "a")
+            add(steps, names[v.ref], "pool move")
     for steps in two_steps(arch, wave, values, want):
         add(steps, "f", "two steps")
     best = min((c.cost for c in found), default=float("inf"))
