@@ -30,7 +30,7 @@ KERNELS = ROOT / "patterns" / "kernels"
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--targets", nargs="+", default=["gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1200"])
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "compile.json"))
+    ap.add_argument("--out", help="write the results as JSON here (e.g. benchmarks/results/compile.json); nothing is written without it")
     ns = ap.parse_args()
     families = sorted(p.name for p in KERNELS.iterdir() if (p / "kernel.cu").exists())
     rows = []
@@ -76,9 +76,10 @@ def main() -> None:
               f"median overhead {totals[arch]['median_overhead']:.1%}")
     out = {"machine": platform.platform(), "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d"),
            "rows": rows, "totals": totals}
-    Path(ns.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(ns.out).write_text(json.dumps(out, indent=1) + "\n")
-    print(f"recorded {ns.out}")
+    if ns.out:
+        Path(ns.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(ns.out).write_text(json.dumps(out, indent=1) + "\n")
+        print(f"recorded {ns.out}")
 
 
 if __name__ == "__main__":

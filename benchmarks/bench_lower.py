@@ -41,7 +41,7 @@ def random_patterns(n: int, seed: int = 0) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "lower_speed.json"))
+    ap.add_argument("--out", help="write the results as JSON here (e.g. benchmarks/results/lower_speed.json); nothing is written without it")
     ap.add_argument("-n", type=int, default=100)
     ns = ap.parse_args()
     pats = random_patterns(ns.n)
@@ -79,9 +79,10 @@ def main() -> None:
         print(f"`shflx lower 'xor 5' --arch gfx942` end to end: cold {cli['cold']} ms, cached {cli['cached']} ms")
     out = {"machine": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
            "date": time.strftime("%Y-%m-%d"), "patterns": ns.n, "rows": rows, "cli_end_to_end_ms": cli}
-    Path(ns.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(ns.out).write_text(json.dumps(out, indent=1) + "\n")
-    print(f"recorded {ns.out}")
+    if ns.out:
+        Path(ns.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(ns.out).write_text(json.dumps(out, indent=1) + "\n")
+        print(f"recorded {ns.out}")
 
 
 if __name__ == "__main__":

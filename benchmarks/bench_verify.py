@@ -53,7 +53,7 @@ def median_time(fn, repeat: int) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "verify_speed.json"))
+    ap.add_argument("--out", help="write the results as JSON here (e.g. benchmarks/results/verify_speed.json); nothing is written without it")
     ap.add_argument("--repeat", type=int, default=20)
     ns = ap.parse_args()
     prove(load_plan({"arch": "gfx942", "wave": 64, "target": "xor 1", "steps": [dpp("s", "x", 0xB1)], "result": "s"}))  # warm
@@ -70,9 +70,10 @@ def main() -> None:
         print(f"{name:<52} {t_prove * 1e3:>11.2f} {t_replay * 1e6:>12.1f}")
     out = {"machine": platform.platform(), "python": platform.python_version(), "repeat": ns.repeat,
            "date": time.strftime("%Y-%m-%d"), "rows": rows}
-    Path(ns.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(ns.out).write_text(json.dumps(out, indent=1) + "\n")
-    print(f"recorded {ns.out}")
+    if ns.out:
+        Path(ns.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(ns.out).write_text(json.dumps(out, indent=1) + "\n")
+        print(f"recorded {ns.out}")
 
 
 if __name__ == "__main__":

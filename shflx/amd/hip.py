@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..combine import FNS
 from ..plan import (Combine, DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var,
                     Permlane64, Plan, Readfirstlane, Readlane, Select, UpdateDpp, Writelane)
-from .llvm_ir import EmitError
+from .llvm_ir import EmitError, emission_order
 
 C_OPS = {"add": "+", "mul": "*", "and": "&", "or": "|", "xor": "^"}
 
@@ -35,10 +35,10 @@ def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
 
     lines: list[str] = []
     swaps: dict[tuple, str] = {}
-    needs_lane = any(isinstance(s, (DsBpermute, Permlane16Var, Select)) for s in plan.steps)
+    needs_lane = any(isinstance(s, (DsBpermute, Permlane16Var)) for s in plan.steps)
     if needs_lane:
         lines.append("  const unsigned lane = __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));")
-    for s in plan.steps:
+    for s in emission_order(plan.steps):
         if getattr(s, "exec", None) is not None:
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
         d = _name(s.id)
@@ -80,7 +80,11 @@ def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
             fn = {"ds.bpermute": "ds_bpermute", "ds.permute": "ds_permute", "ds.bpermute.fi": "ds_bpermute_fi_b32"}[s.op]
             call = f"__builtin_amdgcn_{fn}((int){d}_src[lane] << 2, {ref(s.src)})"
         elif isinstance(s, Select):
-            call = f"((({s.lanes:#x}ull >> lane) & 1) ? {ref(s.a)} : {ref(s.b)})"
+            # clang's __builtin_amdgcn_inverse_ballot_w32/_w64 (BuiltinsAMDGPU.def; clang 22.1):
+            # the lane mask in VCC and one v_cndmask, as the LLVM IR emitter writes it
+            ballot = (f"__builtin_amdgcn_inverse_ballot_w32({s.lanes & 0xFFFFFFFF:#x}u)" if plan.wave == 32
+                      else f"__builtin_amdgcn_inverse_ballot_w64({s.lanes:#x}ull)")
+            call = f"({ballot} ? {ref(s.a)} : {ref(s.b)})"
         elif isinstance(s, Combine):
             if s.fn in C_OPS:
                 call = f"(int)((unsigned){ref(s.a)} {C_OPS[s.fn]} (unsigned){ref(s.b)})"

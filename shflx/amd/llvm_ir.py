@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..combine import FNS
 from ..plan import (Combine, DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var,
-                    Permlane64, Plan, Readfirstlane, Readlane, Select, UpdateDpp, Writelane)
+                    Permlane64, Plan, Readfirstlane, Readlane, Select, Step, UpdateDpp, Writelane)
 
 DECLS = {
     "update.dpp": "declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32 immarg, i32 immarg, i32 immarg, i1 immarg)",
@@ -27,6 +27,8 @@ DECLS = {
     "ds.bpermute.fi": "declare i32 @llvm.amdgcn.ds.bpermute.fi.b32(i32, i32)",
     "ds.permute": "declare i32 @llvm.amdgcn.ds.permute(i32, i32)",
     "mbcnt": "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)\ndeclare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)",
+    "inverse.ballot.i32": "declare i1 @llvm.amdgcn.inverse.ballot.i32(i32)",
+    "inverse.ballot.i64": "declare i1 @llvm.amdgcn.inverse.ballot.i64(i64)",
     "umin": "declare i32 @llvm.umin.i32(i32, i32)", "umax": "declare i32 @llvm.umax.i32(i32, i32)",
     "smin": "declare i32 @llvm.smin.i32(i32, i32)", "smax": "declare i32 @llvm.smax.i32(i32, i32)",
     "fmin": "declare float @llvm.minnum.f32(float, float)", "fmax": "declare float @llvm.maxnum.f32(float, float)",
@@ -67,20 +69,20 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
             return str(_signed(FNS[fn_name].identity))
         return f"%{local_name(r)}"
 
-    lane_needed = any(isinstance(s, (DsBpermute, Permlane16Var, Select)) for s in plan.steps)
+    lane_needed = any(isinstance(s, (DsBpermute, Permlane16Var)) for s in plan.steps)
     if lane_needed:
         needed.add("mbcnt")
         lines.append("  %lane.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)")
         lines.append("  %lane = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lane.lo)" if plan.wave == 64
                      else "  %lane = add i32 %lane.lo, 0")
-    for s in plan.steps:
+    for s in emission_order(plan.steps):
         if getattr(s, "exec", None) is not None:
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
         d = f"%{local_name(s.id)}"
         if isinstance(s, Combine):
             lines += combine_ir(d, s.fn, ref(s.a), ref(s.b), needed)
             continue
-        if not isinstance(s, Select):          # a select is plain IR, no intrinsic to declare
+        if not isinstance(s, Select):          # a select declares its inverse.ballot below
             needed.add(s.op)
         if isinstance(s, UpdateDpp):
             if s.fi:
@@ -128,10 +130,7 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
         elif isinstance(s, Select):
             if s.old is not None:
                 raise EmitError(f"step {s.id!r}: a select has no `old` operand in LLVM")
-            lines.append(f"  {d}.l64 = zext i32 %lane to i64")
-            lines.append(f"  {d}.sh = lshr i64 {_signed64(s.lanes)}, {d}.l64")
-            lines.append(f"  {d}.bit = trunc i64 {d}.sh to i1")
-            lines.append(f"  {d} = select i1 {d}.bit, i32 {ref(s.a)}, i32 {ref(s.b)}")
+            lines += select_ir(d, s.lanes, plan.wave, ref(s.a), ref(s.b), needed)
         else:
             raise EmitError(f"no LLVM IR form for {s.op}")
     body = "\n".join(lines)
@@ -139,12 +138,61 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
     return "\n".join(tables) + ("\n" if tables else "") + text, needed
 
 
+def tied_olds(step: Step) -> tuple[str, ...]:
+    """Operands the instruction overwrites in place (LLVM ties them to its destination)."""
+    if isinstance(step, Permlane16Swap):
+        return (step.vdst_old,) if step.vdst_old == step.src0_old else (step.vdst_old, step.src0_old)
+    if isinstance(step, (UpdateDpp, Permlane16, Permlane16Var)):
+        return (step.old,)
+    return ()
+
+
+def emission_order(steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """The steps in a dependency-respecting order that emits a step overwriting a live value in
+    place (a tied `old`) after the other readers of that value where it can, so LLVM needs no
+    v_mov copy for it (seen in llvmlite's LLVM 22.1 asm: DPP old=x before a permlane of x cost one)."""
+    pending = list(steps)
+    done: set[str] = {"x"}
+    ids = {st.id for st in steps}
+    out: list[Step] = []
+    while pending:
+        ready = [st for st in pending if all(r in done or r not in ids for r in st.inputs())]
+        if not ready:                                   # not a DAG in step order: keep it as given
+            return tuple(steps)
+
+        def blocks(st: Step) -> bool:
+            return any(o in r.inputs() for o in tied_olds(st) for r in pending if r is not st
+                       and getattr(r, "instruction", None) != getattr(st, "instruction", r.id))
+        pick = next((st for st in ready if not blocks(st)), ready[0])
+        pending.remove(pick)
+        out.append(pick)
+        done.add(pick.id)
+    return tuple(out)
+
+
+def select_ir(d: str, lanes: int, wave: int, a: str, b: str, needed: set[str]) -> list[str]:
+    """`d` = lane bit of the constant `lanes` ? a : b, as `llvm.amdgcn.inverse.ballot` + select.
+
+    The lane mask becomes the VCC/SGPR condition (s_mov_b32 x1-2) and the select one v_cndmask:
+    llvm/llvm-project llvm/include/llvm/IR/IntrinsicsAMDGPU.td `int_amdgcn_inverse_ballot`
+    (an i1 per lane: bit `lane` of a wave-uniform i32 (wave32) / i64 (wave64) mask; compiled by
+    llvmlite's LLVM 22.1 to exactly that). The former `lshr i64 mask, lane` form cost 8 instructions."""
+    width = 32 if wave == 32 else 64
+    needed.add(f"inverse.ballot.i{width}")
+    mask = _signed(lanes) if width == 32 else _signed64(lanes)
+    return [f"  {d}.bit = call i1 @llvm.amdgcn.inverse.ballot.i{width}(i{width} {mask})",
+            f"  {d} = select i1 {d}.bit, i32 {a}, i32 {b}"]
+
+
 def _lane_table(d: str, values: tuple[int, ...], wave: int, fname: str, tables: list[str],
                 lines: list[str], scale: int) -> str:
     """A per-lane constant (bpermute byte address, permlane selector) read by lane id."""
-    gname = f"@{fname}.{d[1:]}.tbl"
     items = ", ".join(f"i32 {_signed((v * scale) & 0xFFFFFFFF)}" for v in values)
-    tables.append(f"{gname} = internal unnamed_addr addrspace(4) constant [{wave} x i32] [{items}]")
+    body = f"internal unnamed_addr addrspace(4) constant [{wave} x i32] [{items}]"
+    shared = next((t.split(" = ", 1)[0] for t in tables if t.split(" = ", 1)[1] == body), None)
+    gname = shared or f"@{fname}.{d[1:]}.tbl"          # one table per distinct constant (priced once)
+    if shared is None:
+        tables.append(f"{gname} = {body}")
     lines.append(f"  {d}.ptr = getelementptr inbounds [{wave} x i32], ptr addrspace(4) {gname}, i32 0, i32 %lane")
     lines.append(f"  {d}.idx = load i32, ptr addrspace(4) {d}.ptr")
     return f"{d}.idx"

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..amd.llvm_ir import emission_order, tied_olds
 from ..isa import amd_target
-from ..plan import Combine, MovDpp8, Permlane16Swap, Plan, Step, UpdateDpp
+from ..plan import (Combine, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, Plan, Readfirstlane,
+                    Readlane, Step, UpdateDpp, Writelane)
 
 COST_KIND = {
     "update.dpp": "dpp_mov", "mov.dpp8": "dpp8_mov", "ds.swizzle": "ds_swizzle",
@@ -22,7 +24,9 @@ COST_KIND = {
 }
 LDS_OPS = frozenset({"ds.swizzle", "ds.bpermute", "ds.bpermute.fi", "ds.permute"})
 VALU_PRODUCERS = frozenset({"update.dpp", "mov.dpp8", "permlane16", "permlanex16", "permlane64",
-                            "permlane16.var", "permlanex16.var", "select", "combine", "writelane"})
+                            "permlane16.var", "permlanex16.var", "select", "combine", "writelane",
+                            "permlane16.swap", "permlane32.swap"})
+VALUE_CONSTANTS = ("undef", "zero", "identity")
 
 
 def steps_cost(arch: str, steps: tuple[Step, ...] | list[Step]) -> float:
@@ -49,7 +53,110 @@ def steps_cost(arch: str, steps: tuple[Step, ...] | list[Step]) -> float:
             total += _wait_cycles(target, "dpp_after_vgpr_write")
     if current != full:
         total += target.cost("exec_write")        # EXEC restored for the code that follows
-    return total
+    return total + emitted_extras(target, steps)
+
+
+def emitted_extras(target: Any, steps: tuple[Step, ...] | list[Step]) -> float:
+    """What the emitted code adds around the steps (issue 14: price what is emitted), each checked
+    against llvmlite's LLVM 22.1 asm by tests/test_asm_cost.py:
+    - each distinct permlane var selector is read from a constant table: lane_table_cost, once per
+      distinct table (the ds_bpermute fallback's address table is not charged: its cost stays
+      that of HIP's lane-arithmetic index, the baseline every plan is compared with; open);
+    - a readlane/readfirstlane result read by a VALU op is copied back to a VGPR (v_mov_b32 v, s:
+      one costs.valu; a writelane reads the SGPR directly);
+    - a step whose `old` operand is tied to its destination (DPP16, permlane16/x16/var, both
+      operands of a permlane swap) gets a v_mov_b32 copy when a step emitted after it (in
+      llvm_ir.emission_order) still reads that value, and a DPP with `old` = 0 that LLVM cannot
+      drop (BC=0 or partial masks) a v_mov_b32 0;
+    - a permlane swap reading a VGPR just written by a VALU op (its producer or that copy) waits
+      hazards.permlane_swap_after_vgpr_write wait states (gfx950)."""
+    extra = 0.0
+    tables = set()
+    order = emission_order(tuple(steps))
+    produced_by = {s.id: s.op for s in steps}
+    copied: set[tuple[Any, ...]] = set()
+    for k, s in enumerate(order):
+        if isinstance(s, Permlane16Var):
+            tables.add(s.sel)
+        if isinstance(s, (Readlane, Readfirstlane)):
+            users = [u for u in steps if s.id in u.inputs()]
+            if any(not isinstance(u, Writelane) or u.old == s.id for u in users):
+                extra += target.cost("valu")
+        later = [r for r in order[k + 1:] if _instruction(r) != _instruction(s)]
+        for old in tied_olds(s):
+            if old in VALUE_CONSTANTS:
+                if old == "zero" and isinstance(s, UpdateDpp) and not (
+                        s.bound_ctrl == 1 and s.row_mask == 15 and s.bank_mask == 15):
+                    extra += target.cost("valu")
+                continue
+            key = (old, _instruction(s))
+            if key in copied:
+                continue
+            copied.add(key)
+            # each tied use needs its own register: one copy per use, less one when the value
+            # dies here (a swap of x with itself copies x once; read later as well, twice)
+            uses = sum(o == old for o in _tied_operands(s))
+            copies = uses if any(old in r.inputs() for r in later) else uses - 1
+            extra += target.cost("valu") * copies
+            if isinstance(s, Permlane16Swap) and (copies or produced_by.get(old) in VALU_PRODUCERS):
+                # the copy (or the producing VALU op) writes the VGPR the swap reads: spec §13.1
+                extra += _wait_cycles(target, "permlane_swap_after_vgpr_write")
+    return extra + len(tables) * lane_table_cost(target)
+
+
+# A per-lane constant read from a constant table, as shflx emits it (llvmlite LLVM 22.1 asm of
+# `shflx lower --asm` kernels): v_mbcnt_lo (+ v_mbcnt_hi in wave64) and v_lshlrev_b32 for the
+# address (3 VALU, the wave32 case over-charged by one) and s_getpc_b64 + s_add_u32 + s_addc_u32
+# (GFX12 also s_sext_i32_i16) for the table's address (3 SALU issues, each priced as
+# costs.exec_write, "one SALU issue"). The global_load's memory latency is not charged: the
+# address does not depend on the shuffled value, so the load issues early (an assumption; a
+# cold cache can cost hundreds of cycles). ds_bpermute's own cost already holds one v_lshlrev.
+LANE_TABLE_VALU = 3
+LANE_TABLE_SALU = 3
+
+
+def lane_table_cost(target: Any) -> float:
+    return LANE_TABLE_VALU * target.cost("valu") + LANE_TABLE_SALU * target.cost("exec_write")
+
+
+def _tied_operands(s: Step) -> tuple[str, ...]:
+    return (s.vdst_old, s.src0_old) if isinstance(s, Permlane16Swap) else tied_olds(s)
+
+
+def _instruction(s: Step) -> Any:
+    return s.instruction if isinstance(s, Permlane16Swap) else s.id
+
+
+# A per-lane constant read from a constant table, as shflx emits it (llvmlite LLVM 22.1 asm of
+# `shflx lower --asm` kernels): v_mbcnt_lo (+ v_mbcnt_hi in wave64) and v_lshlrev_b32 for the
+# address (3 VALU, the wave32 case over-charged by one) and s_getpc_b64 + s_add_u32 + s_addc_u32
+# (GFX12 also s_sext_i32_i16) for the table's address (3 SALU issues, each priced as
+# costs.exec_write, "one SALU issue"). The global_load's memory latency is not charged: the
+# address does not depend on the shuffled value, so the load issues early (an assumption; a
+# cold cache can cost hundreds of cycles). ds_bpermute's own cost already holds one v_lshlrev.
+LANE_TABLE_VALU = 3
+LANE_TABLE_SALU = 3
+
+
+def lane_table_cost(target: Any) -> float:
+    return LANE_TABLE_VALU * target.cost("valu") + LANE_TABLE_SALU * target.cost("exec_write")
+
+
+def _tied_operands(s: Step) -> tuple[str, ...]:
+    return (s.vdst_old, s.src0_old) if isinstance(s, Permlane16Swap) else tied_olds(s)
+
+
+def _instruction(s: Step) -> Any:
+    return s.instruction if isinstance(s, Permlane16Swap) else s.id
+
+
+def _tied_olds(s: Step) -> tuple[str, ...]:
+    """Operands the instruction overwrites in place (LLVM ties them to the destination)."""
+    if isinstance(s, Permlane16Swap):
+        return (s.vdst_old,) if s.vdst_old == s.src0_old else (s.vdst_old, s.src0_old)
+    if isinstance(s, (UpdateDpp, Permlane16, Permlane16Var)):
+        return (s.old,)
+    return ()
 
 
 def _wait_cycles(target: Any, hazard: str) -> float:

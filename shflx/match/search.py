@@ -20,14 +20,16 @@ import numpy as np
 from ..emulate import Provenance, Trace, result
 from ..isa import amd_target
 from ..lanes import LaneMap, ZERO, lanes_to_mask
-from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlanex16, Plan, Readlane,
-                    Select, Step, UpdateDpp)
+from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, Permlanex16,
+                    Permlanex16Var, Plan, Readlane, Select, Step, UpdateDpp)
 from .cost import LDS_OPS, steps_cost
 from .solvers import (batch_group_selectors, dpp16_after_many, dpp16_solutions, dpp_table, lane_bits, solve_any,
                       solve_readlane, solve_swizzle)
 
 ROW_SWAP = dict(sel_lo=0x76543210, sel_hi=0xFEDCBA98)
 FIXUP_TRIES = 6        # values (by lanes already right) tried as the base of a select fix-up
+FIXUP_TWO_STEP_TRIES = 2   # of those, the bases whose remaining lanes may take a two-step fix
+MAX_REPEAT = 4         # a cheap full-wave move applied up to this many times (gfx9 wave_shr:1 x d)
 
 
 def cheapest(target) -> float:
@@ -114,6 +116,60 @@ def pool(arch: str, wave: int) -> tuple[PoolValue, ...]:
     return tuple(sorted(seen.values(), key=lambda v: v.cost))
 
 
+@lru_cache(maxsize=32)
+def repeated(arch: str, wave: int) -> tuple[PoolValue, ...]:
+    """Single full-mask DPP16 moves with BC=1 (lanes out of range read 0) applied 2..MAX_REPEAT
+    times: gfx9 wave_shr:1 x d is an up-d shift across the whole wave, which a select with x
+    turns into CUDA's up/down at width 32 without ds_bpermute (issue 14). Only moves that shift
+    the whole wave or a row are iterated (their powers are new maps; xmask/mirror powers are not)."""
+    out: dict[bytes, PoolValue] = {}
+    lanes = np.arange(wave)
+    t = dpp_table(arch, wave)
+    for k, c in enumerate(t.ctrls.tolist()):
+        if c not in _SHIFT_CTRLS:
+            continue
+        step = np.where(t.valid[k], t.src[k], ZERO)
+        prov = lanes.copy()
+        steps: tuple[Step, ...] = ()
+        for n in range(1, MAX_REPEAT + 1):
+            prov = np.where(step >= 0, prov[np.clip(step, 0, wave - 1)], ZERO)
+            src = "x" if n == 1 else f"p{n - 1}"
+            steps = steps + (UpdateDpp(f"p{n}", src, "undef", c, 15, 15, 1),)
+            if n == 1:
+                continue
+            v = PoolValue(steps, f"p{n}", prov.copy(), steps_cost(arch, steps))
+            key = prov.astype(np.int8).tobytes()
+            if key not in out or out[key].cost > v.cost:
+                out[key] = v
+    return tuple(sorted(out.values(), key=lambda v: v.cost))
+
+
+# DPP16 controls that move data by one lane across the row or the wave (spec §3.3):
+# row_shl/shr:1 (0x101, 0x111), wave_shl/rol/shr/ror:1 (0x130, 0x134, 0x138, 0x13C)
+_SHIFT_CTRLS = frozenset({0x101, 0x111, 0x130, 0x134, 0x138, 0x13C})
+
+
+def var_permlanes(arch: str, wave: int, want: LaneMap) -> tuple[Step, ...] | None:
+    """Any map that stays inside 32-lane halves as v_permlane16_var + v_permlanex16_var with one
+    shared per-lane selector (the source lane; only its bits [3:0] are read, spec §9) merged by a
+    select on the lanes whose source is in their own row (gfx12, issue 14)."""
+    if not amd_target(arch).has("permlane_var"):
+        return None
+    lanes = np.arange(wave)
+    src = np.where(want.care, want.src, lanes).astype(np.int64)
+    if (src < 0).any() or ((src >> 5) != (lanes >> 5)).any():
+        return None
+    sel = tuple(int(v) & 15 for v in src)
+    same = (src >> 4) == (lanes >> 4)
+    a = Permlane16Var("a0", "x", "undef", sel, 0, 0)
+    b = Permlanex16Var("b0", "x", "undef", sel, 0, 0)
+    if same.all():
+        return (replace(a, id="f"),)
+    if not same.any():
+        return (replace(b, id="f"),)
+    return (a, b, Select("f", "a0", "b0", lanes_to_mask(same)))
+
+
 def _rename(steps: tuple[Step, ...], prefix: str) -> tuple[tuple[Step, ...], dict[str, str]]:
     names = {s.id: f"{prefix}{k}" for k, s in enumerate(steps)}
     out = []
@@ -167,6 +223,43 @@ def _broadcast(wave: int, src_ref: str, lanes: list[int]) -> tuple[Step, ...]:
             Select("f", "r1", "r0", hi_half))
 
 
+def two_steps(arch: str, wave: int, values: list[PoolValue], want: LaneMap,
+              keep: int = 8) -> list[tuple[Step, ...]]:
+    """A pool value then one final DPP16/DPP8/permlane move (from the `keep` cheapest first moves
+    that have one), vectorized over every first move; the final step is named "f"."""
+    if not values:
+        return []
+    target = amd_target(arch)
+    provs = np.array([v.prov for v in values])
+    keep_x = _keep(np.arange(wave), want)
+    finals: list[tuple[int, Step]] = []
+    for n, sol in dpp16_after_many(arch, wave, provs, want.src, want.care, keep_x):
+        old = sol.pop("old")
+        finals.append((n, UpdateDpp("f", "SELF", old, **sol)))
+    finals += selector_finals(target, provs, want, "SELF", limit=4)
+    final_cost: dict[int, float] = {}
+    for n, last in finals:
+        c = values[n].cost + steps_cost(arch, (last,))
+        final_cost[n] = min(final_cost.get(n, c), c)
+    keep_n = sorted(final_cost, key=final_cost.get)[:keep]            # a few cheapest first moves
+    out = []
+    for n, last in finals:
+        if n not in keep_n:
+            continue
+        first, names = _rename(values[n].steps, "a")
+        ref = names[values[n].ref]
+        changes = {r: (ref if getattr(last, r) in ("SELF", "self") else getattr(last, r))
+                   for r in last.refs if getattr(last, r) is not None}
+        out.append(first + (replace(last, **changes),))
+    return out
+
+
+def _best_uses_lds(found: list[Candidate]) -> bool:
+    """Two-step fix-ups are tried only while the cheapest plan so far still goes through the LDS."""
+    best = min(found, key=lambda c: c.cost, default=None)
+    return best is None or any(s.op in LDS_OPS for s in best.steps)
+
+
 def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
                single_step: bool = False) -> list[Candidate]:
     """Every plan the search finds for `want`, unsorted (each is checked by the caller).
@@ -194,6 +287,9 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
     fallback = solve_any(_acc(ident, want), half_wave)
     if fallback is not None:
         add((DsBpermute("f", "x", tuple(fallback)),), "f", "bpermute")
+    var = var_permlanes(arch, wave, want)
+    if var is not None and (len(var) == 1 or not single_step):
+        add(var, "f", "var permlanes")
     best = min((c.cost for c in found), default=float("inf"))
     if single_step:
         report.candidates = len(found)
@@ -201,31 +297,16 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
     # 2. two steps through the pool (vectorized over every first move)
     values = [v for v in pool(arch, wave) if v.cost + cheapest(target) < best]
     report.pool = len(values)
-    if values:
-        provs = np.array([v.prov for v in values])
-        keep_x = _keep(ident, want)
-        finals: list[tuple[int, Step]] = []
-        for n, sol in dpp16_after_many(arch, wave, provs, want.src, want.care, keep_x):
-            old = sol.pop("old")
-            finals.append((n, UpdateDpp("f", "SELF", old, **sol)))
-        finals += selector_finals(target, provs, want, "SELF", limit=4)
-        final_cost = {}
-        for n, last in finals:
-            c = values[n].cost + steps_cost(arch, (last,))
-            final_cost[n] = min(final_cost.get(n, c), c)
-        keep_n = sorted(final_cost, key=final_cost.get)[:8]            # a few cheapest first moves
-        for n, last in finals:
-            if n not in keep_n:
-                continue
-            first, names = _rename(values[n].steps, "a")
-            ref = names[values[n].ref]
-            changes = {r: (ref if getattr(last, r) in ("SELF", "self") else getattr(last, r))
-                       for r in last.refs if getattr(last, r) is not None}
-            add(first + (replace(last, **changes),), "f", "two steps")
-        best = min((c.cost for c in found), default=float("inf"))
+    for v in values:                     # a first move that is already right needs no final move
+        if _keep(v.prov, want).all():    # (gfx950 permlane16.swap alone; was swap + identity DPP)
+            steps, names = _rename(v.steps, "a")
+            add(steps, names[v.ref], "pool move")
+    for steps in two_steps(arch, wave, values, want):
+        add(steps, "f", "two steps")
+    best = min((c.cost for c in found), default=float("inf"))
     # 3. two values merged by a select, or a cheap value fixed up on the lanes it gets wrong
     sel_cost = target.cost("select")
-    options = [PoolValue((), "x", ident, 0.0)] + list(pool(arch, wave))
+    options = [PoolValue((), "x", ident, 0.0)] + list(pool(arch, wave)) + list(repeated(arch, wave))
     good = np.array([_keep(v.prov, want) for v in options])
     costs = np.array([v.cost for v in options])
     gbits = lane_bits(good)
@@ -247,7 +328,11 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
         if good[k].all() or v.cost + sel_cost + cheapest(target) >= best:
             continue
         rest = LaneMap(want.src, want.care & ~good[k])
-        for fix in final_steps(arch, wave, "x", ident, rest, {"x": ident}, with_lds=False):
+        fixes = final_steps(arch, wave, "x", ident, rest, {"x": ident}, with_lds=False)
+        if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and _best_uses_lds(found):
+            budget = best - v.cost - sel_cost - cheapest(target)
+            fixes = two_steps(arch, wave, [p for p in pool(arch, wave) if p.cost < budget], rest, keep=2)
+        for fix in fixes:
             sa, na = _rename(v.steps, "a")
             sb, nb = _rename(fix, "b")
             lanes = lanes_to_mask(good[k])
