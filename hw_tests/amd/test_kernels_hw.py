@@ -29,6 +29,8 @@ BLOCKS = 4
 EMULATOR_GAPS = {
     ("block_reduce_two_level", "gfx11"): "amdemu cannot decode buffer_gl0_inv, the cache invalidate that "
                                          "__syncthreads() emits on gfx11 (tinygrad's rdna3 decoder)",
+    ("block_reduce_two_level", "gfx12"): "amdemu cannot compile global_inv, the cache invalidate that "
+                                         "__syncthreads() emits on gfx12 (tinygrad's rdna4 pcode)",
 }
 
 
