@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
-from .toolchain import find_clang
+from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
 PRELUDE = INCLUDE / "shflx_cuda.h"
@@ -32,10 +32,12 @@ def _amdgpu_target(cpu: str, wave: int, selectable_wave: bool) -> list[str]:
     return args + (["-target-feature", f"+wavefrontsize{wave}"] if selectable_wave else [])
 
 
-def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions, selectable_wave: bool) -> list[str]:
-    """AMDGPU: HIP device mode (clang's HIP language rules match CUDA's for device code)."""
-    return [*_amdgpu_target(cpu, wave, selectable_wave), "-fcuda-is-device", "-x", "hip",
-            *_common_args(source, wave, out, opts)]
+def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions, selectable_wave: bool,
+             host: tuple[str, ...] = ()) -> list[str]:
+    """AMDGPU: HIP device mode (clang's HIP language rules match CUDA's for device code), parsed
+    against the x86_64 host (`-aux-triple`, the host's C/C++ headers `host`) as nvcc does."""
+    return [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
+            "-x", "hip", *host, *_common_args(source, wave, out, opts)]
 
 
 def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: FrontendOptions) -> list[str]:
@@ -64,7 +66,8 @@ def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> l
 
 def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool) -> str:
     """LLVM IR text of the AMDGPU device code; clang's diagnostics become an InputError (exit 1)."""
-    return _run_cc1(source, opts, lambda out: cc1_args(source, cpu, wave, out, opts, selectable_wave))
+    host = host_cxx_args(find_clang(opts.llvm_bin))
+    return _run_cc1(source, opts, lambda out: cc1_args(source, cpu, wave, out, opts, selectable_wave, host))
 
 
 def compile_to_nvptx_ir(source: Path, sm: str, ptx_feature: str, opts: FrontendOptions) -> str:

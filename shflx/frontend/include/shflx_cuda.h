@@ -387,6 +387,8 @@ __SHFLX_HALF_SHUFFLES(__shfl_up_sync)
 __SHFLX_HALF_SHUFFLES(__shfl_down_sync)
 __SHFLX_HALF_SHUFFLES(__shfl_xor_sync)
 
+#include "shflx_cuda_host.h"
+
 // ------------------------------------------------------------------------ not supported
 __device__ int printf(const char *, ...) __shflx_unsupported("printf");
 __device__ void *malloc(unsigned long) __shflx_unsupported("malloc");
