@@ -3,7 +3,6 @@
 // bodies and these declarations only need to type-check. Names, types and enumerator values follow
 // the CUDA Runtime API reference (cuda_runtime_api.h, driver_types.h).
 #pragma once
-#if !defined(__NVPTX__)
 typedef __SIZE_TYPE__ __shflx_size_t;
 enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
                  cudaErrorInitializationError = 3, cudaErrorInvalidDevice = 101, cudaErrorNotReady = 600,
@@ -114,7 +113,11 @@ template <class T> __host__ inline cudaError_t cudaLaunchCooperativeKernel(T *f,
     __shflx_size_t s = 0, cudaStream_t st = 0) { return cudaLaunchCooperativeKernel((const void *)f, g, b, a, s, st); }
 __host__ cudaError_t cudaDriverGetVersion(int *);
 __host__ cudaError_t cudaRuntimeGetVersion(int *);
-// `kernel<<<grid, block, shmem, stream>>>(...)` in HIP mode calls this (clang's HIP launch ABI)
+// `kernel<<<grid, block, shmem, stream>>>(...)` calls one of these (clang's launch ABI: HIP mode for
+// AMD targets, CUDA mode for NVIDIA ones)
 extern "C" __host__ int hipConfigureCall(dim3 gridDim, dim3 blockDim, __shflx_size_t sharedMem = 0,
                                           cudaStream_t stream = 0);
-#endif
+extern "C" __host__ unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, __shflx_size_t sharedMem = 0,
+                                                         cudaStream_t stream = 0);
+extern "C" __host__ cudaError_t cudaConfigureCall(dim3 gridDim, dim3 blockDim, __shflx_size_t sharedMem = 0,
+                                                  cudaStream_t stream = 0);
