@@ -6,18 +6,40 @@ import re
 from pathlib import Path
 
 from ..errors import InputError, Location
-from ..ir.text import declared_names
+from ..frontend.clang import DEVICE_GAPS
+from ..ir.text import declared_names, locations
 
-def check_resolved(ir: str, source: Path) -> None:
+
+def check_resolved(ir: str, source: Path, vendor: str = "AMD", provided: tuple[str, ...] = ()) -> None:
     """No call may be left to a function the code object does not define (ld.lld would accept it
-    in a shared object and the kernel would fail only when loaded)."""
+    in a shared object and the kernel would fail only when loaded). A CUDA function shflx's device
+    side lacks (printf, malloc, ...) is named with the line of its first call in compiled code;
+    `provided`: functions the target's loader supplies (vprintf on NVIDIA)."""
     declared = declared_names(ir)
     called = set(re.findall(r"\bcall [^@]*@([\w.$]+)\(", ir))
-    missing = sorted(n for n in declared & called if not n.startswith("llvm."))
+    missing = sorted(n for n in declared & called if not n.startswith("llvm.") and n not in provided)
+    for name in missing:
+        if name in DEVICE_GAPS:
+            what, why = DEVICE_GAPS[name]
+            raise InputError(f"shflx does not support '{what}' in device code on {vendor} targets ({why})",
+                             _first_call(ir, name, source))
     if missing:
         raise InputError(f"call to undefined device function(s) {', '.join(missing)}: define them in "
                          "the translation unit (separate compilation of device code is not supported)",
                          Location(str(source)))
+
+
+def _first_call(ir: str, name: str, source: Path) -> Location:
+    """The source location of the first call to `name` (its !dbg line), else the file."""
+    lines = ir.splitlines()
+    for line in lines:
+        m = re.search(rf"\bcall [^@]*@{re.escape(name)}\(.*!dbg (![0-9]+)", line)
+        if m:
+            where = locations(lines).get(m.group(1), "")
+            parts = where.rsplit(":", 2)
+            if len(parts) == 3 and parts[1].isdigit():
+                return Location(parts[0], int(parts[1]), int(parts[2]) if parts[2].isdigit() else None)
+    return Location(str(source))
 
 
 def read_ir(source: Path, triple: str = "amdgcn") -> str:

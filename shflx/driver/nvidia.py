@@ -23,6 +23,9 @@ import numpy as np
 
 from .report import ChainReport, CompileResult, SiteReport, classify_site, describe_site
 from .inputs import check_resolved
+
+# Device functions the CUDA driver links into every module (printf, the device heap, assert).
+NVPTX_PROVIDED = ("vprintf", "malloc", "free", "__assertfail")
 from ..cuda import FULL_MASK, shfl_sync, uniform_table
 from ..errors import InputError, ToolchainError, UsageError
 from ..files import check_source_text
@@ -258,7 +261,7 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
     if not baseline and chains_on:
         ir, chains = lower_reductions(ir, target, _version_tuple(ptx_version(target.name)))
     lowered, reports = lower_shuffles(ir, target, baseline)
-    check_resolved(lowered, source)
+    check_resolved(lowered, source, "NVIDIA", NVPTX_PROVIDED)
     result = CompileResult(arch, 32, lowered, reports, chains=chains)
     if emit == "llvm":
         result.output = lowered

@@ -5,15 +5,20 @@ Optimization runs here (-O levels as given) so constant loops are unrolled befor
 line tables are kept so every shuffle site can be reported with its file:line:col."""
 from __future__ import annotations
 
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
-from .toolchain import find_clang
+from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
+# The CUDA toolkit version the device code is compiled as (__CUDACC_VER_MAJOR__/MINOR__,
+# CUDART_VERSION): code that tests it takes the branch nvcc of this version would take. Without
+# them real code silently compiles its fallback branch (a FasterTransformer block reduction did).
+CUDA_VERSION = (12, 8)
 PRELUDE = INCLUDE / "shflx_cuda.h"
 
 
@@ -32,17 +37,19 @@ def _amdgpu_target(cpu: str, wave: int, selectable_wave: bool) -> list[str]:
     return args + (["-target-feature", f"+wavefrontsize{wave}"] if selectable_wave else [])
 
 
-def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions, selectable_wave: bool) -> list[str]:
-    """AMDGPU: HIP device mode (clang's HIP language rules match CUDA's for device code)."""
-    return [*_amdgpu_target(cpu, wave, selectable_wave), "-fcuda-is-device", "-x", "hip",
-            *_common_args(source, wave, out, opts)]
+def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions, selectable_wave: bool,
+             host: tuple[str, ...] = ()) -> list[str]:
+    """AMDGPU: HIP device mode (clang's HIP language rules match CUDA's for device code), parsed
+    against the x86_64 host (`-aux-triple`, the host's C/C++ headers `host`) as nvcc does."""
+    return [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
+            "-x", "hip", *host, *_common_args(source, wave, out, opts)]
 
 
 def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: FrontendOptions) -> list[str]:
     """NVPTX: CUDA device mode; `ptx_feature` (+ptxNN) is the PTX ISA the backend will emit, so the
     builtins clang allows (redux.sync needs ptx70) match what codegen can do."""
     args = ["-cc1", "-triple", "nvptx64-nvidia-cuda", "-target-cpu", sm, "-target-feature", ptx_feature,
-            "-fcuda-is-device", "-x", "cuda"]
+            "-aux-triple", HOST_TRIPLE, "-fcuda-is-device", "-x", "cuda", *host_cxx_args(find_clang(opts.llvm_bin))]
     common = _common_args(source, 32, out, opts)
     # .loc lines only, like nvcc -lineinfo: full debug info makes ptxas refuse optimized code
     return args + [("-debug-info-kind=line-directives-only" if a.startswith("-debug-info-kind=") else a)
@@ -50,7 +57,10 @@ def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: Fro
 
 
 def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> list[str]:
+    major, minor = CUDA_VERSION
     args = ["-std=c++17", "-fms-extensions", "-fgnuc-version=4.2.1", f"-O{opts.opt}", "-emit-llvm",
+            f"-D__CUDACC_VER_MAJOR__={major}", f"-D__CUDACC_VER_MINOR__={minor}", "-D__CUDACC_VER_BUILD__=0",
+            f"-DCUDART_VERSION={major * 1000 + minor * 10}", f"-DCUDA_VERSION={major * 1000 + minor * 10}",
             "-include", str(PRELUDE), "-I", str(INCLUDE / "stubs"), f"-D__SHFLX_WAVE__={wave}",
             "-fno-threadsafe-statics", "-o", str(out)]
     if opts.debug:
@@ -64,7 +74,8 @@ def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> l
 
 def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool) -> str:
     """LLVM IR text of the AMDGPU device code; clang's diagnostics become an InputError (exit 1)."""
-    return _run_cc1(source, opts, lambda out: cc1_args(source, cpu, wave, out, opts, selectable_wave))
+    host = host_cxx_args(find_clang(opts.llvm_bin))
+    return _run_cc1(source, opts, lambda out: cc1_args(source, cpu, wave, out, opts, selectable_wave, host))
 
 
 def compile_to_nvptx_ir(source: Path, sm: str, ptx_feature: str, opts: FrontendOptions) -> str:
@@ -80,9 +91,36 @@ def _run_cc1(source: Path, opts: FrontendOptions, make_args) -> str:
         out = Path(tmp) / "device.ll"
         proc = _run_clang(tool, make_args(out))
         if proc.returncode != 0 or not out.exists():
-            diag = proc.stderr.strip() or f"clang exited with {proc.returncode}"
+            diag = explain_diagnostics(proc.stderr.strip(), "NVIDIA" if "nvptx" in " ".join(make_args(out))
+                                       else "AMD") or f"clang exited with {proc.returncode}"
             raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))
         return out.read_text()
+
+
+# Host-only functions device code may call in CUDA but shflx's device side lacks: why, per name.
+_PRINTF_WHY = "device printf needs a host-call runtime, which shflx's code objects do not link"
+_HEAP_WHY = "the device heap (malloc/free in kernels) is not provided"
+DEVICE_GAPS = {               # the function device code calls -> (the CUDA name, why)
+    "printf": ("printf", _PRINTF_WHY), "__ockl_printf_begin": ("printf", _PRINTF_WHY),
+    "__ockl_printf_append_args": ("printf", _PRINTF_WHY), "__ockl_printf_append_string_n": ("printf", _PRINTF_WHY),
+    "malloc": ("malloc", _HEAP_WHY), "free": ("free", _HEAP_WHY),
+}
+_HOST_REF = re.compile(r"^(?P<where>.*?): error: reference to __host__ function '(?P<name>[^']+)' in "
+                       r"__(?:device|global|host__ __device)__ function$")
+
+
+def explain_diagnostics(stderr: str, vendor: str) -> str:
+    """clang's diagnostics, with each call from device code to a host-only CUDA/C function said as
+    what it is: `file:line:col: error: shflx does not support 'X' in device code on AMD targets (why)`."""
+    out = []
+    for line in stderr.splitlines():
+        m = _HOST_REF.match(line)
+        if m:
+            name = m.group("name")
+            why = DEVICE_GAPS.get(name, (name, "it is a host function and shflx has no device version of it"))[1]
+            line = f"{m.group('where')}: error: shflx does not support '{name}' in device code on {vendor} targets ({why})"
+        out.append(line)
+    return "\n".join(out)
 
 
 def _run_clang(tool, args: list[str]) -> subprocess.CompletedProcess:

@@ -71,3 +71,46 @@ def find_clang(llvm_bin: str | None = None) -> Tool:
     raise ToolchainError("no usable clang for the AMDGPU HIP device front end; tried: " + "; ".join(tried) +
                          ". Install one with `pip install ziglang` (it ships clang), or point --llvm-bin / "
                          "SHFLX_LLVM_BIN at a ROCm or LLVM bin directory")
+
+
+HOST_TRIPLE = "x86_64-unknown-linux-gnu"     # the host side every CUDA file is parsed against
+
+
+@lru_cache(maxsize=4)
+def host_cxx_args(tool: Tool) -> tuple[str, ...]:
+    """The C/C++ standard library of the host for a device compile (`-internal-isystem` dirs and
+    configuration defines), read off the toolchain's own driver: the ziglang wheel's libc++ and
+    glibc headers (`zig c++ -target x86_64-linux-gnu -###`), else what a system/ROCm clang uses
+    for the x86_64 Linux host. Real headers, so `<cstdlib>`, `<algorithm>`, `<limits>`, ... in
+    CUDA files mean what they mean to nvcc's host compiler."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="shflx-") as tmp:
+        probe = Path(tmp) / "probe.cpp"
+        probe.write_text("")
+        if tool.origin == "ziglang":
+            cmd = [sys.executable, "-m", "ziglang", "c++", "-target", "x86_64-linux-gnu", "-###", "-c", str(probe)]
+        else:
+            cmd = [*tool.command, f"--target={HOST_TRIPLE}", "-x", "c++", "-###", "-c", str(probe)]
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise ToolchainError(f"cannot ask {' '.join(cmd[:4])} for its C++ headers: {e}") from None
+    words = _cc1_words(out.stderr)
+    args: list[str] = []
+    for k, w in enumerate(words[:-1]):
+        v = words[k + 1]
+        if w in ("-isystem", "-internal-isystem"):
+            args += ["-internal-externc-isystem" if "/libc/include/" in v else "-internal-isystem", v]
+        elif w == "-internal-externc-isystem":
+            args += [w, v]
+        elif w == "-D" and (v.startswith("_LIBCPP") or v.startswith("_LIBCXXABI") or v.startswith("__GLIBC")):
+            args += [w, v]
+    if not any(a.endswith("libcxx/include") or "/c++/" in a for a in args):
+        raise ToolchainError(f"{' '.join(cmd[:4])} reports no C++ standard library headers for {HOST_TRIPLE}")
+    return tuple(args)
+
+
+def _cc1_words(driver_output: str) -> list[str]:
+    """The words of the -cc1 line a `clang -###` run prints (quoted, one per argument)."""
+    line = next((ln for ln in driver_output.splitlines() if '"-cc1"' in ln), "")
+    return [w.encode().decode("unicode_escape") for w in re.findall(r'"((?:[^"\\]|\\.)*)"', line)]

@@ -1,0 +1,123 @@
+// shflx: the host side of the CUDA runtime API, declarations only (nvcc includes cuda_runtime.h in
+// every .cu). shflx compiles device code: host functions are parsed, never emitted, so their
+// bodies and these declarations only need to type-check. Names, types and enumerator values follow
+// the CUDA Runtime API reference (cuda_runtime_api.h, driver_types.h).
+#pragma once
+typedef __SIZE_TYPE__ __shflx_size_t;
+enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
+                 cudaErrorInitializationError = 3, cudaErrorInvalidDevice = 101, cudaErrorNotReady = 600,
+                 cudaErrorUnknown = 999 };
+typedef enum cudaError cudaError_t;
+enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
+                      cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+enum cudaStreamCaptureMode { cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureModeThreadLocal = 1,
+                             cudaStreamCaptureModeRelaxed = 2 };
+enum cudaFuncCache { cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1, cudaFuncCachePreferL1 = 2,
+                     cudaFuncCachePreferEqual = 3 };
+enum cudaSharedMemConfig { cudaSharedMemBankSizeDefault = 0, cudaSharedMemBankSizeFourByte = 1,
+                           cudaSharedMemBankSizeEightByte = 2 };
+enum cudaDeviceAttr { cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMultiProcessorCount = 16,
+                      cudaDevAttrCooperativeLaunch = 95 };
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+                         cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
+struct cudaDeviceProp {
+  char name[256]; __shflx_size_t totalGlobalMem, sharedMemPerBlock; int regsPerBlock, warpSize;
+  __shflx_size_t memPitch; int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
+  __shflx_size_t totalConstMem; int major, minor; __shflx_size_t textureAlignment; int deviceOverlap,
+  multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory, computeMode,
+  concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, memoryClockRate, memoryBusWidth, l2CacheSize,
+  maxThreadsPerMultiProcessor, unifiedAddressing, managedMemory, cooperativeLaunch,
+  cooperativeMultiDeviceLaunch, concurrentManagedAccess, pageableMemoryAccess;
+  __shflx_size_t sharedMemPerMultiprocessor, sharedMemPerBlockOptin;
+};
+struct cudaFuncAttributes { __shflx_size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+                            int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion; };
+#define cudaHostAllocDefault 0
+#define cudaHostAllocMapped 2
+#define cudaStreamNonBlocking 1
+#define cudaEventDisableTiming 2
+#define cudaMemAttachGlobal 1
+#define cudaCpuDeviceId (-1)
+__host__ cudaError_t cudaMalloc(void **, __shflx_size_t);
+template <class T> __host__ inline cudaError_t cudaMalloc(T **p, __shflx_size_t n) { return cudaMalloc((void **)p, n); }
+__host__ cudaError_t cudaMallocManaged(void **, __shflx_size_t, unsigned = cudaMemAttachGlobal);
+template <class T> __host__ inline cudaError_t cudaMallocManaged(T **p, __shflx_size_t n, unsigned f = cudaMemAttachGlobal) {
+  return cudaMallocManaged((void **)p, n, f); }
+__host__ cudaError_t cudaMallocHost(void **, __shflx_size_t);
+template <class T> __host__ inline cudaError_t cudaMallocHost(T **p, __shflx_size_t n) { return cudaMallocHost((void **)p, n); }
+__host__ cudaError_t cudaHostAlloc(void **, __shflx_size_t, unsigned);
+__host__ cudaError_t cudaMallocPitch(void **, __shflx_size_t *, __shflx_size_t, __shflx_size_t);
+__host__ cudaError_t cudaFree(void *);
+__host__ cudaError_t cudaFreeHost(void *);
+__host__ cudaError_t cudaMemcpy(void *, const void *, __shflx_size_t, cudaMemcpyKind);
+__host__ cudaError_t cudaMemcpyAsync(void *, const void *, __shflx_size_t, cudaMemcpyKind, cudaStream_t = 0);
+__host__ cudaError_t cudaMemcpy2D(void *, __shflx_size_t, const void *, __shflx_size_t, __shflx_size_t,
+                                  __shflx_size_t, cudaMemcpyKind);
+__host__ cudaError_t cudaMemcpyToSymbol(const void *, const void *, __shflx_size_t, __shflx_size_t = 0,
+                                        cudaMemcpyKind = cudaMemcpyHostToDevice);
+template <class T> __host__ inline cudaError_t cudaMemcpyToSymbol(const T &s, const void *p, __shflx_size_t n,
+    __shflx_size_t o = 0, cudaMemcpyKind k = cudaMemcpyHostToDevice) { return cudaMemcpyToSymbol((const void *)&s, p, n, o, k); }
+__host__ cudaError_t cudaMemcpyFromSymbol(void *, const void *, __shflx_size_t, __shflx_size_t = 0,
+                                          cudaMemcpyKind = cudaMemcpyDeviceToHost);
+template <class T> __host__ inline cudaError_t cudaMemcpyFromSymbol(void *p, const T &s, __shflx_size_t n,
+    __shflx_size_t o = 0, cudaMemcpyKind k = cudaMemcpyDeviceToHost) { return cudaMemcpyFromSymbol(p, (const void *)&s, n, o, k); }
+__host__ cudaError_t cudaMemset(void *, int, __shflx_size_t);
+__host__ cudaError_t cudaMemsetAsync(void *, int, __shflx_size_t, cudaStream_t = 0);
+__host__ cudaError_t cudaMemPrefetchAsync(const void *, __shflx_size_t, int, cudaStream_t = 0);
+__host__ cudaError_t cudaDeviceSynchronize(void);
+__host__ cudaError_t cudaDeviceReset(void);
+__host__ cudaError_t cudaGetLastError(void);
+__host__ cudaError_t cudaPeekAtLastError(void);
+__host__ const char *cudaGetErrorString(cudaError_t);
+__host__ const char *cudaGetErrorName(cudaError_t);
+__host__ cudaError_t cudaGetDeviceCount(int *);
+__host__ cudaError_t cudaGetDevice(int *);
+__host__ cudaError_t cudaSetDevice(int);
+__host__ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *, int);
+__host__ cudaError_t cudaDeviceGetAttribute(int *, cudaDeviceAttr, int);
+__host__ cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache);
+__host__ cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig);
+__host__ cudaError_t cudaDeviceCanAccessPeer(int *, int, int);
+__host__ cudaError_t cudaDeviceEnablePeerAccess(int, unsigned);
+__host__ cudaError_t cudaStreamCreate(cudaStream_t *);
+__host__ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *, unsigned);
+__host__ cudaError_t cudaStreamDestroy(cudaStream_t);
+__host__ cudaError_t cudaStreamSynchronize(cudaStream_t);
+__host__ cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0);
+__host__ cudaError_t cudaStreamBeginCapture(cudaStream_t, cudaStreamCaptureMode);
+__host__ cudaError_t cudaStreamEndCapture(cudaStream_t, cudaGraph_t *);
+__host__ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *, cudaGraph_t, unsigned long long = 0);
+__host__ cudaError_t cudaGraphLaunch(cudaGraphExec_t, cudaStream_t);
+__host__ cudaError_t cudaGraphDestroy(cudaGraph_t);
+__host__ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t);
+__host__ cudaError_t cudaEventCreate(cudaEvent_t *);
+__host__ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *, unsigned);
+__host__ cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t = 0);
+__host__ cudaError_t cudaEventSynchronize(cudaEvent_t);
+__host__ cudaError_t cudaEventElapsedTime(float *, cudaEvent_t, cudaEvent_t);
+__host__ cudaError_t cudaEventDestroy(cudaEvent_t);
+__host__ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *, const void *);
+__host__ cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int);
+template <class T> __host__ inline cudaError_t cudaFuncSetAttribute(T *f, cudaFuncAttribute a, int v) {
+  return cudaFuncSetAttribute((const void *)f, a, v); }
+__host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *, const void *, int, __shflx_size_t);
+template <class T> __host__ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, T f, int b, __shflx_size_t s) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, (const void *)f, b, s); }
+__host__ cudaError_t cudaLaunchKernel(const void *, dim3, dim3, void **, __shflx_size_t, cudaStream_t);
+__host__ cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **, __shflx_size_t = 0, cudaStream_t = 0);
+template <class T> __host__ inline cudaError_t cudaLaunchCooperativeKernel(T *f, dim3 g, dim3 b, void **a,
+    __shflx_size_t s = 0, cudaStream_t st = 0) { return cudaLaunchCooperativeKernel((const void *)f, g, b, a, s, st); }
+__host__ cudaError_t cudaDriverGetVersion(int *);
+__host__ cudaError_t cudaRuntimeGetVersion(int *);
+// `kernel<<<grid, block, shmem, stream>>>(...)` calls one of these (clang's launch ABI: HIP mode for
+// AMD targets, CUDA mode for NVIDIA ones)
+extern "C" __host__ int hipConfigureCall(dim3 gridDim, dim3 blockDim, __shflx_size_t sharedMem = 0,
+                                          cudaStream_t stream = 0);
+extern "C" __host__ unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, __shflx_size_t sharedMem = 0,
+                                                         cudaStream_t stream = 0);
+extern "C" __host__ cudaError_t cudaConfigureCall(dim3 gridDim, dim3 blockDim, __shflx_size_t sharedMem = 0,
+                                                  cudaStream_t stream = 0);

@@ -1,0 +1,123 @@
+"""Real CUDA in (issue 12): the host's real C/C++ headers, host code with runtime API calls and
+launches, CUDA version macros, and device calls shflx cannot provide named as such. Corpus units
+(unmodified third-party files in ../shared/corpus) compile as written."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from shflx.driver.amd import compile_file
+from shflx.driver.nvidia import compile_cuda
+from shflx.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+WHOLE_FILE = r'''
+#include <cstdlib>
+#include <cstdio>
+#include <cmath>
+#include <climits>
+#include <cstdint>
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+#include <vector>
+#include <string>
+#include <array>
+#include <iostream>
+static_assert(std::is_same<int64_t, long>::value, "int64_t is long on x86_64 Linux, as nvcc sees it");
+#if !defined(CUDART_VERSION) || CUDART_VERSION < 11000 || __CUDACC_VER_MAJOR__ < 11
+#error "the CUDA version macros must say a modern toolkit"
+#endif
+template <typename T> __device__ T warp_sum(T v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+  return v;
+}
+__global__ void k(const int *in, int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = i < n ? in[i] : 0;
+  out[i] = std::max(warp_sum(v), 0) + (CHAR_BIT - 8) + std::numeric_limits<int>::min() * 0;
+}
+int main(int argc, char **argv) {
+  int n = argc > 1 ? std::atoi(argv[1]) : 256;
+  std::vector<int> h(n, 1);
+  int *d_in, *d_out;
+  cudaMalloc(&d_in, n * sizeof(int));
+  cudaMalloc((void **)&d_out, n * sizeof(int));
+  cudaMemcpy(d_in, h.data(), n * sizeof(int), cudaMemcpyHostToDevice);
+  cudaStream_t s; cudaStreamCreate(&s);
+  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
+  cudaEventRecord(a, s);
+  k<<<(n + 255) / 256, 256, 0, s>>>(d_in, d_out, n);
+  cudaEventRecord(b, s); cudaEventSynchronize(b);
+  float ms; cudaEventElapsedTime(&ms, a, b);
+  if (cudaGetLastError() != cudaSuccess) { std::printf("%s\n", cudaGetErrorString(cudaGetLastError())); return 1; }
+  std::cout << ms << std::endl;
+  cudaFree(d_in); cudaFree(d_out);
+  return 0;
+}
+'''
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_a_whole_file_with_std_headers_and_host_code_compiles_its_device_code(tmp_path, arch):
+    src = tmp_path / "whole.cu"
+    src.write_text(WHOLE_FILE)
+    res = compile_file(src, arch, emit="asm")
+    assert [(c.shape, c.op) for c in res.chains] == [("butterfly", "add")]
+    assert "ds_bpermute" not in res.output
+    assert "main" not in re.findall(r"^(\w+):", res.output, flags=re.M)        # host code is not emitted
+
+
+def test_the_same_file_compiles_for_nvidia(tmp_path):
+    src = tmp_path / "whole.cu"
+    src.write_text(WHOLE_FILE)
+    res = compile_cuda(src, "sm_90", emit="ptx")
+    assert ".entry _Z1kPKiPii" in res.output
+
+
+@pytest.mark.parametrize("body,name", [
+    ('__global__ void k(int *p) { printf("%d\\n", p[0]); }', "printf"),
+    ("__global__ void k(int **p) { p[0] = (int *)malloc(4); }", "malloc"),
+])
+def test_a_device_call_shflx_cannot_provide_is_named_with_its_line(tmp_path, body, name):
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cstdio>\n#include <cstdlib>\n" + body + "\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    msg = str(e.value)
+    assert msg.startswith(f"{src}:3:") and f"shflx does not support '{name}' in device code on AMD targets" in msg
+    assert "\n" not in msg
+
+
+def test_printf_in_host_code_and_assert_in_device_code_compile(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text('#include <cstdio>\n#include <cassert>\n'
+                   '__global__ void k(int *p) { assert(p != nullptr); p[0] = 1; }\n'
+                   'void report(int x) { printf("%d\\n", x); }\n')
+    asm = compile_file(src, "gfx942", emit="asm").output
+    assert "s_trap" in asm                                     # a failing assert aborts the kernel
+    assert "__ockl_printf" not in asm and "@printf" not in asm
+
+
+def test_nvidia_links_device_printf_as_nvcc_does(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text('#include <cstdio>\n__global__ void k(int *p) { printf("%d\\n", p[0]); }\n')
+    assert "vprintf" in compile_cuda(src, "sm_90", emit="ptx").output
+
+
+CORPUS_UNITS = ["ROCm__HIPIFY/tests/unit_tests/samples/reduction.cu",
+                "ROCm__HIPIFY/tests/unit_tests/samples/axpy.cu",
+                "ROCm__HIPIFY/tests/unit_tests/kernel_launch/kernel_launch_syntax.cu"]
+
+
+@pytest.mark.parametrize("unit", CORPUS_UNITS)
+def test_corpus_units_compile_as_written(unit):
+    if not CORPUS.is_dir():
+        (pytest.fail if IN_CI else pytest.skip)(f"{CORPUS} is missing (CI puts shared/ beside the checkout)")
+    compile_file(CORPUS / unit, "gfx942", emit="llvm")
