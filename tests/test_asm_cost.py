@@ -28,7 +28,7 @@ from shflx.amd.llvm_ir import kernel_ir
 from shflx.catalog import catalog
 from shflx.codegen.llvm import compile_ir
 from shflx.isa import amd_target
-from shflx.match import lower_uncached
+from shflx.match import lower
 from shflx.pattern import parse_pattern
 
 TARGETS = ("gfx942", "gfx950", "gfx1200")
@@ -61,7 +61,7 @@ def body(asm: str) -> Counter:
 
 @lru_cache(maxsize=None)
 def empty_kernel(arch: str, wave: int) -> Counter:
-    plan = lower_uncached("xor 1", arch, wave)
+    plan = lower("xor 1", arch, wave)
     return body(compile_ir(kernel_ir(replace(plan, steps=(), result="x")), arch, wave=wave, emit="asm"))
 
 
@@ -100,7 +100,7 @@ def test_model_cost_matches_the_emitted_asm(arch):
     pats = list(dict.fromkeys(distinct_231() + [e.text for e in catalog()]))
     assert len(pats) >= 231
     for text in pats:
-        plan = lower_uncached(text, arch)
+        plan = lower(text, arch)
         asm = compile_ir(kernel_ir(plan), arch, wave=plan.wave, emit="asm")
         extra = body(asm) - empty_kernel(arch, plan.wave)
         diff = asm_cost(extra, arch) - plan.cost
@@ -117,7 +117,7 @@ def test_asm_pricing_sees_a_wasteful_select():
     """The check can fail: the 8-instruction `lshr i64 mask, lane` select LLVM emitted before
     issue 14 is outside the bound."""
     arch = "gfx942"
-    plan = lower_uncached("up 1", arch)
+    plan = lower("up 1", arch)
     assert any(s.op == "select" for s in plan.steps)
     old_form = ("  %lane.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)\n"
                 "  %lane = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lane.lo)\n"
