@@ -121,3 +121,19 @@ def test_corpus_units_compile_as_written(unit):
     if not CORPUS.is_dir():
         (pytest.fail if IN_CI else pytest.skip)(f"{CORPUS} is missing (CI puts shared/ beside the checkout)")
     compile_file(CORPUS / unit, "gfx942", emit="llvm")
+
+
+def test_cooperative_groups_rank_by_linear_thread_id_and_grid_sync_is_named(tmp_path):
+    """Tiles number threads by the linear thread id (2-D blocks too); a grid-wide sync is an
+    error naming shflx, free cg::sync and thread_group compile."""
+    src = tmp_path / "k.cu"
+    src.write_text('#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n'
+                   '__global__ void k(int *p) { cg::thread_block b = cg::this_thread_block();\n'
+                   '  cg::thread_group g = b; cg::sync(g);\n'
+                   '  auto t = cg::tiled_partition<8>(b); p[b.thread_rank()] = t.thread_rank() + t.meta_group_rank(); }\n')
+    ir = compile_file(src, "gfx942", emit="llvm").output
+    assert "workitem.id.y" in ir                       # the rank reads threadIdx.y (linear id)
+    src.write_text('#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n'
+                   '__global__ void k(int *p) { cg::grid_group g = cg::this_grid(); p[g.thread_rank()] = 0; g.sync(); }\n')
+    with pytest.raises(InputError, match="grid_group::sync"):
+        compile_file(src, "gfx942")

@@ -1,0 +1,105 @@
+"""Real CUDA in: every unit of ../shared/corpus (unmodified third-party files, MANIFEST.tsv) compiled
+as written for each target, as a porting engineer would run shflx; per unit and target: ok or the
+first error, shuffle sites, chains, and ds_bpermute in the code object against --baseline (AMD).
+
+  python benchmarks/bench_corpus.py [--targets gfx942 gfx1100 sm_90] [--units REGEX] [--jobs 2]
+                                    [--out benchmarks/results/corpus.json]
+
+Needs ../shared/corpus beside the checkout (it says so and exits 2 without it). Results are written
+only with --out."""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def _shflx(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-m", "shflx", *args], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=600)
+
+
+def _first_error(stderr: str) -> str:
+    errors = [line for line in stderr.splitlines() if "error:" in line and "rejected the source" not in line]
+    text = errors[0] if errors else (stderr.strip().splitlines() or ["?"])[-1]
+    return re.sub(r"^.*?error: ", "", text)[:200]
+
+
+def _bpermutes(asm_path: Path) -> int:
+    text = asm_path.read_text() if asm_path.exists() else ""
+    return len(re.findall(r"^\s*ds_bpermute_b32", text, flags=re.M))
+
+
+def compile_unit(row: dict, target: str) -> dict:
+    incs = [a for d in row["include_dirs"].split(",") if d for a in ("-I", str(CORPUS / d))]
+    src = str(CORPUS / row["path"])
+    nvidia = target.startswith("sm_")
+    with tempfile.TemporaryDirectory(prefix="shflx-corpus-") as tmp:
+        out = Path(tmp) / "out"
+        emit = ["--emit", "ptx"] if nvidia else ["--emit", "asm"]
+        t0 = time.perf_counter()
+        r = _shflx(["compile", src, "--offload-arch", target, *emit, "-o", str(out), "--report", "json", *incs], Path(tmp))
+        seconds = round(time.perf_counter() - t0, 2)
+        entry = {"unit": row["unit_id"], "target": target, "uses": row["uses"], "seconds": seconds}
+        if r.returncode != 0:
+            return {**entry, "status": "error", "error": _first_error(r.stderr),
+                    "shflx_error": "shflx does not support" in r.stderr}
+        report = json.loads(r.stdout)
+        entry.update(status="ok", sites=report["summary"]["sites"], chains=report["summary"]["chains"])
+        if not nvidia:
+            entry["ds_bpermute"] = _bpermutes(out)
+            b = _shflx(["compile", src, "--offload-arch", target, "--emit", "asm", "--baseline", "-o",
+                        str(out) + ".base", *incs], Path(tmp))
+            entry["ds_bpermute_baseline"] = _bpermutes(Path(str(out) + ".base")) if b.returncode == 0 else None
+        return entry
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--targets", nargs="+", default=["gfx942", "gfx1100", "sm_90"])
+    ap.add_argument("--units", default="", help="only units whose id matches this regex")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", help="write the results (JSON) here")
+    ns = ap.parse_args()
+    if not (CORPUS / "MANIFEST.tsv").is_file():
+        print(f"bench_corpus: {CORPUS} is missing: the corpus lives in shared/ beside the checkout", file=sys.stderr)
+        return 2
+    rows = [r for r in csv.DictReader((CORPUS / "MANIFEST.tsv").open(), delimiter="\t")
+            if re.search(ns.units, r["unit_id"])]
+    jobs = [(r, t) for t in ns.targets for r in rows]
+    with ThreadPoolExecutor(ns.jobs) as pool:
+        results = list(pool.map(lambda j: compile_unit(*j), jobs))
+    print(f"{'target':<8} {'ok':>9} {'sites':>6} {'chains':>6} {'ds_bpermute (baseline)':>24}")
+    for t in ns.targets:
+        mine = [e for e in results if e["target"] == t]
+        good = [e for e in mine if e["status"] == "ok"]
+        bp = sum(e.get("ds_bpermute") or 0 for e in good)
+        base = sum(e.get("ds_bpermute_baseline") or 0 for e in good)
+        bperm = f"{bp} ({base})" if not t.startswith("sm_") else "-"
+        print(f"{t:<8} {len(good):>4}/{len(mine):<4} {sum(e['sites'] for e in good):>6} "
+              f"{sum(e['chains'] for e in good):>6} {bperm:>24}")
+    print("\nfirst errors, most frequent first (quoted names folded):")
+    errs = Counter((e["target"], re.sub(r"'[^']*'", "'X'", e["error"])) for e in results if e["status"] == "error")
+    for (t, err), n in errs.most_common(30):
+        print(f"{n:4} {t:<8} {err}")
+    if ns.out:
+        Path(ns.out).write_text(json.dumps({"targets": ns.targets, "units": len(rows), "results": results},
+                                           indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
