@@ -10,7 +10,7 @@ from typing import Any
 
 from ..amd.llvm_ir import emission_order, tied_olds
 from ..isa import amd_target
-from ..plan import (Combine, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, Plan, Readfirstlane,
+from ..plan import (Combine, MovDpp8, Permlane16Swap, Permlane16Var, Plan, Readfirstlane,
                     Readlane, Step, UpdateDpp, Writelane)
 
 COST_KIND = {
@@ -126,37 +126,6 @@ def _tied_operands(s: Step) -> tuple[str, ...]:
 def _instruction(s: Step) -> Any:
     return s.instruction if isinstance(s, Permlane16Swap) else s.id
 
-
-# A per-lane constant read from a constant table, as shflx emits it (llvmlite LLVM 22.1 asm of
-# `shflx lower --asm` kernels): v_mbcnt_lo (+ v_mbcnt_hi in wave64) and v_lshlrev_b32 for the
-# address (3 VALU, the wave32 case over-charged by one) and s_getpc_b64 + s_add_u32 + s_addc_u32
-# (GFX12 also s_sext_i32_i16) for the table's address (3 SALU issues, each priced as
-# costs.exec_write, "one SALU issue"). The global_load's memory latency is not charged: the
-# address does not depend on the shuffled value, so the load issues early (an assumption; a
-# cold cache can cost hundreds of cycles). ds_bpermute's own cost already holds one v_lshlrev.
-LANE_TABLE_VALU = 3
-LANE_TABLE_SALU = 3
-
-
-def lane_table_cost(target: Any) -> float:
-    return LANE_TABLE_VALU * target.cost("valu") + LANE_TABLE_SALU * target.cost("exec_write")
-
-
-def _tied_operands(s: Step) -> tuple[str, ...]:
-    return (s.vdst_old, s.src0_old) if isinstance(s, Permlane16Swap) else tied_olds(s)
-
-
-def _instruction(s: Step) -> Any:
-    return s.instruction if isinstance(s, Permlane16Swap) else s.id
-
-
-def _tied_olds(s: Step) -> tuple[str, ...]:
-    """Operands the instruction overwrites in place (LLVM ties them to the destination)."""
-    if isinstance(s, Permlane16Swap):
-        return (s.vdst_old,) if s.vdst_old == s.src0_old else (s.vdst_old, s.src0_old)
-    if isinstance(s, (UpdateDpp, Permlane16, Permlane16Var)):
-        return (s.old,)
-    return ()
 
 
 def _wait_cycles(target: Any, hazard: str) -> float:
