@@ -1,8 +1,8 @@
 """Mutations the suite must catch (issue 13, item 2): each is applied to a copy of the package and
 the tests that guard it are run against that copy; they must fail. The first three miscompile
 every affected site while every proof still holds (they break the emitted code, not the plan): the
-read-back of emitted helpers (tests/test_readback.py) catches the first two at compile time, and
-the example kernels and primitives executed on the AMD emulator catch all three."""
+read-back of emitted helpers (tests/test_readback.py, tests/test_broadcast.py) catches them at
+compile time, and the example kernels and primitives executed on the AMD emulator catch them too."""
 from __future__ import annotations
 
 import os
@@ -36,9 +36,12 @@ MUTATIONS = [
     ("permlane16 sel_lo/sel_hi swapped", "shflx/amd/llvm_ir.py",
      "i32 {_signed(s.sel_lo)}, i32 {_signed(s.sel_hi)}", "i32 {_signed(s.sel_hi)}, i32 {_signed(s.sel_lo)}",
      EMITTED, "reads_back or butterfly_sum or permlane", "gfx1100"),
-    ("wave64 uniform broadcast halves swapped", "shflx/amd/general.py",
-     "select i1 %upper, i32 %r1, i32 %r0", "select i1 %upper, i32 %r0, i32 %r1",
-     EMULATED, "runtime_broadcast", "gfx942"),
+    ("wave64 uniform broadcast halves swapped (plan)", "shflx/match/broadcast.py",
+     'Select(id="r", a="hi", b="lo", lanes=UPPER_HALF)', 'Select(id="r", a="lo", b="hi", lanes=UPPER_HALF)',
+     ("tests/test_broadcast.py", *EMULATED), "instance or runtime_broadcast", "gfx942"),
+    ("wave64 uniform broadcast halves swapped (emitted lanes)", "shflx/match/broadcast.py",
+     'LANE_OPERANDS = {"lo": "%b.lo", "hi": "%b.hi"}', 'LANE_OPERANDS = {"lo": "%b.hi", "hi": "%b.lo"}',
+     ("tests/test_broadcast.py",), "reads_back", ""),
     ("redux.sync block-shape guard constant", "shflx/nvidia/redux.py",
      '("and.b32", "mx nx 31")', '("and.b32", "mx nx 15")', ("tests/test_block_shape_guard.py",), "", ""),
     ("redux.sync guard in LLVM IR", "shflx/driver/nvidia.py",

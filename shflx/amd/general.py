@@ -79,22 +79,3 @@ def function_ir(mode: str, wave: int, name: str) -> tuple[str, set[str]]:
     text = (f"define internal i32 @{name}(i32 %mask, i32 %v, i32 %b, i32 %c) alwaysinline convergent nounwind {{\n"
             f"entry:\n{body}\n  ret i32 %r\n}}\n")
     return text, {"mbcnt", "ds.bpermute"}
-
-
-def uniform_idx_ir(wave: int, name: str) -> tuple[str, set[str]]:
-    """`i32 @name(i32 %v, i32 %b)`: __shfl_sync(full mask, v, b) with b warp-uniform and width 32.
-
-    Every lane of a CUDA warp reads lane b & 31 of its own warp (pseudocode with c = 0x1f: j is
-    b[4:0], always in range), so one v_readlane per warp does it: lane b of a wave32, lanes b and
-    b + 32 of a wave64 with a select on the half. Only for a uniform b and a full constant mask."""
-    lines = ["  %bl = and i32 %b, 31", "  %r0 = call i32 @llvm.amdgcn.readlane.i32(i32 %v, i32 %bl)"]
-    if wave == 64:
-        lines += ["  %bh = or i32 %bl, 32", "  %r1 = call i32 @llvm.amdgcn.readlane.i32(i32 %v, i32 %bh)",
-                  "  %lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
-                  "  %hw = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lo)",
-                  "  %upper = icmp uge i32 %hw, 32", "  %r = select i1 %upper, i32 %r1, i32 %r0"]
-    else:
-        lines += ["  %r = add i32 %r0, 0"]
-    body = "\n".join(lines)
-    return (f"define internal i32 @{name}(i32 %v, i32 %b) alwaysinline convergent nounwind {{\n"
-            f"entry:\n{body}\n  ret i32 %r\n}}\n", {"readlane", "mbcnt"})

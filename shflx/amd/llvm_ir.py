@@ -45,11 +45,15 @@ def _b(bit: int) -> str:
     return "true" if bit else "false"
 
 
-def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tuple[str, set[str]]:
+def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0", *, params: tuple[str, ...] = (),
+                prologue: tuple[str, ...] = (), lane_operands: dict[str, str] | None = None) -> tuple[str, set[str]]:
     """(function text, needed declaration keys) computing the plan from `%x`.
 
     `attrs`: the function attributes (a group reference, or inline attributes when the text is
-    spliced into a module that has its own attribute groups)."""
+    spliced into a module that has its own attribute groups). `params` (extra i32 parameters),
+    `prologue` and `lane_operands` (step id -> the IR value a readlane reads its lane from) emit a
+    family of plans that differ only in a runtime lane (match.broadcast)."""
+    lane_operands = lane_operands or {}
     fn_name = _combine_fn(plan)
     lines: list[str] = []
     needed: set[str] = set()
@@ -75,6 +79,7 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
         lines.append("  %lane.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)")
         lines.append("  %lane = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lane.lo)" if plan.wave == 64
                      else "  %lane = add i32 %lane.lo, 0")
+    lines += prologue
     for s in emission_order(plan.steps):
         if getattr(s, "exec", None) is not None:
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
@@ -114,7 +119,8 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
                              f"i32 {ref(s.src0_old)}, i1 {_b(s.fi)}, i1 {_b(s.bound_ctrl)})")
             lines.append(f"  {d} = extractvalue {{ i32, i32 }} {swaps[key]}, {s.take}")
         elif isinstance(s, Readlane):
-            lines.append(f"  {d} = call i32 @llvm.amdgcn.readlane.i32(i32 {ref(s.src)}, i32 {s.lane})")
+            lane = lane_operands.get(s.id, str(s.lane))
+            lines.append(f"  {d} = call i32 @llvm.amdgcn.readlane.i32(i32 {ref(s.src)}, i32 {lane})")
         elif isinstance(s, Readfirstlane):
             lines.append(f"  {d} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {ref(s.src)})")
         elif isinstance(s, Writelane):
@@ -134,7 +140,8 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0") -> tupl
         else:
             raise EmitError(f"no LLVM IR form for {s.op}")
     body = "\n".join(lines)
-    text = (f"define internal i32 @{name}(i32 %x) {attrs} {{\nentry:\n{body}\n  ret i32 {ref(plan.result)}\n}}\n")
+    signature = ", ".join(("i32 %x",) + tuple(f"i32 {p}" for p in params))
+    text = (f"define internal i32 @{name}({signature}) {attrs} {{\nentry:\n{body}\n  ret i32 {ref(plan.result)}\n}}\n")
     return "\n".join(tables) + ("\n" if tables else "") + text, needed
 
 

@@ -22,6 +22,7 @@ from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
 from ..ir.sites import MODE_NAMES, find_sites, site_map
 from ..isa import amd_target, known_amd_targets
+from ..match.broadcast import helper_differences, helper_ir, uniform_broadcast
 from ..match.cost import bpermute_cost
 from ..pattern import format_pattern
 from ..verify.readback import emitted_differences
@@ -123,6 +124,12 @@ def chain_edits(lines: list[str], chain: Any, call: str, name: str, call_type: s
     return edits
 
 
+def is_uniform_broadcast(site: Any) -> bool:
+    """A width-32 idx shuffle of a warp-uniform lane under the full constant mask (match.broadcast)."""
+    return (site.b.kind == "uniform" and site.c.kind == "const" and site.c.value & 0x1F1F == 0x1F
+            and site.mask.kind == "const" and site.mask.value & 0xFFFFFFFF == 0xFFFFFFFF)
+
+
 def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple[str, list[SiteReport]]:
     """Every marker in `ir` replaced by its proven lowering; a report entry per site."""
     sites = find_sites(ir)
@@ -166,6 +173,15 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
             if wrong:                         # an emitter bug: the exact general lowering (DESIGN 6)
                 plan = None
                 site.notes.append(f"internal: the emitted code did not read back as the proven plan ({wrong[0]})")
+        broadcast = None
+        if plan is None and not baseline and mode == "idx" and is_uniform_broadcast(site):
+            name = "shflx.uniform_idx"
+            broadcast = uniform_broadcast(arch, wave)
+            made = helper_ir(broadcast, name, INLINE_ATTRS)
+            wrong = helper_differences(broadcast, made[0])
+            if wrong:                         # an emitter bug: the exact general lowering (DESIGN 6)
+                broadcast = None
+                site.notes.append(f"internal: the emitted broadcast did not read back as its proven plans ({wrong[0]})")
         if plan is not None:
             define(name, made)
             edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value])
@@ -173,16 +189,16 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
             reports.append(SiteReport(site.location, site.function, describe_site(site), cls, lowering, plan.cost,
                                       base_cost, plan.proof["status"],
                                       site.notes + list(plan.proof.get("assumptions", []))))
-        elif (not baseline and mode == "idx" and site.b.kind == "uniform" and site.c.kind == "const"
-              and site.c.value & 0x1F1F == 0x1F and site.mask.kind == "const" and site.mask.value & 0xFFFFFFFF == 0xFFFFFFFF):
-            name = "shflx.uniform_idx"
-            define(name, maker=lambda: general.uniform_idx_ir(wave, name))
+        elif broadcast is not None:
+            define(name, made)
             edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value, site.b.text])
-            cost = target.cost("readlane") * (2 if wave == 64 else 1) + (target.cost("select") if wave == 64 else 0)
             reports.append(SiteReport(site.location, site.function, describe_site(site), "broadcast (uniform lane)",
-                                      ["v_readlane_b32 (lane b of each CUDA warp)"] + (["v_cndmask_b32 (per half)"] if wave == 64 else []),
-                                      cost, base_cost, "exact by construction",
-                                      ["warp-uniform source lane with the full mask: readlane"] + site.notes))
+                                      ["v_readlane_b32 (lane b & 31 of each CUDA warp)"]
+                                      + (["v_readlane_b32 (lane (b & 31) | 32)", "v_cndmask_b32 (upper half)"]
+                                         if wave == 64 else []),
+                                      broadcast.cost, base_cost, "proved",
+                                      ["warp-uniform source lane with the full mask: readlane, proven for every b & 31"]
+                                      + site.notes + list(broadcast.assumptions)))
         else:
             name = f"shflx.general.{mode}"
             define(name, maker=lambda: general.function_ir(mode, wave, name))

@@ -49,8 +49,16 @@ def _int(tok: str) -> int:
     return int(tok) if tok not in ("true", "false") else int(tok == "true")
 
 
-def read_helper(text: str, wave: int) -> tuple[dict[str, dict[str, Any]], str]:
-    """(SSA name -> {'op', fields...}, the returned value) of an emitted helper `i32 @f(i32 %x)`."""
+_FOLD = {"and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+         "add": lambda a, b: a + b, "sub": lambda a, b: a - b}
+
+
+def read_helper(text: str, wave: int, params: dict[str, int] | None = None) -> tuple[dict[str, dict[str, Any]], str]:
+    """(SSA name -> {'op', fields...}, the returned value) of an emitted helper `i32 @f(i32 %x, ...)`.
+
+    `params` binds the helper's extra parameters to constants: immediates computed from them by
+    i32 arithmetic are folded, so a helper for a family of plans reads back as one instance."""
+    params = params or {}
     tables = {m.group(1): [_int(v.split()[-1]) & _M32 for v in m.group(3).split(",")]
               for m in map(_TABLE.match, text.splitlines()) if m}
     defs: dict[str, str] = {}
@@ -71,6 +79,15 @@ def read_helper(text: str, wave: int) -> tuple[dict[str, dict[str, Any]], str]:
         if not g or g.group(1) not in tables:
             raise ValueError(f"{tok} is not a per-lane table read")
         return tuple(tables[g.group(1)])
+
+    def immediate(tok: str) -> int:
+        """An immediate operand: a literal, a bound parameter, or i32 arithmetic on those."""
+        if tok in params:
+            return params[tok] & _M32
+        fold = re.fullmatch(r"(\w+) i32 (\S+), (\S+)", defs.get(tok, ""))
+        if fold and fold.group(1) in _FOLD:
+            return _FOLD[fold.group(1)](immediate(fold.group(2)), immediate(fold.group(3))) & _M32
+        return _int(tok) & _M32
 
     def value(tok: str) -> Any:
         if tok == "%x":
@@ -98,7 +115,7 @@ def read_helper(text: str, wave: int) -> tuple[dict[str, dict[str, Any]], str]:
                 elif field in ("old", "src", "value", "vdst_old", "src0_old"):
                     step[field] = value(tok)
                 else:
-                    step[field] = _int(tok) & _M32
+                    step[field] = immediate(tok)
             steps[name] = step
         elif inst.startswith("extractvalue { i32, i32 } "):
             pair, take = inst.split()[-2].rstrip(","), _int(inst.split()[-1])
@@ -164,9 +181,9 @@ def _expected(plan: Plan, step: Step, ref: Any) -> dict[str, Any]:
     return {"op": step.op, **f}
 
 
-def emitted_differences(plan: Plan, text: str, local: Any) -> list[str]:
+def emitted_differences(plan: Plan, text: str, local: Any, params: dict[str, int] | None = None) -> list[str]:
     """Where the emitted helper `text` is not `plan` (empty: it is). `local(id)` is the emitter's
-    SSA name of a step id."""
+    SSA name of a step id; `params` binds extra helper parameters (see read_helper)."""
     fn = next((s.fn for s in plan.steps if isinstance(s, Combine)), None)
     names = {f"%{local(s.id)}": s.id for s in plan.steps}
 
@@ -177,7 +194,7 @@ def emitted_differences(plan: Plan, text: str, local: Any) -> list[str]:
             return ("const", FNS[fn].identity & _M32)
         return r
 
-    read, result = read_helper(text, plan.wave)
+    read, result = read_helper(text, plan.wave, params)
     back = {names.get(k, k): {f: names.get(v, v) if isinstance(v, str) else v for f, v in s.items()}
             for k, s in read.items()}
     out = []
