@@ -30,11 +30,11 @@ EMULATED = ("hw_tests/amd/test_kernels_hw.py", "hw_tests/amd/test_primitives_hw.
 EMITTED = ("tests/test_readback.py", *EMULATED)     # read back at compile time, and executed
 # (name, file, text, mutated text, tests to run, pytest -k, emulated targets)
 MUTATIONS = [
-    ("update.dpp old/src swapped", "shflx/amd/llvm_ir.py",
-     "update.dpp.i32(i32 {ref(s.old)}, i32 {ref(s.src)}, ", "update.dpp.i32(i32 {ref(s.src)}, i32 {ref(s.old)}, ",
+    ("update.dpp old/src swapped", "shflx/amd/primitives.py",
+     '_DPP16 = (("old", "value"), ("src", "value"),', '_DPP16 = (("src", "value"), ("old", "value"),',
      EMITTED, "reads_back or scan or excl or exclusive", "gfx1100,gfx942"),
-    ("permlane16 sel_lo/sel_hi swapped", "shflx/amd/llvm_ir.py",
-     "i32 {_signed(s.sel_lo)}, i32 {_signed(s.sel_hi)}", "i32 {_signed(s.sel_hi)}, i32 {_signed(s.sel_lo)}",
+    ("permlane16 sel_lo/sel_hi swapped", "shflx/amd/primitives.py",
+     '("sel_lo", "sgpr"), ("sel_hi", "sgpr")', '("sel_hi", "sgpr"), ("sel_lo", "sgpr")',
      EMITTED, "reads_back or butterfly_sum or permlane", "gfx1100"),
     ("wave64 uniform broadcast halves swapped (plan)", "shflx/match/broadcast.py",
      'Select(id="r", a="hi", b="lo", lanes=UPPER_HALF)', 'Select(id="r", a="lo", b="hi", lanes=UPPER_HALF)',

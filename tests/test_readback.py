@@ -75,3 +75,13 @@ def test_a_site_whose_helper_does_not_read_back_gets_the_exact_lowering(tmp_path
     assert site.proof == "exact by construction" and "ds_bpermute" in site.lowering[0]
     assert any("did not read back as the proven plan" in n for n in site.notes)
     assert "update.dpp" not in res.output.split("; ---- shflx lowerings ----")[1]
+
+
+def test_reads_back_with_an_operand_order_independent_of_the_emitters_table():
+    """The read-back transcribes LLVM's operand orders on its own (IntrinsicsAMDGPU.td); the
+    primitive table the emitters read must say the same, field for field."""
+    from shflx.amd.primitives import PRIMITIVES
+    from shflx.verify.readback import INTRINSICS
+    from_table = {p.intrinsic.removesuffix(".i32"): (op, tuple(f for f, _ in p.operands))
+                  for op, p in PRIMITIVES.items() if p.intrinsic}
+    assert from_table == INTRINSICS

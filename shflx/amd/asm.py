@@ -11,6 +11,7 @@ from typing import Any
 from ..plan import (Combine, DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var,
                     Permlane64, Readfirstlane, Readlane, Select, Step, UpdateDpp, Writelane)
 from .dpp import control_kind
+from .primitives import PRIMITIVES
 from .swizzle import swizzle_mode
 
 COMBINE_MNEMONIC = {"add": "v_add_u32", "mul": "v_mul_lo_u32", "and": "v_and_b32", "or": "v_or_b32",
@@ -97,17 +98,16 @@ def step_asm(step: Step, target: Any, wave: int) -> str:
     if isinstance(step, DsSwizzle):
         return f"ds_swizzle_b32 {d}, {_v(step.src)} offset:{swizzle_text(step.offset)}"
     if isinstance(step, Permlane16Var):
-        name = step.op.replace(".", "_")
         ops = _op_sel(step.fi, step.bound_ctrl)
-        return f"v_{name}_b32 {d}, {_v(step.src)}, v_{step.id}_sel{ops}"
+        return f"{PRIMITIVES[step.op].mnemonic} {d}, {_v(step.src)}, v_{step.id}_sel{ops}"
     if isinstance(step, Permlane16):
         ops = _op_sel(step.fi, step.bound_ctrl)
-        return (f"v_{step.op}_b32 {d}, {_v(step.src)}, {step.sel_lo:#010x}, {step.sel_hi:#010x}{ops}")
+        return (f"{PRIMITIVES[step.op].mnemonic} {d}, {_v(step.src)}, {step.sel_lo:#010x}, {step.sel_hi:#010x}{ops}")
     if isinstance(step, Permlane64):
         return f"v_permlane64_b32 {d}, {_v(step.src)}"
     if isinstance(step, Permlane16Swap):
         mods = (" bound_ctrl:1" if step.bound_ctrl else "") + (" fi:1" if step.fi else "")
-        return f"v_{step.op.replace('.', '_')}_b32 {_v(step.vdst_old)}, {_v(step.src0_old)}{mods}   ; takes result {step.take}"
+        return f"{PRIMITIVES[step.op].mnemonic} {_v(step.vdst_old)}, {_v(step.src0_old)}{mods}   ; takes result {step.take}"
     if isinstance(step, Readlane):
         return f"v_readlane_b32 s_{step.id}, {_v(step.src)}, {step.lane}"
     if isinstance(step, Readfirstlane):
@@ -115,14 +115,17 @@ def step_asm(step: Step, target: Any, wave: int) -> str:
     if isinstance(step, Writelane):
         return f"v_writelane_b32 {d}, s_{step.value}, {step.lane}   ; other lanes = {_v(step.old)}"
     if isinstance(step, DsBpermute):
-        mnemonic = {"ds.bpermute": "ds_bpermute_b32", "ds.bpermute.fi": "ds_bpermute_fi_b32",
-                    "ds.permute": "ds_permute_b32"}[step.op]
-        return f"{mnemonic} {d}, v_{step.id}_addr, {_v(step.src)}   ; addr = lane index << 2"
+        return f"{PRIMITIVES[step.op].mnemonic} {d}, v_{step.id}_addr, {_v(step.src)}   ; addr = lane index << 2"
     if isinstance(step, Select):
         return f"v_cndmask_b32 {d}, {_v(step.b)}, {_v(step.a)}, s[{step.id}_mask] ; mask {step.lanes:#x}"
     if isinstance(step, Combine):
         return f"{COMBINE_MNEMONIC[step.fn]} {d}, {_v(step.a)}, {_v(step.b)}"
-    raise ValueError(f"no assembler spelling for {step.op}")
+    prim = PRIMITIVES.get(step.op)
+    if prim is None:
+        raise ValueError(f"no assembler spelling for {step.op}")
+    # a primitive without its own spelling above: its operands in order, as the table lists them
+    return f"{prim.mnemonic} {d}, " + ", ".join(_v(getattr(step, f)) if k == "value" else str(getattr(step, f))
+                                                for f, k in prim.operands)
 
 
 def _op_sel(fi: int, bc: int) -> str:

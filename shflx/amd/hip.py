@@ -4,9 +4,9 @@ For users who keep HIP sources: paste the function, call it where the shuffle wa
 from __future__ import annotations
 
 from ..combine import FNS
-from ..plan import (Combine, DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var,
-                    Permlane64, Plan, Readfirstlane, Readlane, Select, UpdateDpp, Writelane)
+from ..plan import Combine, Plan, Select, Step
 from .llvm_ir import EmitError, emission_order
+from .primitives import LANE_TABLE_OPS, PRIMITIVES, Primitive
 
 C_OPS = {"add": "+", "mul": "*", "and": "&", "or": "|", "xor": "^"}
 
@@ -17,6 +17,15 @@ def _bool(bit: int) -> str:
 
 def _name(ref: str) -> str:
     return "v_" + "".join(c if c.isalnum() else "_" for c in ref)
+
+
+def intrinsic_alias(prim: Primitive, decls: dict[str, str]) -> str:
+    """A device function bound to the LLVM intrinsic by an asm label (as ROCm's device libraries
+    do in irif.h), for primitives clang has no builtin for."""
+    alias = "__shflx_" + prim.intrinsic.replace(".", "_")
+    params = ", ".join("bool" if k == "flag" else "int" for _, k in prim.operands)
+    decls[alias] = f'extern "C" __device__ int {alias}({params}) __asm("llvm.amdgcn.{prim.intrinsic}");\n'
+    return alias
 
 
 def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
@@ -34,51 +43,40 @@ def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
         return _name(r)
 
     lines: list[str] = []
+    decls: dict[str, str] = {}
     swaps: dict[tuple, str] = {}
-    needs_lane = any(isinstance(s, (DsBpermute, Permlane16Var)) for s in plan.steps)
-    if needs_lane:
+    if any(s.op in LANE_TABLE_OPS for s in plan.steps):
         lines.append("  const unsigned lane = __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));")
+
+    def operand(s: Step, field: str, kind: str, d: str) -> str:
+        v = getattr(s, field)
+        if kind == "value":
+            return ref(v)
+        if kind in ("lanes", "addr"):
+            ctype = "unsigned char" if kind == "addr" else "unsigned"
+            lines.append(f"  static constexpr {ctype} {d}_{field}[{plan.wave}] = {{{', '.join(map(str, v))}}};")
+            return f"(int){d}_{field}[lane] << 2" if kind == "addr" else f"{d}_{field}[lane]"
+        return _bool(v) if kind == "flag" else (f"{v & 0xFFFFFFFF:#x}u" if v > 0xFFFF else f"{v:#x}")
+
     for s in emission_order(plan.steps):
         if getattr(s, "exec", None) is not None:
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
         d = _name(s.id)
-        if isinstance(s, UpdateDpp):
-            if s.fi:
-                raise EmitError("no builtin sets the DPP16 FI bit")
-            call = (f"__builtin_amdgcn_update_dpp({ref(s.old)}, {ref(s.src)}, {s.dpp_ctrl:#x}, {s.row_mask:#x}, "
-                    f"{s.bank_mask:#x}, {_bool(s.bound_ctrl)})")
-        elif isinstance(s, MovDpp8):
-            call = f"__builtin_amdgcn_mov_dpp8({ref(s.src)}, {s.sel:#x})"
-        elif isinstance(s, DsSwizzle):
-            call = f"__builtin_amdgcn_ds_swizzle({ref(s.src)}, {s.offset:#x})"
-        elif isinstance(s, Permlane16Var):
-            lines.append(f"  static constexpr unsigned {d}_sel[{plan.wave}] = {{{', '.join(map(str, s.sel))}}};")
-            fn = "permlane16_var" if s.op == "permlane16.var" else "permlanex16_var"
-            call = (f"__builtin_amdgcn_{fn}({ref(s.old)}, {ref(s.src)}, {d}_sel[lane], "
-                    f"{_bool(s.fi)}, {_bool(s.bound_ctrl)})")
-        elif isinstance(s, Permlane16):
-            call = (f"__builtin_amdgcn_{s.op}({ref(s.old)}, {ref(s.src)}, {s.sel_lo:#010x}u, {s.sel_hi:#010x}u, "
-                    f"{_bool(s.fi)}, {_bool(s.bound_ctrl)})")
-        elif isinstance(s, Permlane64):
-            call = f"__builtin_amdgcn_permlane64({ref(s.src)})"
-        elif isinstance(s, Permlane16Swap):
-            key = s.instruction
-            if key not in swaps:
-                swaps[key] = f"{d}_pair"
-                fn = s.op.replace(".", "_")
-                lines.append(f"  const auto {d}_pair = __builtin_amdgcn_{fn}({ref(s.vdst_old)}, {ref(s.src0_old)}, "
-                             f"{_bool(s.fi)}, {_bool(s.bound_ctrl)});")
-            call = f"(int){swaps[key]}[{s.take}]"
-        elif isinstance(s, Readlane):
-            call = f"__builtin_amdgcn_readlane({ref(s.src)}, {s.lane})"
-        elif isinstance(s, Readfirstlane):
-            call = f"__builtin_amdgcn_readfirstlane({ref(s.src)})"
-        elif isinstance(s, Writelane):
-            call = f"__builtin_amdgcn_writelane({ref(s.value)}, {s.lane}, {ref(s.old)})"
-        elif isinstance(s, DsBpermute):
-            lines.append(f"  static constexpr unsigned char {d}_src[{plan.wave}] = {{{', '.join(map(str, s.index))}}};")
-            fn = {"ds.bpermute": "ds_bpermute", "ds.permute": "ds_permute", "ds.bpermute.fi": "ds_bpermute_fi_b32"}[s.op]
-            call = f"__builtin_amdgcn_{fn}((int){d}_src[lane] << 2, {ref(s.src)})"
+        prim = PRIMITIVES.get(s.op)
+        for field in prim.no_operand if prim else ():
+            if getattr(s, field) not in (0, None):
+                raise EmitError(f"step {s.id!r}: llvm.amdgcn.{prim.intrinsic} has no operand for {field!r}")
+        if prim is not None and prim.intrinsic is not None:
+            args = ", ".join(operand(s, f, k, d) for f, k in prim.operands)
+            callee = f"__builtin_amdgcn_{prim.builtin}" if prim.builtin else intrinsic_alias(prim, decls)
+            if prim.result == "pair":
+                key = s.instruction  # type: ignore[attr-defined]
+                if key not in swaps:
+                    swaps[key] = f"{d}_pair"
+                    lines.append(f"  const auto {d}_pair = {callee}({args});")
+                call = f"(int){swaps[key]}[{s.take}]"  # type: ignore[attr-defined]
+            else:
+                call = f"{callee}({args})"
         elif isinstance(s, Select):
             # clang's __builtin_amdgcn_inverse_ballot_w32/_w64 (BuiltinsAMDGPU.def; clang 22.1):
             # the lane mask in VCC and one v_cndmask, as the LLVM IR emitter writes it
@@ -100,5 +98,5 @@ def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
         lines.append(f"  const int {d} = {call};")
     head = (f"// shflx: '{plan.target}' on {plan.arch} (wave{plan.wave}); cost {plan.cost:g} cycles; "
             f"proof: {(plan.proof or {}).get('status', 'not proved')}\n")
-    return head + f"__device__ __forceinline__ int {name}(int x) {{\n" + "\n".join(lines) + \
+    return head + "".join(decls.values()) + f"__device__ __forceinline__ int {name}(int x) {{\n" + "\n".join(lines) + \
         f"\n  return {ref(plan.result)};\n}}\n"

@@ -6,26 +6,12 @@ in[tid], runs the plan and writes out[tid], for hardware checks and `shflx lower
 from __future__ import annotations
 
 from ..combine import FNS
-from ..plan import (Combine, DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var,
-                    Permlane64, Plan, Readfirstlane, Readlane, Select, Step, UpdateDpp, Writelane)
+from ..plan import Combine, Permlane16, Permlane16Swap, Permlane16Var, Plan, Select, Step, UpdateDpp
+from .primitives import LANE_TABLE_OPS, PRIMITIVES
 
+# declarations of what the emitted code calls besides the primitives' intrinsics (amd.primitives)
 DECLS = {
-    "update.dpp": "declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32 immarg, i32 immarg, i32 immarg, i1 immarg)",
-    "mov.dpp8": "declare i32 @llvm.amdgcn.mov.dpp8.i32(i32, i32 immarg)",
-    "ds.swizzle": "declare i32 @llvm.amdgcn.ds.swizzle(i32, i32 immarg)",
-    "permlane16": "declare i32 @llvm.amdgcn.permlane16.i32(i32, i32, i32, i32, i1 immarg, i1 immarg)",
-    "permlanex16": "declare i32 @llvm.amdgcn.permlanex16.i32(i32, i32, i32, i32, i1 immarg, i1 immarg)",
-    "permlane64": "declare i32 @llvm.amdgcn.permlane64.i32(i32)",
-    "permlane16.var": "declare i32 @llvm.amdgcn.permlane16.var(i32, i32, i32, i1 immarg, i1 immarg)",
-    "permlanex16.var": "declare i32 @llvm.amdgcn.permlanex16.var(i32, i32, i32, i1 immarg, i1 immarg)",
-    "permlane16.swap": "declare { i32, i32 } @llvm.amdgcn.permlane16.swap(i32, i32, i1 immarg, i1 immarg)",
-    "permlane32.swap": "declare { i32, i32 } @llvm.amdgcn.permlane32.swap(i32, i32, i1 immarg, i1 immarg)",
-    "readlane": "declare i32 @llvm.amdgcn.readlane.i32(i32, i32)",
-    "readfirstlane": "declare i32 @llvm.amdgcn.readfirstlane.i32(i32)",
-    "writelane": "declare i32 @llvm.amdgcn.writelane.i32(i32, i32, i32)",
-    "ds.bpermute": "declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)",
-    "ds.bpermute.fi": "declare i32 @llvm.amdgcn.ds.bpermute.fi.b32(i32, i32)",
-    "ds.permute": "declare i32 @llvm.amdgcn.ds.permute(i32, i32)",
+    **{op: p.declaration() for op, p in PRIMITIVES.items() if p.intrinsic},
     "mbcnt": "declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)\ndeclare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)",
     "inverse.ballot.i32": "declare i1 @llvm.amdgcn.inverse.ballot.i32(i32)",
     "inverse.ballot.i64": "declare i1 @llvm.amdgcn.inverse.ballot.i64(i64)",
@@ -53,7 +39,7 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0", *, para
     spliced into a module that has its own attribute groups). `params` (extra i32 parameters),
     `prologue` and `lane_operands` (step id -> the IR value a readlane reads its lane from) emit a
     family of plans that differ only in a runtime lane (match.broadcast)."""
-    lane_operands = lane_operands or {}
+    lane_operands = {sid: {"lane": v} for sid, v in (lane_operands or {}).items()}
     fn_name = _combine_fn(plan)
     lines: list[str] = []
     needed: set[str] = set()
@@ -73,13 +59,23 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0", *, para
             return str(_signed(FNS[fn_name].identity))
         return f"%{local_name(r)}"
 
-    lane_needed = any(isinstance(s, (DsBpermute, Permlane16Var)) for s in plan.steps)
-    if lane_needed:
+    if any(s.op in LANE_TABLE_OPS for s in plan.steps):
         needed.add("mbcnt")
         lines.append("  %lane.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)")
         lines.append("  %lane = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lane.lo)" if plan.wave == 64
                      else "  %lane = add i32 %lane.lo, 0")
     lines += prologue
+
+    def operand(s: Step, field: str, kind: str, d: str) -> str:
+        v = getattr(s, field)
+        if kind == "value":
+            return f"i32 {ref(v)}"
+        if kind == "sgpr" and field in lane_operands.get(s.id, {}):
+            return f"i32 {lane_operands[s.id][field]}"
+        if kind in ("lanes", "addr"):
+            return "i32 " + _lane_table(d, v, plan.wave, name, tables, lines, scale=4 if kind == "addr" else 1)
+        return f"i1 {_b(v)}" if kind == "flag" else f"i32 {_signed(v)}"
+
     for s in emission_order(plan.steps):
         if getattr(s, "exec", None) is not None:
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
@@ -87,58 +83,26 @@ def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0", *, para
         if isinstance(s, Combine):
             lines += combine_ir(d, s.fn, ref(s.a), ref(s.b), needed)
             continue
-        if not isinstance(s, Select):          # a select declares its inverse.ballot below
-            needed.add(s.op)
-        if isinstance(s, UpdateDpp):
-            if s.fi:
-                raise EmitError(f"step {s.id!r}: no LLVM intrinsic sets the DPP16 FI bit")
-            lines.append(f"  {d} = call i32 @llvm.amdgcn.update.dpp.i32(i32 {ref(s.old)}, i32 {ref(s.src)}, "
-                         f"i32 {s.dpp_ctrl}, i32 {s.row_mask}, i32 {s.bank_mask}, i1 {_b(s.bound_ctrl)})")
-        elif isinstance(s, MovDpp8):
-            if s.fi:
-                raise EmitError(f"step {s.id!r}: llvm.amdgcn.mov.dpp8 has no FI operand")
-            lines.append(f"  {d} = call i32 @llvm.amdgcn.mov.dpp8.i32(i32 {ref(s.src)}, i32 {s.sel})")
-        elif isinstance(s, DsSwizzle):
-            lines.append(f"  {d} = call i32 @llvm.amdgcn.ds.swizzle(i32 {ref(s.src)}, i32 {s.offset})")
-        elif isinstance(s, Permlane16Var):
-            sel = _lane_table(d, s.sel, plan.wave, name, tables, lines, scale=1)
-            fn = "permlane16.var" if s.op == "permlane16.var" else "permlanex16.var"
-            lines.append(f"  {d} = call i32 @llvm.amdgcn.{fn}(i32 {ref(s.old)}, i32 {ref(s.src)}, i32 {sel}, "
-                         f"i1 {_b(s.fi)}, i1 {_b(s.bound_ctrl)})")
-        elif isinstance(s, Permlane16):
-            lines.append(f"  {d} = call i32 @llvm.amdgcn.{s.op}.i32(i32 {ref(s.old)}, i32 {ref(s.src)}, "
-                         f"i32 {_signed(s.sel_lo)}, i32 {_signed(s.sel_hi)}, i1 {_b(s.fi)}, i1 {_b(s.bound_ctrl)})")
-        elif isinstance(s, Permlane64):
-            lines.append(f"  {d} = call i32 @llvm.amdgcn.permlane64.i32(i32 {ref(s.src)})")
-        elif isinstance(s, Permlane16Swap):
+        prim = PRIMITIVES.get(s.op)
+        if prim is None:
+            raise EmitError(f"no LLVM IR form for {s.op}")
+        for field in prim.no_operand:
+            if getattr(s, field) not in (0, None):
+                raise EmitError(f"step {s.id!r}: {prim.intrinsic or 'a select'} has no operand for {field!r}")
+        if isinstance(s, Select):
+            lines += select_ir(d, s.lanes, plan.wave, ref(s.a), ref(s.b), needed)
+            continue
+        needed.add(s.op)
+        args = ", ".join(operand(s, f, k, d) for f, k in prim.operands)
+        if prim.result == "pair":
             # one instruction yields both results: steps naming either half share the call
-            key = s.instruction
+            key = s.instruction  # type: ignore[attr-defined]
             if key not in swaps:
                 swaps[key] = f"{d}.pair"
-                lines.append(f"  {d}.pair = call {{ i32, i32 }} @llvm.amdgcn.{s.op}(i32 {ref(s.vdst_old)}, "
-                             f"i32 {ref(s.src0_old)}, i1 {_b(s.fi)}, i1 {_b(s.bound_ctrl)})")
-            lines.append(f"  {d} = extractvalue {{ i32, i32 }} {swaps[key]}, {s.take}")
-        elif isinstance(s, Readlane):
-            lane = lane_operands.get(s.id, str(s.lane))
-            lines.append(f"  {d} = call i32 @llvm.amdgcn.readlane.i32(i32 {ref(s.src)}, i32 {lane})")
-        elif isinstance(s, Readfirstlane):
-            lines.append(f"  {d} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {ref(s.src)})")
-        elif isinstance(s, Writelane):
-            lines.append(f"  {d} = call i32 @llvm.amdgcn.writelane.i32(i32 {ref(s.value)}, i32 {s.lane}, "
-                         f"i32 {ref(s.old)})")
-        elif isinstance(s, DsBpermute):
-            if s.old is not None:
-                raise EmitError(f"step {s.id!r}: ds ops have no `old` operand in LLVM")
-            addr = _lane_table(d, s.index, plan.wave, name, tables, lines, scale=4)
-            callee = {"ds.bpermute": "ds.bpermute", "ds.permute": "ds.permute",
-                      "ds.bpermute.fi": "ds.bpermute.fi.b32"}[s.op]
-            lines.append(f"  {d} = call i32 @llvm.amdgcn.{callee}(i32 {addr}, i32 {ref(s.src)})")
-        elif isinstance(s, Select):
-            if s.old is not None:
-                raise EmitError(f"step {s.id!r}: a select has no `old` operand in LLVM")
-            lines += select_ir(d, s.lanes, plan.wave, ref(s.a), ref(s.b), needed)
+                lines.append(f"  {d}.pair = call {{ i32, i32 }} @llvm.amdgcn.{prim.intrinsic}({args})")
+            lines.append(f"  {d} = extractvalue {{ i32, i32 }} {swaps[key]}, {s.take}")  # type: ignore[attr-defined]
         else:
-            raise EmitError(f"no LLVM IR form for {s.op}")
+            lines.append(f"  {d} = call i32 @llvm.amdgcn.{prim.intrinsic}({args})")
     body = "\n".join(lines)
     signature = ", ".join(("i32 %x",) + tuple(f"i32 {p}" for p in params))
     text = (f"define internal i32 @{name}({signature}) {attrs} {{\nentry:\n{body}\n  ret i32 {ref(plan.result)}\n}}\n")

@@ -9,23 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..amd.llvm_ir import emission_order, tied_olds
+from ..amd.primitives import LDS_OPS, PRIMITIVES, VALU_PRODUCERS
 from ..isa import amd_target
 from ..plan import (Combine, MovDpp8, Permlane16Swap, Permlane16Var, Plan, Readfirstlane,
                     Readlane, Step, UpdateDpp, Writelane)
 
-COST_KIND = {
-    "update.dpp": "dpp_mov", "mov.dpp8": "dpp8_mov", "ds.swizzle": "ds_swizzle",
-    "permlane16": "permlane16", "permlanex16": "permlane16", "permlane64": "permlane64",
-    "permlane16.var": "permlane_var", "permlanex16.var": "permlane_var",
-    "permlane16.swap": "permlane_swap", "permlane32.swap": "permlane_swap",
-    "readlane": "readlane", "readfirstlane": "readfirstlane", "writelane": "writelane",
-    "ds.bpermute": "ds_bpermute", "ds.bpermute.fi": "ds_bpermute_fi", "ds.permute": "ds_permute",
-    "select": "select", "combine": "valu",
-}
-LDS_OPS = frozenset({"ds.swizzle", "ds.bpermute", "ds.bpermute.fi", "ds.permute"})
-VALU_PRODUCERS = frozenset({"update.dpp", "mov.dpp8", "permlane16", "permlanex16", "permlane64",
-                            "permlane16.var", "permlanex16.var", "select", "combine", "writelane",
-                            "permlane16.swap", "permlane32.swap"})
+COST_KIND = {**{op: p.cost_kind for op, p in PRIMITIVES.items()}, "combine": "valu"}
 VALUE_CONSTANTS = ("undef", "zero", "identity")
 
 
@@ -136,12 +125,9 @@ def _wait_cycles(target: Any, hazard: str) -> float:
 
 
 def fusable(plan: Plan) -> bool:
-    """Can LLVM fold the final move into the ALU op that consumes it?"""
+    """Can LLVM fold the final move into the ALU op that consumes it (any op: rule 1 only)?"""
     last = plan.step(plan.result)
-    if isinstance(last, MovDpp8):
-        return True
-    return (isinstance(last, UpdateDpp) and last.row_mask == 15 and last.bank_mask == 15
-            and (last.bound_ctrl == 1 or last.old in ("zero", "undef")))
+    return last is not None and folds_into_combine(last, None)
 
 
 def fused_cost(plan: Plan) -> float:
@@ -149,21 +135,22 @@ def fused_cost(plan: Plan) -> float:
         return plan.cost
     target = amd_target(plan.arch)
     last = plan.step(plan.result)
-    kind = "dpp8_mov" if isinstance(last, MovDpp8) else "dpp_mov"
-    return plan.cost - target.cost(kind) + target.cost("dpp_fused")
+    return plan.cost - target.cost(COST_KIND[last.op]) + target.cost("dpp_fused")
 
 
 def folds_into_combine(step: Step, fn: str | None) -> bool:
-    """Can LLVM fold this DPP move into the combine op that consumes it?
+    """Can LLVM fold this DPP move into the combine op `fn` (None: an op not known) that consumes it?
 
     llvm/llvm-project llvm/lib/Target/AMDGPU/GCNDPPCombine.cpp (header comment; spec §13.5):
     rule 1, full row/bank masks and BC=1 or `old` 0 (undef taken as 0); rule 2, a binary op,
     BC=0 and `old` the identity of the op, any masks (the fused op keeps src1 where the move
-    would have kept `old`)."""
-    if isinstance(step, MovDpp8):
-        return not step.fi
-    if not isinstance(step, UpdateDpp) or step.fi:
+    would have kept `old`). Moves with FI set are never folded (no intrinsic carries FI)."""
+    prim = PRIMITIVES.get(step.op)
+    if prim is None or not prim.fuses or getattr(step, "fi", 0):
         return False
+    if isinstance(step, MovDpp8):
+        return True
+    assert isinstance(step, UpdateDpp)
     if step.row_mask == 15 and step.bank_mask == 15 and (step.bound_ctrl == 1 or step.old in ("zero", "undef")):
         return True
     return step.bound_ctrl == 0 and step.old == "identity" and fn is not None
@@ -181,8 +168,7 @@ def chain_cost(arch: str, steps: tuple[Step, ...] | list[Step]) -> float:
     for s in steps:
         use = users.get(s.id, [])
         if len(use) == 1 and isinstance(use[0], Combine) and folds_into_combine(s, use[0].fn):
-            kind = "dpp8_mov" if isinstance(s, MovDpp8) else "dpp_mov"
-            total += target.cost("dpp_fused") - target.cost(kind)
+            total += target.cost("dpp_fused") - target.cost(COST_KIND[s.op])
     return total
 
 

@@ -17,12 +17,13 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..amd.primitives import LDS_OPS
 from ..emulate import Provenance, Trace, result
 from ..isa import amd_target
 from ..lanes import LaneMap, ZERO, lanes_to_mask
 from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, Permlanex16,
                     Permlanex16Var, Plan, Readlane, Select, Step, UpdateDpp)
-from .cost import LDS_OPS, steps_cost
+from .cost import folds_into_combine, steps_cost
 from .solvers import (batch_group_selectors, dpp16_after_many, dpp16_solutions, dpp_table, lane_bits, solve_any,
                       solve_readlane, solve_swizzle)
 
@@ -46,9 +47,7 @@ class Candidate:
     @property
     def rank(self) -> tuple[float, int, bool, bool]:
         """Cheapest first; ties: fewer steps, no LDS, then a final move LLVM can fold."""
-        last = self.steps[-1] if self.steps else None
-        folds = isinstance(last, MovDpp8) or (isinstance(last, UpdateDpp) and last.row_mask == 15
-                                              and last.bank_mask == 15 and last.bound_ctrl == 1)
+        folds = bool(self.steps) and folds_into_combine(self.steps[-1], None)
         return (self.cost, len(self.steps), any(s.op in LDS_OPS for s in self.steps), not folds)
 
 
