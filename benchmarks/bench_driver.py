@@ -1,0 +1,115 @@
+"""What `shflx compile` costs per file against plain clang + ld.lld, and per extra shuffle site.
+
+  python benchmarks/bench_driver.py [--arch gfx942] [--repeat 3] [--out benchmarks/results/driver.json]
+
+Both sides run as a user runs them, in fresh processes, with a warm plan cache and byte-compiled
+modules (as a pip install has them): `shflx compile F --offload-arch A -o F.hsaco` against the same
+clang front end invocation emitting an object (the prelude and flags shflx uses, `-emit-obj`
+instead of `-emit-llvm`) plus `ld.lld -shared`. Rows: the example kernels, then generated files
+with N shuffle sites (17 distinct patterns repeated) for the per-site slope. Median of --repeat
+runs; ratios are within one run of this script."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from shflx.frontend.clang import FrontendOptions, cc1_args  # noqa: E402
+from shflx.frontend.toolchain import find_clang  # noqa: E402
+from shflx.isa import amd_target  # noqa: E402
+
+KERNELS = ROOT / "patterns" / "kernels"
+PATTERNS = [("xor", k) for k in (1, 2, 4, 8, 16)] + [("down", k) for k in (1, 2, 4, 8, 16)] + \
+           [("up", k) for k in (1, 2, 4, 8)] + [("idx", 0), ("idx", 5), ("idx", 31)]
+CALL = {"xor": "__shfl_xor_sync", "down": "__shfl_down_sync", "up": "__shfl_up_sync", "idx": "__shfl_sync"}
+
+
+def sites_file(n: int, path: Path) -> Path:
+    """A kernel with n shuffle sites, cycling through the 17 distinct patterns."""
+    body = []
+    for k in range(n):
+        mode, b = PATTERNS[k % len(PATTERNS)]
+        body.append(f"  v += {CALL[mode]}(0xffffffff, v * {k + 3}, {b});")
+    path.write_text('extern "C" __global__ void many(int *p) {\n  int v = p[threadIdx.x];\n'
+                    + "\n".join(body) + "\n  p[threadIdx.x] = v;\n}\n")
+    return path
+
+
+def timed(cmd: list[str], env: dict) -> float | None:
+    """Wall seconds, or None when the command fails (plain clang cannot compile inline PTX)."""
+    t = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    return None if r.returncode else time.perf_counter() - t
+
+
+def plain_clang(source: Path, arch: str, tmp: Path, env: dict) -> float:
+    """clang (the front end shflx drives, emitting an object) + ld.lld, timed together."""
+    target = amd_target(arch)
+    wave = target.resolve_wave(None)
+    obj, out = tmp / "plain.o", tmp / "plain.hsaco"
+    tool = find_clang()
+    args = [a if a != "-emit-llvm" else "-emit-obj" for a in
+            cc1_args(source, target.llvm_cpu, wave, obj, FrontendOptions(), len(target.waves) > 1)]
+    lld = [*tool.command[:-1], "ld.lld"] if tool.origin == "ziglang" else [str(Path(tool.command[0]).parent / "ld.lld")]
+    front = timed([*tool.command, *args], env)
+    return None if front is None else front + (timed([*lld, "-shared", str(obj), "-o", str(out)], env) or 0.0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", default="gfx942")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sites", type=int, nargs="+", default=[1, 64, 256, 1024])
+    ap.add_argument("--out", help="write the results as JSON here; nothing is written without it")
+    ns = ap.parse_args()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)          # an installed package has its .pyc files
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="shflx-bench-") as t:
+        tmp = Path(t)
+        inputs = [(p.name, p / "kernel.cu") for p in sorted(KERNELS.iterdir()) if (p / "kernel.cu").exists()]
+        inputs += [(f"{n} sites", sites_file(n, tmp / f"sites{n}.cu")) for n in ns.sites]
+        print(f"{'input':<18} {'shflx s':>8} {'clang+lld s':>11} {'ratio':>6}")
+        for name, src in inputs:
+            cmd = [sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", ns.arch, "-o", str(tmp / "x.hsaco")]
+            if timed(cmd, env) is None:                       # warms the plan cache and the .pyc files
+                raise SystemExit(f"shflx compile failed: {' '.join(cmd)}")
+            shflx_s = statistics.median(timed(cmd, env) or 0.0 for _ in range(ns.repeat))
+            plain = [plain_clang(src, ns.arch, tmp, env) for _ in range(ns.repeat)]
+            if None in plain:
+                rows.append({"input": name, "shflx_s": round(shflx_s, 3), "clang_lld_s": None, "ratio": None})
+                print(f"{name:<18} {shflx_s:>8.3f} {'(inline PTX: plain clang cannot compile it)':>11}")
+                continue
+            plain_s = statistics.median(plain)
+            rows.append({"input": name, "shflx_s": round(shflx_s, 3), "clang_lld_s": round(plain_s, 3),
+                         "ratio": round(shflx_s / plain_s, 2)})
+            print(f"{name:<18} {shflx_s:>8.3f} {plain_s:>11.3f} {shflx_s / plain_s:>6.2f}")
+    by_sites = {int(r["input"].split()[0]): r for r in rows if r["input"].endswith(" sites")}
+    if len(by_sites) >= 2:
+        lo, hi = min(by_sites), max(by_sites)
+        extra = (by_sites[hi]["shflx_s"] - by_sites[lo]["shflx_s"]) / (hi - lo) * 1000
+        extra_plain = (by_sites[hi]["clang_lld_s"] - by_sites[lo]["clang_lld_s"]) / (hi - lo) * 1000
+        print(f"per extra site: shflx {extra:.2f} ms, clang+lld {extra_plain:.2f} ms ({lo} -> {hi} sites)")
+    else:
+        extra = extra_plain = None
+    ratios = [r["ratio"] for r in rows if not r["input"].endswith(" sites") and r["ratio"] is not None]
+    print(f"example kernels: median ratio {statistics.median(ratios):.2f}, max {max(ratios):.2f}")
+    if ns.out:
+        Path(ns.out).write_text(json.dumps({
+            "machine": platform.platform(), "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d"),
+            "arch": ns.arch, "repeat": ns.repeat, "rows": rows, "median_ratio_examples": statistics.median(ratios),
+            "ms_per_extra_site": extra, "ms_per_extra_site_clang_lld": extra_plain}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
