@@ -259,51 +259,75 @@ def _best_uses_lds(found: list[Candidate]) -> bool:
     return best is None or any(s.op in LDS_OPS for s in best.steps)
 
 
+class Found:
+    """The candidates found so far, and the cost to beat (each stage prunes against it)."""
+
+    def __init__(self, arch: str):
+        self.arch = arch
+        self.items: list[Candidate] = []
+
+    def add(self, steps: tuple[Step, ...], ref: str, stage: str) -> None:
+        self.items.append(Candidate(steps, ref, steps_cost(self.arch, steps), stage))
+
+    @property
+    def best(self) -> float:
+        return min((c.cost for c in self.items), default=float("inf"))
+
+
 def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
                single_step: bool = False) -> list[Candidate]:
-    """Every plan the search finds for `want`, unsorted (each is checked by the caller).
+    """Every plan the search finds for `want`, unsorted (the caller checks, sorts and picks).
 
-    `single_step`: the member mask is not a compile-time constant, so no intermediate lane may be
-    relied on (DESIGN decision 3): only one-step plans, the exact fallback included."""
-    target = amd_target(arch)
-    ident = np.arange(wave)
-    half_wave = wave == 64 and target.has("ds_bpermute_half_wave64")
-    found: list[Candidate] = []
-    best = float("inf")
+    Stages, each pruned by the cheapest plan so far (as Souper guesses, adds and sorts): one step;
+    two steps through the pool of first moves; two values merged by a select, or a cheap value
+    fixed up on the lanes it gets wrong. `single_step`: the member mask is not a compile-time
+    constant, so no intermediate lane may be relied on (DESIGN decision 3): only one-step plans,
+    the exact fallback included."""
+    found = Found(arch)
+    one_step(found, wave, want, single_step)
+    if not single_step:
+        two_step(found, wave, want, report)
+        merged(found, wave, want)
+    report.candidates = len(found.items)
+    return found.items
 
-    def add(steps: tuple[Step, ...], ref: str, stage: str) -> None:
-        found.append(Candidate(steps, ref, steps_cost(arch, steps), stage))
 
+def one_step(found: Found, wave: int, want: LaneMap, single_step: bool) -> None:
+    """Stage 1: nothing, one move, a readlane broadcast, the ds_bpermute fallback, variable permlanes."""
+    arch, ident = found.arch, np.arange(wave)
     if _keep(ident, want).all():
-        add((), "x", "identity")
-    # 1. one step
+        found.add((), "x", "identity")
     for steps in final_steps(arch, wave, "x", ident, want, {"x": ident}, with_lds=True):
-        add(steps, steps[-1].id, "one step")
+        found.add(steps, steps[-1].id, "one step")
     picks = solve_readlane(_acc(ident, want), want.care)
     if picks is not None and (wave == 32 or not single_step):
         steps = _broadcast(wave, "x", picks)
-        add(steps, steps[-1].id, "broadcast")
-    fallback = solve_any(_acc(ident, want), half_wave)
+        found.add(steps, steps[-1].id, "broadcast")
+    fallback = solve_any(_acc(ident, want), wave == 64 and amd_target(arch).has("ds_bpermute_half_wave64"))
     if fallback is not None:
-        add((DsBpermute("f", "x", tuple(fallback)),), "f", "bpermute")
+        found.add((DsBpermute("f", "x", tuple(fallback)),), "f", "bpermute")
     var = var_permlanes(arch, wave, want)
     if var is not None and (len(var) == 1 or not single_step):
-        add(var, "f", "var permlanes")
-    best = min((c.cost for c in found), default=float("inf"))
-    if single_step:
-        report.candidates = len(found)
-        return found
-    # 2. two steps through the pool (vectorized over every first move)
-    values = [v for v in pool(arch, wave) if v.cost + cheapest(target) < best]
+        found.add(var, "f", "var permlanes")
+
+
+def two_step(found: Found, wave: int, want: LaneMap, report: SearchReport) -> None:
+    """Stage 2: a first move from the pool, then a final move (vectorized over every first move)."""
+    arch = found.arch
+    values = [v for v in pool(arch, wave) if v.cost + cheapest(amd_target(arch)) < found.best]
     report.pool = len(values)
     for v in values:                     # a first move that is already right needs no final move
         if _keep(v.prov, want).all():    # (gfx950 permlane16.swap alone; was swap + identity DPP)
             steps, names = _rename(v.steps, "a")
-            add(steps, names[v.ref], "pool move")
+            found.add(steps, names[v.ref], "pool move")
     for steps in two_steps(arch, wave, values, want):
-        add(steps, "f", "two steps")
-    best = min((c.cost for c in found), default=float("inf"))
-    # 3. two values merged by a select, or a cheap value fixed up on the lanes it gets wrong
+        found.add(steps, "f", "two steps")
+
+
+def merged(found: Found, wave: int, want: LaneMap) -> None:
+    """Stage 3: two values merged by a select, or a cheap value fixed up on the lanes it gets wrong."""
+    arch, ident = found.arch, np.arange(wave)
+    target = amd_target(arch)
     sel_cost = target.cost("select")
     options = [PoolValue((), "x", ident, 0.0)] + list(pool(arch, wave)) + list(repeated(arch, wave))
     good = np.array([_keep(v.prov, want) for v in options])
@@ -314,29 +338,26 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
                          costs[:, None] + costs[None, :] + sel_cost, np.inf)
     if np.isfinite(pair_cost).any():
         a, b = np.unravel_index(np.argmin(pair_cost), pair_cost.shape)
-        if pair_cost[a, b] < best and a != b:
+        if pair_cost[a, b] < found.best and a != b:
             va, vb = options[a], options[b]
             sa, na = _rename(va.steps, "a")
             sb, nb = _rename(vb.steps, "b")
             lanes = lanes_to_mask(good[a])
-            add(sa + sb + (Select("f", na.get(va.ref, va.ref), nb.get(vb.ref, vb.ref), lanes),), "f", "select of two")
-            best = min(best, found[-1].cost)
+            found.add(sa + sb + (Select("f", na.get(va.ref, va.ref), nb.get(vb.ref, vb.ref), lanes),), "f",
+                      "select of two")
     order = sorted(range(len(options)), key=lambda k: (-good[k].sum(), options[k].cost))[:FIXUP_TRIES]
     for k in order:
         v = options[k]
+        best = found.best
         if good[k].all() or v.cost + sel_cost + cheapest(target) >= best:
             continue
         rest = LaneMap(want.src, want.care & ~good[k])
         fixes = final_steps(arch, wave, "x", ident, rest, {"x": ident}, with_lds=False)
-        if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and _best_uses_lds(found):
+        if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and _best_uses_lds(found.items):
             budget = best - v.cost - sel_cost - cheapest(target)
             fixes = two_steps(arch, wave, [p for p in pool(arch, wave) if p.cost < budget], rest, keep=2)
         for fix in fixes:
             sa, na = _rename(v.steps, "a")
             sb, nb = _rename(fix, "b")
             lanes = lanes_to_mask(good[k])
-            sel = Select("f", na.get(v.ref, v.ref), nb[fix[-1].id], lanes)
-            add(sa + sb + (sel,), "f", "select fix-up")
-        best = min((c.cost for c in found), default=float("inf"))
-    report.candidates = len(found)
-    return found
+            found.add(sa + sb + (Select("f", na.get(v.ref, v.ref), nb[fix[-1].id], lanes),), "f", "select fix-up")
