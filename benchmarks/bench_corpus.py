@@ -24,12 +24,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
+TIMEOUT_S = 600            # per compile
 
 
 def _shflx(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     return subprocess.run([sys.executable, "-m", "shflx", *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=600)
+                          env=env, timeout=TIMEOUT_S)
 
 
 def _first_error(stderr: str) -> str:
@@ -51,9 +52,14 @@ def compile_unit(row: dict, target: str) -> dict:
         out = Path(tmp) / "out"
         emit = ["--emit", "ptx"] if nvidia else ["--emit", "asm"]
         t0 = time.perf_counter()
-        r = _shflx(["compile", src, "--offload-arch", target, *emit, "-o", str(out), "--report", "json", *incs], Path(tmp))
-        seconds = round(time.perf_counter() - t0, 2)
-        entry = {"unit": row["unit_id"], "target": target, "uses": row["uses"], "seconds": seconds}
+        entry = {"unit": row["unit_id"], "target": target, "uses": row["uses"]}
+        try:
+            r = _shflx(["compile", src, "--offload-arch", target, *emit, "-o", str(out), "--report", "json", *incs],
+                       Path(tmp))
+        except subprocess.TimeoutExpired:
+            return {**entry, "seconds": TIMEOUT_S, "status": "error", "error": f"timeout after {TIMEOUT_S} s",
+                    "shflx_error": False}
+        entry["seconds"] = round(time.perf_counter() - t0, 2)
         if r.returncode != 0:
             return {**entry, "status": "error", "error": _first_error(r.stderr),
                     "shflx_error": "shflx does not support" in r.stderr}

@@ -86,6 +86,8 @@ def _build_parser() -> argparse.ArgumentParser:
     co.add_argument("--no-chains", action="store_true", help="lower every shuffle of a reduction/scan "
                     "chain on its own (for comparisons)")
     co.add_argument("--llvm-bin", help="directory with clang (default: ROCm, PATH, then the ziglang wheel)")
+    co.add_argument("--load-shuffle", action="store_true", help="NVIDIA: also search for loads a shuffle can "
+                    "replace (Z3 per pair of loads; slow on large files; `shflx ptx` does it by default)")
 
     cov = sub.add_parser("coverage", help="how every uniform shfl.sync map lowers, per target")
     cov.add_argument("--arch", action="append", help="target (repeatable; default: the main six)")
@@ -251,12 +253,13 @@ def _compile_one(job: tuple) -> dict:
     from .driver.report import instruction_counts
     from .files import write_atomically
 
-    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains = job
+    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, load_shuffle = job
     nvidia = arch.startswith("sm_")
     try:
         if nvidia:
             from .driver.nvidia import compile_cuda
-            res = compile_cuda(Path(source), arch, emit=ns_emit, opts=opts, baseline=baseline, chains_on=chains)
+            res = compile_cuda(Path(source), arch, emit=ns_emit, opts=opts, baseline=baseline, chains_on=chains,
+                               load_shuffle=load_shuffle)
         else:
             res = compile_file(Path(source), arch, wave=wave, emit=ns_emit, opts=opts, baseline=baseline,
                                fp_reassoc=fp_reassoc, chains=chains)
@@ -267,7 +270,7 @@ def _compile_one(job: tuple) -> dict:
         return {"file": source, "arch": arch, "exit_code": UsageError.exit_code,
                 "error": f"shflx: error: cannot write {out}: {e.strerror or e}"}
     resynth = [c for c in res.chains if c.cost is not None]     # the others are costed per site
-    entry = {"file": source, "arch": arch, "wave": res.wave, "output": out,
+    entry = {"file": source, "arch": arch, "wave": res.wave, "output": out, "notes": res.notes,
              "sites": [r.to_json() for r in res.sites], "chains": [c.to_json() for c in res.chains],
              "kernels": res.kernels,
              "summary": {"sites": len(res.sites), "chains": len(res.chains),
@@ -358,7 +361,7 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
                 base = Path(ns.output) if ns.output else Path(stem_of(src))
                 out = base.with_name(f"{base.stem}.{arch}{suffix}")
             jobs.append((str(src), arch, str(out), emit_of(arch), 64 if ns.wave64 else None, opts, ns.baseline,
-                         ns.fp_reassoc, not ns.no_chains))
+                         ns.fp_reassoc, not ns.no_chains, ns.load_shuffle))
     _check_outputs(sources, [Path(j[2]) for j in jobs], many and bool(ns.output), ns.output)
     if many and ns.output:
         try:
@@ -386,6 +389,8 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
             print(f"{e['file']} -> {e['output']} ({e['arch']}, {'warp32' if nvidia else 'wave' + str(e['wave'])}): "
                   f"{s['sites']} shuffle site(s), {s['chains']} chain(s){loads}, "
                   f"cost {s['cost']:g} vs {s['baseline_cost']:g} {versus}")
+            for n in e["notes"]:
+                print(f"  note: {n}")
             for kern in e["kernels"]:
                 where = (f"{kern['registers']} registers, smem {kern['smem_bytes']} B, spills {kern['spill_bytes']} B"
                          if nvidia else f"{kern['vgprs']} VGPRs, {kern['sgprs']} SGPRs, "

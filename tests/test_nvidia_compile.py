@@ -264,7 +264,8 @@ def test_unknown_emit_in_the_api():
 def test_load_shuffle_opportunities_found_in_clangs_ptx_with_cuda_lines():
     """The PTX pass runs on the PTX LLVM wrote: wave13pt's four x-neighbour loads (as in nvcc's PTX,
     benchmarks/nvidia) are found, proven, and kept by the cost model, each at its CUDA line."""
-    res = compile_cuda(ROOT / "benchmarks" / "nvidia" / "kernels" / "wave13pt.cu", "sm_90", emit="ptx")
+    res = compile_cuda(ROOT / "benchmarks" / "nvidia" / "kernels" / "wave13pt.cu", "sm_90", emit="ptx",
+                       load_shuffle=True)
     assert sorted(e["delta"] for e in res.loads) == [-2, -1, 1, 2]
     assert all(e["status"] == "kept" and "cost model" in e["reason"] for e in res.loads)
     assert {e["source_location"].rsplit(":", 2)[1] for e in res.loads} == {"14", "15"}

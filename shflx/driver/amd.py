@@ -18,6 +18,7 @@ from ..amd.llvm_ir import function_ir, local_name
 from ..errors import InputError, UsageError
 from ..files import check_source_text
 from ..frontend.clang import FrontendOptions, compile_to_ir
+from ..frontend.host_only import skipped_headers
 from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
 from ..ir.sites import MODE_NAMES, find_sites, site_map
@@ -246,7 +247,7 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     reports += more
     check_resolved(lowered, source)
     codegen = _codegen(lowered, target, opts)
-    result = CompileResult(arch, wave, lowered, reports, chains=found)
+    result = CompileResult(arch, wave, lowered, reports, chains=found, notes=skipped_headers(ir))
     if emit == "llvm":
         result.output = lowered
         return result

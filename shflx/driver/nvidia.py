@@ -12,6 +12,7 @@ where they have source lines) -> ptxas for a cubin. The report has the compile c
 (docs/report-schema.md)."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import tempfile
@@ -29,7 +30,10 @@ NVPTX_PROVIDED = ("vprintf", "malloc", "free", "__assertfail")
 from ..cuda import FULL_MASK, shfl_sync, uniform_table
 from ..errors import InputError, ToolchainError, UsageError
 from ..files import check_source_text
-from ..frontend.clang import FrontendOptions, compile_to_nvptx_ir
+from ..frontend.clang import FrontendOptions, compile_to_nvptx_ir, compile_with_cuda_headers
+from ..frontend.host_only import skipped_headers
+from ..frontend.cuda_sdk import CudaSdk, find_cuda_sdk
+from ..ir.nvvm import as_markers
 from ..isa import NvidiaTarget, known_nvidia_targets, nvidia_target
 from ..ir.sites import MODE_NAMES, TID_LANE_NOTE, Site, find_sites, site_map
 from ..lanes import s32
@@ -243,13 +247,34 @@ def device_ir(source: Path, target: NvidiaTarget, opts: FrontendOptions) -> str:
         from .inputs import read_ir
         return read_ir(source, TRIPLE)
     check_source_text(source, "CUDA source")
-    return compile_to_nvptx_ir(source, target.name, ptx_feature(target.name), opts)
+    sdk = cuda_headers(opts)
+    if sdk is None:
+        return compile_to_nvptx_ir(source, target.name, ptx_feature(target.name), opts)
+    ir, _ = as_markers(compile_with_cuda_headers(source, target.name, sdk, opts))
+    return ir
+
+
+def cuda_headers(opts: FrontendOptions) -> CudaSdk | None:
+    """NVIDIA's real headers when `shflx[cuda]` (or SHFLX_CUDA_PATH) provides them, else None: the
+    shflx prelude's NVPTX side stands in (a subset of the CUDA API; see README)."""
+    from ..frontend.toolchain import find_clang
+
+    try:
+        return find_cuda_sdk(int(find_clang(opts.llvm_bin).version.split(".")[0]))
+    except ToolchainError:
+        if os.environ.get("SHFLX_CUDA_PATH"):
+            raise                               # an explicit choice is never silently replaced
+        return None
 
 
 def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: FrontendOptions = FrontendOptions(),
-                 baseline: bool = False, chains_on: bool = True, load_shuffle: bool = True) -> CompileResult:
+                 baseline: bool = False, chains_on: bool = True, load_shuffle: bool = False) -> CompileResult:
     """Compile one CUDA file for one NVIDIA target; CompileResult.output is the cubin, PTX or IR.
-    `baseline`: every shuffle as written, no rewrite (nvcc's behaviour, for comparisons)."""
+    `baseline`: every shuffle as written, no rewrite (nvcc's behaviour, for comparisons).
+    `load_shuffle`: run the load -> shuffle search (`--load-shuffle`). Off by default: it proves
+    candidate pairs of loads with Z3 one by one (minutes on real files with many kernels: 183 s for
+    one 657-instruction kernel of apex's group norm), and on sm_90 its cost model has kept every
+    load it found (README); `shflx ptx` runs it by default."""
     from ..codegen.nvptx import compile_to_ptx, ptx_version
     from ..nvidia.ptxpass import run
 
@@ -262,7 +287,7 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
         ir, chains = lower_reductions(ir, target, _version_tuple(ptx_version(target.name)))
     lowered, reports = lower_shuffles(ir, target, baseline)
     check_resolved(lowered, source, "NVIDIA", NVPTX_PROVIDED)
-    result = CompileResult(arch, 32, lowered, reports, chains=chains)
+    result = CompileResult(arch, 32, lowered, reports, chains=chains, notes=skipped_headers(ir))
     if emit == "llvm":
         result.output = lowered
         return result

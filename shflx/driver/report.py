@@ -42,6 +42,7 @@ class CompileResult:
     kernels: list[dict[str, Any]] = field(default_factory=list)
     chains: list[ChainReport] = field(default_factory=list)
     loads: list[dict[str, Any]] = field(default_factory=list)     # NVIDIA: load -> shuffle entries
+    notes: list[str] = field(default_factory=list)     # about the whole file (skipped host-only headers)
 
 
 @dataclass

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
+from .cuda_sdk import SHIMS, CudaSdk
+from .host_only import HOST_ONLY, missing_host_header, note, stand_in
 from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
@@ -75,26 +77,60 @@ def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> l
 def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool) -> str:
     """LLVM IR text of the AMDGPU device code; clang's diagnostics become an InputError (exit 1)."""
     host = host_cxx_args(find_clang(opts.llvm_bin))
-    return _run_cc1(source, opts, lambda out: cc1_args(source, cpu, wave, out, opts, selectable_wave, host))
+    return _run_cc1(source, opts, lambda out, tmp: cc1_args(source, cpu, wave, out, opts, selectable_wave, host))
 
 
 def compile_to_nvptx_ir(source: Path, sm: str, ptx_feature: str, opts: FrontendOptions) -> str:
-    """LLVM IR text of the NVPTX device code (see nvptx_cc1_args)."""
-    return _run_cc1(source, opts, lambda out: nvptx_cc1_args(source, sm, ptx_feature, out, opts))
+    """LLVM IR text of the NVPTX device code with the shflx prelude (see nvptx_cc1_args)."""
+    return _run_cc1(source, opts, lambda out, tmp: nvptx_cc1_args(source, sm, ptx_feature, out, opts), "NVIDIA")
 
 
-def _run_cc1(source: Path, opts: FrontendOptions, make_args) -> str:
+def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: Path, opts: FrontendOptions) -> list[str]:
+    """clang's CUDA mode as nvcc's replacement: NVIDIA's headers (`--cuda-path`), clang's wrapper
+    headers (`-resource-dir`), libdevice linked for math, the host's libstdc++ as nvcc's host
+    compiler sees it; device code only. CUDA's own version macros come from its headers."""
+    args = ["-x", "cuda", "--cuda-device-only", f"--cuda-gpu-arch={sm}", f"--cuda-path={cuda_path}",
+            f"-resource-dir={sdk.resource_dir}", f"--target={HOST_TRIPLE}", "-idirafter", str(SHIMS),
+            "-std=c++17", f"-O{opts.opt}", "-S", "-emit-llvm", "-Wno-unknown-cuda-version", "-o", str(out)]
+    if opts.debug:
+        args.append("-gline-directives-only")     # .loc lines only, like nvcc -lineinfo
+    for inc in opts.includes:
+        args += ["-I", inc]
+    for d in opts.defines:
+        args += ["-D", d]
+    return args + [str(source)]
+
+
+def compile_with_cuda_headers(source: Path, sm: str, sdk: CudaSdk, opts: FrontendOptions) -> str:
+    """LLVM IR text of the NVPTX device code compiled against NVIDIA's real CUDA headers."""
+    return _run_cc1(source, opts, lambda out, tmp: cuda_driver_args(source, sm, sdk.lay_out(tmp), sdk, out, opts),
+                    "NVIDIA")
+
+
+def _run_cc1(source: Path, opts: FrontendOptions, make_args, vendor: str = "AMD") -> str:
+    """Run clang with `make_args(output path, temporary dir)`; its diagnostics become an InputError."""
     if not source.is_file():
         raise InputError("cannot read the source file", Location(str(source)))
     tool = find_clang(opts.llvm_bin)
     with tempfile.TemporaryDirectory(prefix="shflx-") as tmp:
-        out = Path(tmp) / "device.ll"
-        proc = _run_clang(tool, make_args(out))
-        if proc.returncode != 0 or not out.exists():
-            diag = explain_diagnostics(proc.stderr.strip(), "NVIDIA" if "nvptx" in " ".join(make_args(out))
-                                       else "AMD") or f"clang exited with {proc.returncode}"
-            raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))
-        return out.read_text()
+        out, standins = Path(tmp) / "device.ll", Path(tmp) / "host-only"
+        args = make_args(out, Path(tmp))
+        args[-1:-1] = ["-idirafter", str(standins)]          # before the source, searched last
+        notes: list[str] = []
+        first_failure = None
+        for _ in range(len(HOST_ONLY) + 1):
+            proc = _run_clang(tool, args)
+            if proc.returncode == 0 and out.exists():
+                return "".join(n + "\n" for n in notes) + out.read_text()
+            missing = missing_host_header(proc.stderr)
+            if missing is None or (standins / missing[0]).exists():
+                break
+            first_failure = first_failure or proc       # report this one if the stand-ins do not help
+            stand_in(standins, missing[0])
+            notes.append(note(*missing))
+        failed = first_failure or proc
+        diag = explain_diagnostics(failed.stderr.strip(), vendor) or f"clang exited with {failed.returncode}"
+        raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))
 
 
 # Host-only functions device code may call in CUDA but shflx's device side lacks: why, per name.

