@@ -14,6 +14,7 @@ from typing import Sequence
 
 from . import __version__
 from .errors import InputError, Location, ShflxError, UsageError
+from .schemas import versioned
 
 EXIT_PROVED, EXIT_REFUTED, EXIT_INVALID, EXIT_UNKNOWN = 0, 1, 2, 3
 
@@ -144,13 +145,13 @@ def _cmd_verify(ns: argparse.Namespace) -> int:
             where = e.where or Location(str(path))
             msg = f"{where}: error: {e.reason}"
             if ns.json:
-                print(json.dumps({"plan": str(path), "status": "invalid", "reason": e.reason}))
+                print(json.dumps(versioned({"plan": str(path), "status": "invalid", "reason": e.reason})))
             print(msg, file=sys.stderr)
             code = EXIT_INVALID
         else:
             code = {"proved": EXIT_PROVED, "refuted": EXIT_REFUTED, "unknown": EXIT_UNKNOWN}[proof.status]
             if ns.json:
-                print(json.dumps({"plan": str(path), **proof.to_json()}))
+                print(json.dumps(versioned({"plan": str(path), **proof.to_json()})))
             else:
                 line = f"{path}: {proof.status} ({proof.method})"
                 if proof.reason:
@@ -202,7 +203,7 @@ def _cmd_lower(ns: argparse.Namespace) -> int:
     wave = 64 if ns.wave64 else target.default_wave
     plan = lower(ns.pattern, ns.arch, wave, cache=not ns.no_cache)
     if ns.format == "json":
-        print(json.dumps(plan_to_json(plan), indent=1))
+        print(json.dumps(versioned(plan_to_json(plan)), indent=1))
     elif ns.format == "llvm":
         from .amd.llvm_ir import kernel_ir
         sys.stdout.write(kernel_ir(plan))
@@ -376,7 +377,7 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
         print(r["error"], file=sys.stderr)
     good = [r for r in results if "error" not in r]
     if ns.report == "json":
-        print(json.dumps(good if len(jobs) > 1 else (good[0] if good else {}), indent=1))
+        print(json.dumps([versioned(e) for e in good], indent=1))   # always a list (docs/report-schema.md)
     else:
         for e in good:
             s = e["summary"]
@@ -426,7 +427,7 @@ def _cmd_ptx(ns: argparse.Namespace) -> int:
     if ns.report == "json":
         out = result.to_json()
         out["output"] = ns.output
-        print(json.dumps(out, indent=1))
+        print(json.dumps([versioned(out)], indent=1))
     else:
         print(report_text(result))
         if ns.output:

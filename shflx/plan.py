@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError, Location
+from .schemas import SCHEMA_VERSION
 from .steps import (  # noqa: F401 - re-exported: the plan's vocabulary, imported from here elsewhere
     COMBINE_FNS, SPECIAL_REFS, STEP_TYPES, Combine, DsBpermute, DsBpermuteFi, DsPermute, DsSwizzle, MovDpp8,
     Permlane16, Permlane16Swap, Permlane16Var, Permlane32Swap, Permlane64, Permlanex16, Permlanex16Var,
@@ -139,7 +140,10 @@ def plan_from_json(obj: Any, *, file: str | None = None, text: str | None = None
     cost = obj.get("cost", 0.0)
     if not isinstance(cost, (int, float)) or isinstance(cost, bool):
         raise InputError("plan: 'cost' must be a number", where)
-    known = {"arch", "wave", "target", "steps", "result", "cost", "proof"}
+    version = obj.get("schema_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise InputError(f"plan: schema_version {version!r} is not the one this shflx reads ({SCHEMA_VERSION})", where)
+    known = {"arch", "wave", "target", "steps", "result", "cost", "proof", "schema_version"}
     unknown = sorted(set(obj) - known - set(PLAN_EXTRAS))
     if unknown:
         raise InputError(f"plan: unknown key(s) {', '.join(unknown)}; keys are "
