@@ -150,6 +150,8 @@ def _cmd_verify(ns: argparse.Namespace) -> int:
     from .errors import IllegalOp
     from .verify.api import prove
 
+    if ns.diagram and ns.json:
+        raise UsageError("--diagram draws text for people; it does not go with --json")
     worst = EXIT_PROVED
     rank = {EXIT_PROVED: 0, EXIT_UNKNOWN: 1, EXIT_REFUTED: 2, EXIT_INVALID: 3}
     for path in _plan_files(ns.plans):

@@ -103,6 +103,8 @@ def test_cli_diagram_verbosity_and_errors():
     assert r.returncode == 0 and r.stdout == ""
     r = shflx_cli("verify", "-q", "--diagram", str(WRONG))
     assert r.returncode == 1 and "refuted" in r.stdout and "2*" in r.stdout
+    r = shflx_cli("verify", "--json", "--diagram", str(WRONG))
+    assert r.returncode == 2 and "does not go with --json" in r.stderr and r.stdout == ""
     r = shflx_cli("verify", "-v", str(ROOT / "patterns" / "plans" / "correct" / "gfx942_xor1.json"))
     assert r.returncode == 0 and "gfx942, wave64, 1 step(s), target 'xor 1'" in r.stdout
 
