@@ -25,7 +25,9 @@ _EXPORTS = {
     "parse_pattern": "shflx.pattern", "match": "shflx.match", "testing": "shflx.testing",
 }
 
-__all__ = ["__version__", "MODEL_VERSION", *_EXPORTS]
+__all__ = ["__version__", "MODEL_VERSION", "prove", "assert_proved", "Proof", "equivalent", "assert_equivalent",
+           "Equivalence", "LaneDifference", "lower", "load_plan", "Plan", "LaneMap", "parse_pattern", "match",
+           "testing"]
 
 if TYPE_CHECKING:
     from . import match, testing

@@ -11,12 +11,19 @@ from typing import Any
 
 from .errors import InputError, Location
 from .schemas import SCHEMA_VERSION
-from .steps import (  # noqa: F401 - re-exported: the plan's vocabulary, imported from here elsewhere
+from .steps import (  # re-exported (__all__): the plan's vocabulary, imported from here elsewhere
     COMBINE_FNS, SPECIAL_REFS, STEP_TYPES, Combine, DsBpermute, DsBpermuteFi, DsPermute, DsSwizzle, MovDpp8,
     Permlane16, Permlane16Swap, Permlane16Var, Permlane32Swap, Permlane64, Permlanex16, Permlanex16Var,
     Readfirstlane, Readlane, Ref, Select, Step, UpdateDpp, Writelane)
 
 PROOF_STATUSES = ("proved", "refuted", "unknown")
+__all__ = ["Plan", "PROOF_STATUSES", "PLAN_EXTRAS", "plan_from_json", "plan_to_json", "step_to_json", "load_plan",
+           "parse_plan_text", "check_references", "with_proof", "rename_steps",
+           # the steps (shflx.steps), imported from here by most of the package
+           "Ref", "SPECIAL_REFS", "COMBINE_FNS", "STEP_TYPES", "Step", "UpdateDpp", "MovDpp8", "DsSwizzle",
+           "Permlane16", "Permlanex16", "Permlane64", "Permlane16Var", "Permlanex16Var", "Permlane16Swap",
+           "Permlane32Swap", "Readlane", "Readfirstlane", "Writelane", "DsBpermute", "DsBpermuteFi", "DsPermute",
+           "Select", "Combine"]
 
 
 @dataclass(frozen=True)

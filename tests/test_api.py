@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_name_in_all_resolves():
+    assert set(shflx.__all__) == {"__version__", "MODEL_VERSION", *shflx._EXPORTS}
     for name in shflx.__all__:
         assert getattr(shflx, name) is not None, name
     assert set(dir(shflx)) >= set(shflx.__all__)
