@@ -63,7 +63,7 @@ def compile_unit(row: dict, target: str) -> dict:
         if r.returncode != 0:
             return {**entry, "status": "error", "error": _first_error(r.stderr),
                     "shflx_error": "shflx does not support" in r.stderr}
-        report = json.loads(r.stdout)
+        [report] = json.loads(r.stdout)          # a list of one entry (docs/report-schema.md)
         entry.update(status="ok", sites=report["summary"]["sites"], chains=report["summary"]["chains"])
         if not nvidia:
             entry["ds_bpermute"] = _bpermutes(out)

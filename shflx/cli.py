@@ -14,6 +14,7 @@ from typing import Sequence
 
 from . import __version__
 from .errors import InputError, Location, ShflxError, UsageError
+from .schemas import versioned
 
 EXIT_PROVED, EXIT_REFUTED, EXIT_INVALID, EXIT_UNKNOWN = 0, 1, 2, 3
 
@@ -33,6 +34,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _add_verbosity(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="say more (repeatable)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="only what matters: failures, or the result")
+
+
+def _verbosity(ns: argparse.Namespace) -> int:
+    """0 quiet, 1 normal, 2+ verbose."""
+    return 0 if ns.quiet else 1 + ns.verbose
+
+
 def _build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="shflx", description="CUDA warp shuffles, lowered to proven AMD cross-lane code.")
     p.add_argument("--version", action="version", version=f"shflx {__version__}")
@@ -47,6 +58,8 @@ def _build_parser() -> argparse.ArgumentParser:
     v.add_argument("--target", help="pattern text to prove against instead of the plan's own")
     v.add_argument("--json", action="store_true", help="one JSON object per plan on stdout")
     v.add_argument("--timeout-ms", type=int, default=2000, help="Z3 time limit per query")
+    v.add_argument("--diagram", action="store_true", help="draw the lanes of every plan that is not proved")
+    _add_verbosity(v)
 
     lo = sub.add_parser("lower", help="the cheapest proven AMD sequence (or PTX) for a shuffle pattern",
                         description="Synthesize, prove and print the cheapest sequence for PATTERN, e.g. "
@@ -59,7 +72,10 @@ def _build_parser() -> argparse.ArgumentParser:
                        ("llvm", "an LLVM IR module (the plan plus a test kernel)"),
                        ("hip", "a HIP C++ __device__ function"), ("ptx", "PTX (with --arch sm_NN)")):
         fmt.add_argument(f"--{flag}", dest="format", action="store_const", const=flag, help=what)
+    fmt.add_argument("--diagram", nargs="?", const="text", choices=["text", "svg"],
+                     help="which input lane each lane holds after every step (text, or svg on stdout)")
     lo.add_argument("--no-cache", action="store_true", help="do not read or write the plan cache")
+    _add_verbosity(lo)
 
     co = sub.add_parser("compile", help="CUDA/HIP device code -> AMD code object (or NVIDIA cubin/PTX), "
                         "shuffles lowered", description="Compile the device code of FILE for each --offload-arch, "
@@ -94,6 +110,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cov.add_argument("--out", help="write the JSON here (default benchmarks/results/coverage.json "
                      "in a checkout, else no file)")
     cov.add_argument("--limit", type=int, help="only the first N maps (a quick look)")
+    _add_verbosity(cov)
 
     px = sub.add_parser("ptx", help="report (and with -o rewrite) the warp shuffles of a PTX file",
                         description="Find every shfl.sync site and reduction chain in IN.ptx, report them, and "
@@ -135,6 +152,8 @@ def _cmd_verify(ns: argparse.Namespace) -> int:
     from .errors import IllegalOp
     from .verify.api import prove
 
+    if ns.diagram and ns.json:
+        raise UsageError("--diagram draws text for people; it does not go with --json")
     worst = EXIT_PROVED
     rank = {EXIT_PROVED: 0, EXIT_UNKNOWN: 1, EXIT_REFUTED: 2, EXIT_INVALID: 3}
     for path in _plan_files(ns.plans):
@@ -146,13 +165,15 @@ def _cmd_verify(ns: argparse.Namespace) -> int:
             where = e.where or Location(str(path))
             msg = f"{where}: error: {e.reason}"
             if ns.json:
-                print(json.dumps({"plan": str(path), "status": "invalid", "reason": e.reason}))
+                print(json.dumps(versioned({"plan": str(path), "status": "invalid", "reason": e.reason})))
             print(msg, file=sys.stderr)
             code = EXIT_INVALID
         else:
             code = {"proved": EXIT_PROVED, "refuted": EXIT_REFUTED, "unknown": EXIT_UNKNOWN}[proof.status]
             if ns.json:
-                print(json.dumps({"plan": str(path), **proof.to_json()}))
+                print(json.dumps(versioned({"plan": str(path), **proof.to_json()})))
+            elif proof.proved and _verbosity(ns) == 0:
+                pass                                   # -q: failures only; the exit code says the rest
             else:
                 line = f"{path}: {proof.status} ({proof.method})"
                 if proof.reason:
@@ -160,8 +181,32 @@ def _cmd_verify(ns: argparse.Namespace) -> int:
                 print(line)
                 for a in proof.assumptions:
                     print(f"  assumes {a}")
+                if _verbosity(ns) >= 2:
+                    print(_plan_facts(path, ns.target))
+            if ns.diagram and not proof.proved:
+                print(_plan_diagram(path, ns.target, "text"), end="")
         worst = max(worst, code, key=rank.__getitem__)
     return worst
+
+
+def _plan_facts(path: Path, target: str | None) -> str:
+    from .plan import load_plan
+    plan = load_plan(path)
+    return (f"  {plan.arch}, wave{plan.wave}, {len(plan.steps)} step(s), target '{target or plan.target}', "
+            f"cost {plan.cost:g}")
+
+
+def _plan_diagram(source: object, target: str | None, kind: str) -> str:
+    """The lane diagram of a plan against its target pattern (shflx.diagram)."""
+    from . import diagram
+    from .pattern import Shuffle, parse_pattern
+    from .plan import load_plan
+    plan = load_plan(source)
+    pattern = parse_pattern(target or plan.target) if (target or plan.target) else None
+    if any(s.op == "combine" for s in plan.steps):
+        return "  (no lane diagram for a reduction or scan: its lanes hold combinations, not lanes)\n"
+    want = pattern.lane_map(plan.wave) if isinstance(pattern, Shuffle) else None
+    return diagram.svg(plan, want) if kind == "svg" else diagram.text(plan, want)
 
 
 def _cmd_targets(ns: argparse.Namespace) -> int:
@@ -186,8 +231,8 @@ def _cmd_targets(ns: argparse.Namespace) -> int:
 
 def _cmd_lower(ns: argparse.Namespace) -> int:
     if ns.arch.startswith("sm_"):
-        if ns.format not in (None, "ptx"):
-            raise UsageError(f"--{ns.format} is for AMD targets; {ns.arch} takes --ptx")
+        if ns.format not in (None, "ptx") or ns.diagram:
+            raise UsageError(f"--{ns.format or 'diagram'} is for AMD targets; {ns.arch} takes --ptx")
         from .codegen.nvptx import ptx_version
         from .isa import nvidia_target
         from .nvidia.ptx import ptx_for_pattern
@@ -203,8 +248,10 @@ def _cmd_lower(ns: argparse.Namespace) -> int:
     target = amd_target(ns.arch)
     wave = 64 if ns.wave64 else target.default_wave
     plan = lower(ns.pattern, ns.arch, wave, cache=not ns.no_cache)
-    if ns.format == "json":
-        print(json.dumps(plan_to_json(plan), indent=1))
+    if ns.diagram:
+        sys.stdout.write(_plan_diagram(plan, None, ns.diagram))
+    elif ns.format == "json":
+        print(json.dumps(versioned(plan_to_json(plan)), indent=1))
     elif ns.format == "llvm":
         from .amd.llvm_ir import kernel_ir
         sys.stdout.write(kernel_ir(plan))
@@ -214,27 +261,34 @@ def _cmd_lower(ns: argparse.Namespace) -> int:
     else:
         from .amd.asm import step_asm
         extra = dict(plan.extra)
-        if ns.format is None:
+        quiet = _verbosity(ns) == 0
+        if ns.format is None and not quiet:
             print(f"{plan.target} on {plan.arch} (wave{plan.wave}): {len(plan.steps)} step(s), cost "
                   f"{plan.cost:g} cycles (ds_bpermute: {extra['baseline_cost']:g}"
                   + (f"; {extra['fused_cost']:g} when folded into its consumer" if extra["fusable"] else "")
                   + f"), {plan.proof['status']} ({plan.proof['method']})")
         for st in plan.steps:
-            print(("  " if ns.format is None else "") + step_asm(st, target, plan.wave))
-        if ns.format is None:
+            print(("  " if ns.format is None and not quiet else "") + step_asm(st, target, plan.wave))
+        if ns.format is None and not quiet:
             if not plan.steps:
                 print("  (nothing to do: every lane already holds its value)")
             print(f"  {extra['optimality']['note']}")
             for a in plan.proof.get("assumptions", []):
                 print(f"  assumes {a}")
+            if _verbosity(ns) >= 2:
+                search = extra.get("search", {})
+                print(f"  search: stage '{extra.get('stage')}', {search.get('candidates')} candidate(s), "
+                      f"{search.get('first_moves')} first moves, {search.get('ms')} ms (when it was solved; "
+                      f"the plan cache keeps it); uses LDS: {'yes' if extra.get('uses_lds') else 'no'}")
     return 0
 
 
 def _cmd_coverage(ns: argparse.Namespace) -> int:
     from .driver.coverage import DEFAULT_TARGETS, coverage_report, format_table
+    from .driver.progress import Progress
 
     archs = ns.arch or list(DEFAULT_TARGETS)
-    report = coverage_report(archs, limit=ns.limit)
+    report = coverage_report(archs, limit=ns.limit, progress=Progress("coverage", _verbosity(ns)))
     print(format_table(report))
     out = ns.out
     if out is None:
@@ -243,7 +297,8 @@ def _cmd_coverage(ns: argparse.Namespace) -> int:
     if out:
         from .files import write_atomically
         write_atomically(Path(out), json.dumps(report, indent=1) + "\n")
-        print(f"wrote {out}")
+        if _verbosity(ns):
+            print(f"wrote {out}")
     return 0
 
 
@@ -379,7 +434,7 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
         print(r["error"], file=sys.stderr)
     good = [r for r in results if "error" not in r]
     if ns.report == "json":
-        print(json.dumps(good if len(jobs) > 1 else (good[0] if good else {}), indent=1))
+        print(json.dumps([versioned(e) for e in good], indent=1))   # always a list (docs/report-schema.md)
     else:
         for e in good:
             s = e["summary"]
@@ -431,7 +486,7 @@ def _cmd_ptx(ns: argparse.Namespace) -> int:
     if ns.report == "json":
         out = result.to_json()
         out["output"] = ns.output
-        print(json.dumps(out, indent=1))
+        print(json.dumps([versioned(out)], indent=1))
     else:
         print(report_text(result))
         if ns.output:

@@ -1,235 +1,29 @@
-"""The Plan: a straight-line sequence of AMD cross-lane steps, and its JSON form (DESIGN.md).
+"""The Plan: a straight-line sequence of AMD cross-lane steps (shflx.steps), and its JSON form.
 
-One frozen dataclass per step op; its fields are the JSON keys and, in order, the operands of the
-LLVM intrinsic it is emitted as, so (de)serialization is generic. Hardware bits keep their raw
-ISA meaning (bound_ctrl = the BC bit, fi = the FI bit; spec/amd_crosslane.md §3.5). `exec`
-(an active-lane bitmask, default all lanes) and `asm` are accepted on every step: exec models
-code that runs under a partial EXEC, as the golden sequences do."""
+The format is described in docs/plan-format.md. (De)serialization is generic over the step
+dataclasses; `to_llvm` / `to_hip` / `to_asm` hand the plan to the emitters of shflx.amd."""
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING, dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, fields, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from .errors import InputError, Location
-
-Ref = str
-SPECIAL_REFS = ("x", "identity", "undef", "zero")
-COMBINE_FNS = ("add", "mul", "and", "or", "xor", "umin", "umax", "smin", "smax",
-               "fadd", "fmul", "fmin", "fmax")
-
-
-@dataclass(frozen=True)
-class Step:
-    op: ClassVar[str] = ""
-    refs: ClassVar[tuple[str, ...]] = ()          # fields that name other values
-    lane_lists: ClassVar[tuple[str, ...]] = ()    # per-lane integer lists (length = wave)
-    id: str
-
-    def inputs(self) -> tuple[Ref, ...]:
-        return tuple(getattr(self, r) for r in self.refs if getattr(self, r) is not None)
-
-
-def _opt(default: Any = None) -> Any:
-    return field(default=default, kw_only=True)
-
-
-@dataclass(frozen=True)
-class UpdateDpp(Step):
-    op: ClassVar[str] = "update.dpp"
-    refs: ClassVar[tuple[str, ...]] = ("old", "src")
-    src: Ref
-    old: Ref
-    dpp_ctrl: int
-    row_mask: int
-    bank_mask: int
-    bound_ctrl: int
-    fi: int = _opt(0)
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-
-@dataclass(frozen=True)
-class MovDpp8(Step):
-    op: ClassVar[str] = "mov.dpp8"
-    refs: ClassVar[tuple[str, ...]] = ("src",)
-    src: Ref
-    sel: int
-    fi: int = _opt(0)
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-
-@dataclass(frozen=True)
-class DsSwizzle(Step):
-    op: ClassVar[str] = "ds.swizzle"
-    refs: ClassVar[tuple[str, ...]] = ("src",)
-    src: Ref
-    offset: int
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-
-@dataclass(frozen=True)
-class Permlane16(Step):
-    op: ClassVar[str] = "permlane16"
-    refs: ClassVar[tuple[str, ...]] = ("old", "src")
-    src: Ref
-    old: Ref
-    sel_lo: int
-    sel_hi: int
-    fi: int
-    bound_ctrl: int
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-
-@dataclass(frozen=True)
-class Permlanex16(Permlane16):
-    op: ClassVar[str] = "permlanex16"
-
-
-@dataclass(frozen=True)
-class Permlane64(Step):
-    op: ClassVar[str] = "permlane64"
-    refs: ClassVar[tuple[str, ...]] = ("src",)
-    src: Ref
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-
-@dataclass(frozen=True)
-class Permlane16Var(Step):
-    op: ClassVar[str] = "permlane16.var"
-    refs: ClassVar[tuple[str, ...]] = ("old", "src")
-    lane_lists: ClassVar[tuple[str, ...]] = ("sel",)
-    src: Ref
-    old: Ref
-    sel: tuple[int, ...]
-    fi: int
-    bound_ctrl: int
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-
-@dataclass(frozen=True)
-class Permlanex16Var(Permlane16Var):
-    op: ClassVar[str] = "permlanex16.var"
-
-
-@dataclass(frozen=True)
-class Permlane16Swap(Step):
-    """v_permlane16_swap: both operands are rewritten; `take` picks which result this step names
-    (0: the new first operand vdst, 1: the new src0), as the intrinsic's {i32, i32} result."""
-
-    op: ClassVar[str] = "permlane16.swap"
-    refs: ClassVar[tuple[str, ...]] = ("vdst_old", "src0_old")
-    vdst_old: Ref
-    src0_old: Ref
-    fi: int
-    bound_ctrl: int
-    take: int
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-    @property
-    def instruction(self) -> tuple:
-        """What identifies the one swap instruction behind both `take` halves (emitted and costed once)."""
-        return (self.op, self.vdst_old, self.src0_old, self.fi, self.bound_ctrl)
-
-
-@dataclass(frozen=True)
-class Permlane32Swap(Permlane16Swap):
-    op: ClassVar[str] = "permlane32.swap"
-
-
-@dataclass(frozen=True)
-class Readlane(Step):
-    op: ClassVar[str] = "readlane"
-    refs: ClassVar[tuple[str, ...]] = ("src",)
-    src: Ref
-    lane: int
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-
-@dataclass(frozen=True)
-class Readfirstlane(Step):
-    op: ClassVar[str] = "readfirstlane"
-    refs: ClassVar[tuple[str, ...]] = ("src",)
-    src: Ref
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-
-@dataclass(frozen=True)
-class Writelane(Step):
-    op: ClassVar[str] = "writelane"
-    refs: ClassVar[tuple[str, ...]] = ("value", "old")
-    value: Ref
-    lane: int
-    old: Ref
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-
-@dataclass(frozen=True)
-class DsBpermute(Step):
-    """Gather: lane i reads lane index[i] (the byte address emitted is index << 2)."""
-
-    op: ClassVar[str] = "ds.bpermute"
-    refs: ClassVar[tuple[str, ...]] = ("src", "old")
-    lane_lists: ClassVar[tuple[str, ...]] = ("index",)
-    src: Ref
-    index: tuple[int, ...]
-    old: Ref | None = _opt()
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-
-@dataclass(frozen=True)
-class DsBpermuteFi(DsBpermute):
-    op: ClassVar[str] = "ds.bpermute.fi"
-
-
-@dataclass(frozen=True)
-class DsPermute(DsBpermute):
-    """Scatter: lane i sends its value to lane index[i]."""
-
-    op: ClassVar[str] = "ds.permute"
-
-
-@dataclass(frozen=True)
-class Select(Step):
-    op: ClassVar[str] = "select"
-    refs: ClassVar[tuple[str, ...]] = ("a", "b", "old")
-    a: Ref
-    b: Ref
-    lanes: int
-    old: Ref | None = _opt()
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-
-@dataclass(frozen=True)
-class Combine(Step):
-    op: ClassVar[str] = "combine"
-    refs: ClassVar[tuple[str, ...]] = ("a", "b", "old")
-    fn: str
-    a: Ref
-    b: Ref
-    old: Ref | None = _opt()
-    exec: int | None = _opt()
-    asm: str | None = _opt()
-
-
-STEP_TYPES: dict[str, type[Step]] = {t.op: t for t in (
-    UpdateDpp, MovDpp8, DsSwizzle, Permlane16, Permlanex16, Permlane64, Permlane16Var,
-    Permlanex16Var, Permlane16Swap, Permlane32Swap, Readlane, Readfirstlane, Writelane,
-    DsBpermute, DsBpermuteFi, DsPermute, Select, Combine)}
+from .schemas import SCHEMA_VERSION
+from .steps import (  # re-exported (__all__): the plan's vocabulary, imported from here elsewhere
+    COMBINE_FNS, SPECIAL_REFS, STEP_TYPES, Combine, DsBpermute, DsBpermuteFi, DsPermute, DsSwizzle, MovDpp8,
+    Permlane16, Permlane16Swap, Permlane16Var, Permlane32Swap, Permlane64, Permlanex16, Permlanex16Var,
+    Readfirstlane, Readlane, Ref, Select, Step, UpdateDpp, Writelane)
 
 PROOF_STATUSES = ("proved", "refuted", "unknown")
+__all__ = ["Plan", "PROOF_STATUSES", "PLAN_EXTRAS", "plan_from_json", "plan_to_json", "step_to_json", "load_plan",
+           "parse_plan_text", "check_references", "with_proof", "rename_steps",
+           # the steps (shflx.steps), imported from here by most of the package
+           "Ref", "SPECIAL_REFS", "COMBINE_FNS", "STEP_TYPES", "Step", "UpdateDpp", "MovDpp8", "DsSwizzle",
+           "Permlane16", "Permlanex16", "Permlane64", "Permlane16Var", "Permlanex16Var", "Permlane16Swap",
+           "Permlane32Swap", "Readlane", "Readfirstlane", "Writelane", "DsBpermute", "DsBpermuteFi", "DsPermute",
+           "Select", "Combine"]
 
 
 @dataclass(frozen=True)
@@ -245,6 +39,25 @@ class Plan:
 
     def step(self, ref: Ref) -> Step | None:
         return next((s for s in self.steps if s.id == ref), None)
+
+    def to_llvm(self, kernel: str = "shflx_test") -> str:
+        """An LLVM IR module: the plan as an always-inline helper and a kernel `kernel(in, out)`
+        that runs it on in[tid] (what `shflx lower --llvm` prints)."""
+        from .amd.llvm_ir import kernel_ir
+        return kernel_ir(self, kernel)
+
+    def to_hip(self, name: str = "shflx_shuffle", type: str = "int") -> str:  # noqa: A002 - the C type
+        """HIP C++: `__device__ TYPE name(TYPE x)` of `__builtin_amdgcn_*` calls. 32-bit types are
+        moved as their bits; 64-bit types as two 32-bit halves, each through the plan."""
+        from .amd.hip import typed_function_hip
+        return typed_function_hip(self, name, type)
+
+    def to_asm(self) -> str:
+        """AMDGCN assembly as LLVM prints it, one line per step (symbolic registers)."""
+        from .amd.asm import step_asm
+        from .isa import amd_target
+        target = amd_target(self.arch)
+        return "".join(step_asm(s, target, self.wave) + "\n" for s in self.steps)
 
 
 # ---------------------------------------------------------------- (de)serialization
@@ -334,7 +147,10 @@ def plan_from_json(obj: Any, *, file: str | None = None, text: str | None = None
     cost = obj.get("cost", 0.0)
     if not isinstance(cost, (int, float)) or isinstance(cost, bool):
         raise InputError("plan: 'cost' must be a number", where)
-    known = {"arch", "wave", "target", "steps", "result", "cost", "proof"}
+    version = obj.get("schema_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise InputError(f"plan: schema_version {version!r} is not the one this shflx reads ({SCHEMA_VERSION})", where)
+    known = {"arch", "wave", "target", "steps", "result", "cost", "proof", "schema_version"}
     unknown = sorted(set(obj) - known - set(PLAN_EXTRAS))
     if unknown:
         raise InputError(f"plan: unknown key(s) {', '.join(unknown)}; keys are "

@@ -29,7 +29,7 @@ def test_report_only_then_rewrite_atomically(tmp_path, capsys):
     src.write_text(GOOD)
     before = _digest(src)
     assert main(["ptx", str(src), "--report", "json", "--no-load-shuffle"]) == 0
-    rep = json.loads(capsys.readouterr().out)
+    [rep] = json.loads(capsys.readouterr().out)
     assert rep["summary"]["sites"] == 5 and rep["summary"]["rewritten_chains"] == 1
     assert rep["output"] is None and rep["arch"] == "sm_90" and rep["ptx_version"] == "8.0"
     assert rep["chains"][0]["location"] == f"{src}:{GOOD.splitlines().index(next(l for l in GOOD.splitlines() if 'shfl' in l)) + 1}"
@@ -155,7 +155,7 @@ def test_report_names_the_cuda_line_from_loc(tmp_path, capsys):
     src = tmp_path / "k.ptx"
     src.write_text("\n".join(lines) + '\n\t.file\t1 "k.cu"\n')
     assert main(["ptx", str(src), "--report", "json", "--no-load-shuffle"]) == 0
-    rep = json.loads(capsys.readouterr().out)
+    [rep] = json.loads(capsys.readouterr().out)
     assert {s["source_location"] for s in rep["sites"]} == {"k.cu:5:2"}
     assert rep["chains"][0]["source_location"] == "k.cu:5:2"
     assert main(["ptx", str(src), "--no-load-shuffle"]) == 0

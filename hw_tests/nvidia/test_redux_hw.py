@@ -38,7 +38,7 @@ TIMED = ("time_bfly_add", "time_down_max")
 
 
 def build(force: bool = False) -> dict:
-    """nvcc -ptx, then shflx's rewrite; returns the report (JSON of `shflx ptx --report json`)."""
+    """nvcc -ptx, then shflx's rewrite; returns the report (the entry `shflx ptx --report json` prints in a list)."""
     orig, new, rep = BUILD / "redux.orig.ptx", BUILD / "redux.shflx.ptx", BUILD / "redux.report.json"
     compiled = BUILD / "redux.compiled.ptx"
     if force or not (orig.exists() and new.exists() and rep.exists() and compiled.exists()):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..plan import (Combine, DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var,
+from ..steps import (Combine, DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var,
                     Permlane64, Readfirstlane, Readlane, Select, Step, UpdateDpp, Writelane)
 from .dpp import control_kind
 from .primitives import PRIMITIVES

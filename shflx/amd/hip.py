@@ -4,7 +4,7 @@ For users who keep HIP sources: paste the function, call it where the shuffle wa
 from __future__ import annotations
 
 from ..combine import FNS
-from ..plan import Combine, Plan, Select, Step
+from ..steps import Combine, PlanLike, Select, Step
 from .llvm_ir import EmitError, emission_order
 from .primitives import LANE_TABLE_OPS, PRIMITIVES, Primitive
 
@@ -28,7 +28,7 @@ def intrinsic_alias(prim: Primitive, decls: dict[str, str]) -> str:
     return alias
 
 
-def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
+def function_hip(plan: PlanLike, name: str = "shflx_shuffle") -> str:
     fn_name = next((s.fn for s in plan.steps if isinstance(s, Combine)), None)
 
     def ref(r: str) -> str:
@@ -100,3 +100,34 @@ def function_hip(plan: Plan, name: str = "shflx_shuffle") -> str:
             f"proof: {(plan.proof or {}).get('status', 'not proved')}\n")
     return head + "".join(decls.values()) + f"__device__ __forceinline__ int {name}(int x) {{\n" + "\n".join(lines) + \
         f"\n  return {ref(plan.result)};\n}}\n"
+
+
+# C type -> (bits, the type its bits are read as); 16-bit values travel in 32-bit lanes as CUDA's do
+HIP_TYPES = {"int": 32, "unsigned": 32, "unsigned int": 32, "float": 32, "int32_t": 32, "uint32_t": 32,
+             "long long": 64, "unsigned long long": 64, "double": 64, "long": 64, "unsigned long": 64,
+             "int64_t": 64, "uint64_t": 64}
+FLOAT_FNS = ("fadd", "fmul", "fmin", "fmax")
+
+
+def typed_function_hip(plan: PlanLike, name: str, ctype: str) -> str:
+    """`__device__ ctype name(ctype x)`: the plan on the bits of x (data movement does not look at
+    them), for 64-bit types on each 32-bit half as CUDA's 64-bit shuffles do. A plan that combines
+    values (a reduction) takes only the type its operator is defined on."""
+    if ctype not in HIP_TYPES:
+        raise EmitError(f"no HIP form for type {ctype!r}; known: {', '.join(HIP_TYPES)}")
+    fn = next((s.fn for s in plan.steps if isinstance(s, Combine)), None)
+    if fn is not None:
+        allowed = ("float",) if fn in FLOAT_FNS else ("int", "unsigned", "unsigned int", "int32_t", "uint32_t")
+        if ctype not in allowed:
+            raise EmitError(f"the plan combines with {fn!r}; its HIP form takes {' or '.join(allowed)}, not {ctype!r}")
+    if ctype == "int":
+        return function_hip(plan, name)
+    inner = function_hip(plan, f"{name}_b32")
+    if HIP_TYPES[ctype] == 32:
+        body = f"  return __builtin_bit_cast({ctype}, {name}_b32(__builtin_bit_cast(int, x)));\n"
+    else:
+        body = (f"  const unsigned long long u = __builtin_bit_cast(unsigned long long, x);\n"
+                f"  const unsigned lo = (unsigned){name}_b32((int)(unsigned)u);\n"
+                f"  const unsigned hi = (unsigned){name}_b32((int)(unsigned)(u >> 32));\n"
+                f"  return __builtin_bit_cast({ctype}, ((unsigned long long)hi << 32) | lo);\n")
+    return inner + f"__device__ __forceinline__ {ctype} {name}({ctype} x) {{\n{body}}}\n"

@@ -6,7 +6,7 @@ in[tid], runs the plan and writes out[tid], for hardware checks and `shflx lower
 from __future__ import annotations
 
 from ..combine import FNS
-from ..plan import Combine, Permlane16, Permlane16Swap, Permlane16Var, Plan, Select, Step, UpdateDpp
+from ..steps import Combine, Permlane16, Permlane16Swap, Permlane16Var, PlanLike, Select, Step, UpdateDpp
 from .primitives import LANE_TABLE_OPS, PRIMITIVES
 
 # declarations of what the emitted code calls besides the primitives' intrinsics (amd.primitives)
@@ -31,7 +31,7 @@ def _b(bit: int) -> str:
     return "true" if bit else "false"
 
 
-def function_ir(plan: Plan, name: str = "shflx_plan", attrs: str = "#0", *, params: tuple[str, ...] = (),
+def function_ir(plan: PlanLike, name: str = "shflx_plan", attrs: str = "#0", *, params: tuple[str, ...] = (),
                 prologue: tuple[str, ...] = (), lane_operands: dict[str, str] | None = None) -> tuple[str, set[str]]:
     """(function text, needed declaration keys) computing the plan from `%x`.
 
@@ -187,7 +187,7 @@ def combine_ir(d: str, fn: str, a: str, b: str, needed: set[str]) -> list[str]:
     return out
 
 
-def kernel_ir(plan: Plan, kernel: str = "shflx_test", consume: str | None = None) -> str:
+def kernel_ir(plan: PlanLike, kernel: str = "shflx_test", consume: str | None = None) -> str:
     """A module whose kernel `kernel(ptr in, ptr out)` runs the plan on in[tid] -> out[tid].
 
     Launch with one block of `plan.wave` threads (lane = workitem id). `consume="add"` stores
@@ -234,5 +234,5 @@ def _signed64(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
-def _combine_fn(plan: Plan) -> str | None:
+def _combine_fn(plan: PlanLike) -> str | None:
     return next((s.fn for s in plan.steps if isinstance(s, Combine)), None)

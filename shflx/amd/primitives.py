@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..plan import (DsBpermute, DsBpermuteFi, DsPermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap,
+from ..steps import (DsBpermute, DsBpermuteFi, DsPermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap,
                     Permlane16Var, Permlane32Swap, Permlane64, Permlanex16, Permlanex16Var, Readfirstlane,
                     Readlane, Select, Step, UpdateDpp, Writelane)
 from . import dpp, permlane, permute, scalar, swizzle

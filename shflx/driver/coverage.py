@@ -52,7 +52,9 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "stages": stages}
 
 
-def coverage_report(archs: list[str], limit: int | None = None, workers: int | None = None) -> dict[str, Any]:
+def coverage_report(archs: list[str], limit: int | None = None, workers: int | None = None,
+                    progress: Any = None) -> dict[str, Any]:
+    """`progress`: an object with plan(group, units) and advance(group) (driver.progress.Progress)."""
     from ..catalog import catalog
     from ..isa import amd_target
 
@@ -67,9 +69,14 @@ def coverage_report(archs: list[str], limit: int | None = None, workers: int | N
                 jobs.append(((arch, part), (arch, wave, texts[k:k + step])))
     t0 = time.perf_counter()
     results: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    if progress is not None:
+        for key, _ in jobs:
+            progress.plan(" ".join(key), 1)
     with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
         for (key, _), rows in zip(jobs, pool.map(_lower_chunk, [a for _, a in jobs])):
             results.setdefault(key, []).extend(rows)
+            if progress is not None:
+                progress.advance(" ".join(key))
     report: dict[str, Any] = {"seconds": round(time.perf_counter() - t0, 1), "targets": {}}
     names = {e.text: e.name for e in catalog()}
     for arch in archs:

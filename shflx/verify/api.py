@@ -17,7 +17,7 @@ from ..combine import FNS
 from ..emulate import Concrete, Multiset, Provenance, Trace, plan_fn, result
 from ..errors import InputError
 from ..isa import amd_target
-from ..lanes import OPEN, UNDEF, ZERO, mask_to_lanes
+from ..lanes import OPEN, UNDEF, ZERO, LaneMap, mask_to_lanes
 from ..pattern import Collective, Shuffle, parse_pattern
 from ..plan import Combine, Plan, load_plan
 
@@ -94,13 +94,29 @@ def assert_proved(plan: Any, target: str | None = None) -> Proof:
 
 
 def _prove_shuffle(plan: Plan, pattern: Shuffle, timeout_ms: int) -> Proof:
+    members = None
+    if pattern.member_mask != 0xFFFFFFFF:
+        members = np.concatenate([mask_to_lanes(pattern.member_mask, 32)] * (plan.wave // 32))
+    return prove_lane_map(plan, pattern.lane_map(plan.wave), members, timeout_ms=timeout_ms)
+
+
+def prove_lane_map(plan: Plan, expected: LaneMap, members: np.ndarray | None = None, *,
+                   timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Proof:
+    """Prove that every care lane i of `expected` receives x[expected.src[i]] (0 where it is ZERO),
+    under full EXEC and, when `members` is given, also with only those lanes active.
+
+    Any map on the plan's wave, wave64 maps that cross the halves included (shflx.equivalent).
+    A care lane that expects garbage or an open value can never be proved: refuted there."""
+    if expected.wave != plan.wave:
+        raise InputError(f"the plan runs on wave{plan.wave}; the lane map has {expected.wave} lanes")
     from .smt import Z3Values, find_counterexample
 
-    expected = pattern.lane_map(plan.wave)
-    environments: list[np.ndarray | None] = [None]
-    if pattern.member_mask != 0xFFFFFFFF:
-        members = mask_to_lanes(pattern.member_mask, 32)
-        environments.append(np.concatenate([members] * (plan.wave // 32)))
+    undefined = expected.care & (expected.src < 0) & (expected.src != ZERO)
+    if undefined.any():
+        lane = int(np.flatnonzero(undefined)[0])
+        return Proof("refuted", lane, f"{_lane_name(lane, plan.wave)}: the expected map holds no defined "
+                     "value there, so no plan can be proved equal to it", "z3")
+    environments: list[np.ndarray | None] = [None] if members is None else [None, members]
     assumptions: set[str] = set()
     verdicts: list[Proof] = []
     for active in environments:            # the worst verdict over the environments counts
@@ -126,12 +142,12 @@ def _prove_shuffle(plan: Plan, pattern: Shuffle, timeout_ms: int) -> Proof:
 def _classify(prov: np.ndarray, want: np.ndarray, care: np.ndarray, wave: int, trace: Trace,
               where: str, method: str, assumptions: set[str]) -> Proof:
     """Refuted at the first wrong lane, unless every wrong lane only depends on an open question."""
-    bad = care & ((prov != want) | (prov < 0))
+    bad = care & ((prov != want) | ((prov < 0) & (prov != ZERO)))
     hard = bad & (prov != OPEN)
     if hard.any():
         lane = int(np.flatnonzero(hard)[0])
         return Proof("refuted", lane, f"{_lane_name(lane, wave)} receives {_describe_source(int(prov[lane]))}; "
-                     f"the target needs x[{int(want[lane])}]{where}", method, tuple(sorted(assumptions)))
+                     f"the target needs {_describe_source(int(want[lane]))}{where}", method, tuple(sorted(assumptions)))
     lane = int(np.flatnonzero(bad)[0])
     qs = tuple(sorted(trace.questions))
     detail = "; ".join(f"{q}: {OPEN_QUESTION_TEXT.get(q, q)}" for q in qs)
@@ -142,7 +158,8 @@ def _classify(prov: np.ndarray, want: np.ndarray, care: np.ndarray, wave: int, t
 def _cross_check_shuffle(plan: Plan, want: np.ndarray, care: np.ndarray, active: np.ndarray | None) -> None:
     conc = Concrete(plan.wave, None, trials=4, seed=1)
     out = result(plan, conc, Trace(), active)
-    if not np.array_equal(out[care], conc.x[want[care]]):
+    expected = np.where((want >= 0)[:, None], conc.x[np.maximum(want, 0)], 0)
+    if not np.array_equal(out[care], expected[care]):
         raise RuntimeError("internal error: Z3 proved a plan that the numpy replay contradicts")
 
 

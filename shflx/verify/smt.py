@@ -59,11 +59,13 @@ class Z3Values:
 
 def find_counterexample(values: list[Any], xs: list[Any], expected_src: np.ndarray,
                         care: np.ndarray, timeout_ms: int) -> tuple[str, int | None]:
-    """('proved', None), ('refuted', lane) or ('unknown', None) on timeout."""
+    """('proved', None), ('refuted', lane) or ('unknown', None) on timeout. Expected sources are
+    input lanes or ZERO (callers refute lanes that expect garbage before asking)."""
     lanes = [i for i in np.flatnonzero(care).tolist()]
     if not lanes:
         return "proved", None
-    diffs = [values[i] != xs[int(expected_src[i])] for i in lanes]
+    diffs = [values[i] != (xs[int(expected_src[i])] if expected_src[i] >= 0 else z3.BitVecVal(0, BITS))
+             for i in lanes]                       # a ZERO source: the lane must hold 0
     solver = z3.SolverFor("QF_BV")
     solver.set("timeout", int(timeout_ms))
     solver.add(z3.Or(*diffs))
