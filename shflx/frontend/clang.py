@@ -92,6 +92,8 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
     args = ["-x", "cuda", "--cuda-device-only", f"--cuda-gpu-arch={sm}", f"--cuda-path={cuda_path}",
             f"-resource-dir={sdk.resource_dir}", f"--target={HOST_TRIPLE}", "-idirafter", str(SHIMS),
             "-std=c++17", f"-O{opts.opt}", "-S", "-emit-llvm", "-Wno-unknown-cuda-version", "-o", str(out)]
+    for inc in sdk.includes:
+        args += ["-isystem", str(inc)]
     if opts.debug:
         args.append("-gline-directives-only")     # .loc lines only, like nvcc -lineinfo
     for inc in opts.includes:

@@ -46,14 +46,13 @@ class CudaSdk:
     origin: str                   # "wheels" or "SHFLX_CUDA_PATH=..."
 
     def lay_out(self, into: Path) -> Path:
-        """A toolkit directory clang's `--cuda-path` accepts, as links to the real files."""
+        """A toolkit directory clang's `--cuda-path` accepts (`include/cuda.h`, by which it detects
+        the version, `nvvm/libdevice`, `bin/ptxas`), as links; the headers themselves are searched
+        in their real directories (`-isystem`, `includes`), so diagnostics and line tables name
+        real files, not this temporary one."""
         root = into / "cuda"
         (root / "include").mkdir(parents=True, exist_ok=True)
-        for inc in self.includes:                    # the first dir holding a name wins
-            for entry in inc.iterdir():
-                link = root / "include" / entry.name
-                if not link.is_symlink():
-                    link.symlink_to(entry)
+        (root / "include" / "cuda.h").symlink_to(self.includes[0] / "cuda.h")
         (root / "nvvm").mkdir(exist_ok=True)
         (root / "nvvm" / "libdevice").symlink_to(self.libdevice.parent)
         if self.ptxas is not None:

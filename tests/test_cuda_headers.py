@@ -1,0 +1,144 @@
+"""sm_NN device code compiled against NVIDIA's real CUDA headers (shflx[cuda]), and host-only
+library headers that are not installed (both vendors)."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shflx.driver.nvidia import compile_cuda, cuda_headers
+from shflx.errors import InputError
+from shflx.frontend.clang import FrontendOptions
+from shflx.frontend.host_only import library_of, missing_host_header
+
+needs_cuda = pytest.mark.skipif(cuda_headers(FrontendOptions()) is None,
+                                reason="NVIDIA's CUDA headers are not installed (pip install 'shflx[cuda]')")
+
+# What the shflx prelude never had: CUB, cuda_fp16's class types, vector types, precise libdevice
+# math, device printf, atomicInc, __ll2double_rn; an int butterfly (redux.sync on sm_90) and a
+# float down-tree read by lane 0 (kept as shfl.sync: float add is not re-associated).
+REAL = r"""
+#include <cstdio>
+#include <cstdint>
+#include <cub/cub.cuh>
+#include <cuda_fp16.h>
+__global__ void reduce(const float4* in, float* out, int* total, unsigned* ticket, const __half* h, int64_t n) {
+  float4 v = in[threadIdx.x];
+  float s = expf(v.x) + powf(v.y, 2.5f) + __half2float(h[threadIdx.x]) + (float)__ll2double_rn(n);
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+  int t = (int)threadIdx.x;
+  for (int o = 16; o > 0; o >>= 1) t += __shfl_xor_sync(0xffffffffu, t, o);
+  typedef cub::WarpReduce<int> WR;
+  __shared__ typename WR::TempStorage tmp;
+  int c = WR(tmp).Sum(t);
+  if ((threadIdx.x & 31) == 0) { out[threadIdx.x / 32] = s; total[threadIdx.x / 32] = c + atomicInc(ticket, 100u); }
+  if (n < 0) printf("negative n %lld\n", (long long)n);
+}
+int main() { reduce<<<1, 64>>>(nullptr, nullptr, nullptr, nullptr, nullptr, 0); return 0; }
+"""
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    src = tmp_path_factory.mktemp("real") / "real.cu"
+    src.write_text(REAL)
+    return compile_cuda(src, "sm_90", emit="ptx")
+
+
+@needs_cuda
+def test_real_headers_compile_what_the_prelude_could_not(real):
+    ptx = real.output
+    assert re.search(r"^\.visible \.entry _Z6reducePK6float4PfPiPjPK6__halfl\(", ptx, re.M), \
+        "kernel symbol as nvcc mangles it (float4, __half and int64_t = long are CUDA's own types)"
+    assert "vprintf" in ptx and "atom.global.inc.u32" in ptx
+
+
+@needs_cuda
+def test_shuffles_from_clangs_intrinsics_are_sites_and_chains(real):
+    by_shape = {(c.shape, c.op, c.type): c for c in real.chains}
+    assert by_shape[("butterfly", "add", "i32")].status == "re-synthesized"
+    fadd = by_shape[("down-tree", "fadd", "float")]
+    assert fadd.status == "step by step"
+    mine = [s for s in real.sites if s.location.endswith("real.cu:9:41")]
+    assert [s.cuda for s in mine] == [f"__shfl_down_sync(0xffffffff, v, {o}, 32)" for o in (16, 8, 4, 2, 1)]
+    # CUB's WarpReduce shuffles in inline PTX (cub/util_ptx.cuh), reported at the real header
+    cub = [s for s in real.sites if "(inline asm)" in s.location]
+    assert cub and all("/cub/util_ptx.cuh:" in s.location and "shflx-" not in s.location for s in cub)
+    assert re.search(r"redux\.sync\.add\.s32", real.output)
+    assert len(re.findall(r"shfl\.sync\.down\.b32", real.output)) >= 5
+
+
+@needs_cuda
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="no ptxas to assemble with")
+def test_the_ptx_assembles(real, tmp_path):
+    (tmp_path / "k.ptx").write_text(real.output)
+    r = subprocess.run(["ptxas", "-arch=sm_90", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+# ------------------------------------------------------------------ host-only library headers
+
+@pytest.mark.parametrize("header,lib", [("cublas_v2.h", "cuBLAS"), ("nvtx3/nvToolsExt.h", "NVTX"),
+                                        ("cufft.h", "cuFFT"), ("library_types.h", "the CUDA library data types (cudaDataType)")])
+def test_host_only_table(header, lib):
+    assert library_of(header) == lib
+
+
+@pytest.mark.parametrize("header", ["cub/cub.cuh", "cuda_runtime.h", "myproject/cublas_v2.h.in", "cublas_v2.hpp"])
+def test_other_headers_are_not_host_only(header):
+    assert library_of(header) is None
+
+
+def test_missing_host_header_reads_clangs_diagnostic():
+    diag = "x.cu:3:10: fatal error: 'cublas_v2.h' file not found\n    3 | #include <cublas_v2.h>\n"
+    assert missing_host_header(diag) == ("cublas_v2.h", "x.cu:3:10")
+    assert missing_host_header(diag.replace("cublas_v2.h", "helper_cuda.h")) is None
+
+
+UNUSED = """#include <cublas_v2.h>
+#include <nccl.h>
+__global__ void k(int* y) { y[threadIdx.x] = __shfl_xor_sync(0xffffffffu, y[threadIdx.x], 1); }
+"""
+USED = """#include <nccl.h>
+__global__ void k(int* y) { ncclComm_t c; y[0] = (int)sizeof(c); }
+"""
+
+
+def _shflx(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "shflx", *args], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_unused_missing_host_headers_are_skipped_and_said(arch, tmp_path):
+    (tmp_path / "k.cu").write_text(UNUSED)
+    r = _shflx("compile", "k.cu", "--offload-arch", arch, "--emit", "llvm", "-o", "k.ll", "--report", "json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    import json
+    (entry,) = json.loads(r.stdout)
+    notes = entry["notes"]
+    assert len(notes) == 2
+    assert any(n.startswith("skipped host-only header cublas_v2.h (cuBLAS, included at k.cu:1:10)") for n in notes)
+    assert any(n.startswith("skipped host-only header nccl.h (NCCL, included at k.cu:2:10)") for n in notes)
+    assert len(entry["sites"]) == 1
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_a_missing_header_device_code_uses_is_the_error(arch, tmp_path):
+    (tmp_path / "k.cu").write_text(USED)
+    r = _shflx("compile", "k.cu", "--offload-arch", arch, "-o", "k.out", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "k.cu:1:10: fatal error: 'nccl.h' file not found" in r.stderr
+    assert "ncclComm_t" not in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "k.out").exists()
+
+
+def test_a_missing_project_header_is_not_skipped(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text('#include "faiss/gpu/utils/DeviceUtils.h"\n__global__ void k() {}\n')
+    with pytest.raises(InputError, match="DeviceUtils.h' file not found"):
+        compile_cuda(src, "sm_90", emit="llvm")
