@@ -542,6 +542,9 @@ def _cmd_doctor(ns: argparse.Namespace) -> int:
                      "compile --offload-arch sm_NN (PTX code generation)"))
     except ToolchainError as e:
         rows.append(("NVPTX", f"MISSING ({e.reason})", "compile --offload-arch sm_NN (PTX code generation)"))
+    from .frontend.cuda_sdk import describe as cuda_headers
+    rows.append(("CUDA headers", cuda_headers(), "compile --offload-arch sm_NN against NVIDIA's real headers "
+                 "(without them: the shflx prelude's CUDA subset)"))
     from .nvidia.ptxas import real_ptxas
     try:
         rows.append(("ptxas", real_ptxas(), "compile --emit cubin, and the shflx ptxas wrapper"))

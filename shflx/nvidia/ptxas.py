@@ -40,8 +40,24 @@ def real_ptxas() -> str:
             if b"shflx" in f.read(4096):
                 continue                     # our own wrapper script
         return str(cand)
-    raise ToolchainError("ptxas not found: install the CUDA toolkit's ptxas on PATH or set SHFLX_PTXAS "
-                         "to it (shflx ptxas rewrites the PTX and then runs the real ptxas)")
+    wheel = _wheel_ptxas()
+    if wheel is not None:
+        return wheel
+    raise ToolchainError("ptxas not found: install the CUDA toolkit's ptxas on PATH, `pip install "
+                         "'shflx[cuda]'` (NVIDIA's nvcc wheel has it), or set SHFLX_PTXAS to it (shflx ptxas "
+                         "rewrites the PTX and then runs the real ptxas)")
+
+
+def _wheel_ptxas() -> str | None:
+    """ptxas of NVIDIA's nvcc wheel (shflx[cuda]), when no ptxas is on PATH."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("nvidia.cuda_nvcc") if importlib.util.find_spec("nvidia") else None
+    for loc in (spec.submodule_search_locations or []) if spec else []:
+        cand = Path(loc) / "bin" / "ptxas"
+        if cand.is_file() and os.access(cand, os.X_OK):
+            return str(cand)
+    return None
 
 
 def _input_index(args: Sequence[str]) -> int | None:
