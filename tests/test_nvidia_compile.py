@@ -22,7 +22,8 @@ from hypothesis import given, settings, strategies as st
 from shflx.cuda import shfl_sync
 from shflx.errors import InputError, ToolchainError, UsageError
 from shflx.nvidia import ptxir
-from shflx.driver.nvidia import compile_cuda, synthesize_site
+from shflx.frontend.clang import FrontendOptions
+from shflx.driver.nvidia import compile_cuda, cuda_headers, synthesize_site
 from shflx.ir.evaluate import Operand
 from shflx.ir.sites import Site
 from tests.reference.cuda_ref import MODES as REF_MODES, ref_shfl
@@ -232,11 +233,27 @@ def test_source_error_names_file_and_line(tmp_path):
     assert r.returncode == 1 and f"{src}:2:" in r.stderr and not out.exists()
 
 
-def test_unsupported_precise_math_is_named(tmp_path):
+def test_precise_math_without_the_cuda_headers_is_named(tmp_path, monkeypatch):
+    """The shflx prelude (no shflx[cuda]) has no libdevice: precise expf is an error naming __expf."""
+    import shflx.driver.nvidia as nv
+    monkeypatch.setattr(nv, "cuda_headers", lambda opts: None)
     src = tmp_path / "m.cu"
     src.write_text("extern \"C\" __global__ void k(float *o) {\n  o[0] = expf(o[1]);\n}\n")
-    r = run(str(src), "--offload-arch", "sm_90", "--emit", "ptx", "-o", str(tmp_path / "m.ptx"))
-    assert r.returncode == 1 and "expf" in r.stderr and "__expf" in r.stderr
+    with pytest.raises(InputError) as e:
+        nv.compile_cuda(src, "sm_90", emit="ptx")
+    assert "expf" in str(e.value) and "__expf" in str(e.value)
+
+
+@pytest.mark.skipif(cuda_headers(FrontendOptions()) is None, reason="NVIDIA's CUDA headers are not installed "
+                    "(pip install 'shflx[cuda]')")
+def test_precise_math_with_the_cuda_headers_is_libdevices(tmp_path):
+    """With NVIDIA's headers, expf is libdevice's __nv_expf (linked and inlined): no call is left,
+    and it is not the one-instruction __expf (ex2.approx alone)."""
+    src = tmp_path / "m.cu"
+    src.write_text("extern \"C\" __global__ void k(float *o) {\n  o[0] = expf(o[1]);\n}\n")
+    ptx = compile_cuda(src, "sm_90", emit="ptx").output
+    assert "call" not in ptx.split(".entry k", 1)[1]
+    assert "ex2.approx" in ptx and ptx.count("fma.rn") >= 2
 
 
 def test_amdgpu_ir_given_for_an_nvidia_target(tmp_path):
