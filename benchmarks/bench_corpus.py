@@ -73,6 +73,18 @@ def compile_unit(row: dict, target: str) -> dict:
         return entry
 
 
+def environment() -> dict:
+    """What the sm_NN results depend on: the CUDA headers found and every NVIDIA wheel installed
+    (a unit including cublas_v2.h compiles only where nvidia-cublas-cu12 is installed)."""
+    import importlib.metadata as md
+    sys.path.insert(0, str(ROOT))
+    from shflx.frontend.cuda_sdk import describe
+
+    wheels = sorted(f"{d.metadata['Name']}=={d.version}" for d in md.distributions()
+                    if (d.metadata["Name"] or "").lower().startswith("nvidia-"))
+    return {"cuda_headers": describe(), "nvidia_wheels": wheels}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--targets", nargs="+", default=["gfx942", "gfx1100", "sm_90"])
@@ -102,8 +114,8 @@ def main() -> int:
     for (t, err), n in errs.most_common(30):
         print(f"{n:4} {t:<8} {err}")
     if ns.out:
-        Path(ns.out).write_text(json.dumps({"targets": ns.targets, "units": len(rows), "results": results},
-                                           indent=1) + "\n")
+        Path(ns.out).write_text(json.dumps({"targets": ns.targets, "units": len(rows), "environment": environment(),
+                                            "results": results}, indent=1) + "\n")
     return 0
 
 

@@ -149,5 +149,5 @@ def describe() -> str:
         sdk = find_cuda_sdk(major)
     except ToolchainError as e:
         return f"not available: {e}"
-    return (f"CUDA {sdk.version} headers ({sdk.origin}), libdevice, clang wrapper headers "
-            f"{sdk.resource_dir}" + ("" if sdk.ptxas else "; no ptxas in it"))
+    return (f"CUDA {sdk.version} headers ({sdk.origin}), libdevice, clang {sdk.resource_dir.name}'s CUDA "
+            f"wrapper headers ({RESOURCE_WHEEL} wheel)" + ("" if sdk.ptxas else "; no ptxas in it"))
