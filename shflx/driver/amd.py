@@ -19,6 +19,7 @@ from ..errors import InputError, UsageError
 from ..files import check_source_text
 from ..frontend.clang import FrontendOptions, compile_to_ir
 from ..frontend.host_only import skipped_headers
+from ..ir.symbols import nvcc_kernel_names
 from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
 from ..ir.sites import MODE_NAMES, find_sites, site_map
@@ -221,6 +222,8 @@ def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = Fronte
     else:
         check_source_text(source, "CUDA or HIP source")
         ir = compile_to_ir(source, target.llvm_cpu, wave, opts, _selectable_wave(target))
+        if source.suffix != ".hip":          # CUDA sources: kernel symbols as nvcc names them
+            ir = nvcc_kernel_names(ir)
     try:
         return translate_inline_ptx(ir, wave)
     except InlinePtxError as e:

@@ -34,6 +34,7 @@ from ..frontend.clang import FrontendOptions, compile_to_nvptx_ir, compile_with_
 from ..frontend.host_only import skipped_headers
 from ..frontend.cuda_sdk import CudaSdk, find_cuda_sdk
 from ..ir.nvvm import as_markers
+from ..ir.symbols import nvcc_kernel_names
 from ..isa import NvidiaTarget, known_nvidia_targets, nvidia_target
 from ..ir.sites import MODE_NAMES, TID_LANE_NOTE, Site, find_sites, site_map
 from ..lanes import s32
@@ -249,9 +250,9 @@ def device_ir(source: Path, target: NvidiaTarget, opts: FrontendOptions) -> str:
     check_source_text(source, "CUDA source")
     sdk = cuda_headers(opts)
     if sdk is None:
-        return compile_to_nvptx_ir(source, target.name, ptx_feature(target.name), opts)
+        return nvcc_kernel_names(compile_to_nvptx_ir(source, target.name, ptx_feature(target.name), opts))
     ir, _ = as_markers(compile_with_cuda_headers(source, target.name, sdk, opts))
-    return ir
+    return nvcc_kernel_names(ir)
 
 
 def cuda_headers(opts: FrontendOptions) -> CudaSdk | None:
