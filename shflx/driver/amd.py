@@ -216,8 +216,10 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
 
 
 def user_frames(frames: list[str]) -> list[str]:
-    """The frames of a site's location that are the user's: shflx's own CUDA layer drops out."""
-    return [f for f in frames if not f.startswith(PRELUDE_PREFIX)]
+    """The frames of a site's location that are the user's: shflx's own CUDA layer and HIP's warp
+    function headers (hip/amd_detail/) drop out, unless nothing else is left."""
+    mine = [f for f in frames if not f.startswith(PRELUDE_PREFIX) and "/hip/amd_detail/" not in f]
+    return mine or frames
 
 
 def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = FrontendOptions()) -> str:
@@ -237,9 +239,9 @@ def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = Fronte
 def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str = "hsaco",
                  opts: FrontendOptions = FrontendOptions(), baseline: bool = False,
                  fp_reassoc: bool = False, chains: bool = True, features: tuple[str, ...] = (),
-                 debug_info: bool = True) -> CompileResult:
+                 debug_info: bool = True, code_object_version: int | None = None) -> CompileResult:
     """`features`: a target ID's (+xnack, -sramecc); `debug_info=False` (-g0) drops the line tables
-    from the output once the report has read them."""
+    from the output once the report has read them; `code_object_version` overrides the module's."""
     if arch not in known_amd_targets():
         raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
     target = amd_target(arch)
@@ -247,6 +249,9 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     if emit not in EMITS:
         raise UsageError(f"--emit {emit} is not for AMD targets; for {arch}: {', '.join(EMITS)}")
     ir = device_ir(source, arch, wave, opts)
+    if code_object_version is not None:
+        from ..ir.moduleflags import with_code_object_version
+        ir = with_code_object_version(ir, code_object_version)
     more: list[SiteReport] = []
     found: list[ChainReport] = []
     if not baseline:                     # only the input's own ds.bpermute calls, before ours exist
@@ -351,6 +356,8 @@ def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport
         reports.append(SiteReport(site.location, site.function, "llvm.amdgcn.ds.bpermute (lane-only address)",
                                   "constant map", [step_asm(s, target, wave) for s in plan.steps], plan.cost,
                                   base_cost, plan.proof["status"], list(plan.proof.get("assumptions", []))))
+    for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):
+        rep.inlined = user_frames(frames)
     return rewrite(ir, edits, functions, needed, final=False), reports
 
 

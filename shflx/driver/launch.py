@@ -131,12 +131,13 @@ def _run(argv: list[str], what: str) -> subprocess.CompletedProcess:
 
 def hip_device_ir(cmd: Command, target_id: str, out: Path) -> None:
     """The user's compiler, device side only, one target: LLVM bitcode at `out`."""
+    lines = [] if any(w.startswith("-g") and w != "-g0" for w in cmd.argv) else ["-gline-tables-only"]
     argv = _strip(cmd.argv, drop_targets=True) + [f"--offload-arch={target_id}", "--cuda-device-only",
-                                                  "-emit-llvm", "-c", "-o", str(out)]
+                                                  *lines, "-emit-llvm", "-c", "-o", str(out)]
     proc = _run(argv, "the device compile")
     if proc.returncode != 0 or not out.is_file():
         sys.stderr.write(proc.stderr)
-        raise ShflxError(f"shflx launch: the device compile of {cmd.source} for {target_id} failed "
+        raise ShflxError(f"the device compile of {cmd.source} for {target_id} failed "
                          f"({argv[0]} exited with {proc.returncode})")
     if proc.stderr:
         sys.stderr.write(proc.stderr)
@@ -160,6 +161,24 @@ def cuda_options(cmd: Command) -> tuple[str, ...]:
     return tuple(out)
 
 
+def users_code_object_version(cmd: Command, target_id: str, probe: bool = True) -> int:
+    """The code object version the user's compiler writes: its -mcode-object-version=N, else what
+    it puts in an empty HIP device module (`probe`), else 4 (clang before 17 wrote no flag: v4)."""
+    from ..ir.moduleflags import code_object_version
+
+    given = [w.split("=", 1)[1] for w in cmd.argv if w.startswith("-mcode-object-version=")]
+    if given and given[-1].isdigit():
+        return int(given[-1])
+    if probe:
+        proc = subprocess.run([cmd.argv[0], "-x", "hip", "--cuda-device-only", "-nogpuinc", "-nogpulib",
+                               f"--offload-arch={target_id}", "-emit-llvm", "-S", "-o", "-", "-"],
+                              input="", capture_output=True, text=True, timeout=600)
+        found = code_object_version(proc.stdout) if proc.returncode == 0 else None
+        if found:
+            return found
+    return 4
+
+
 @dataclass
 class Options:
     baseline: bool = False
@@ -172,8 +191,10 @@ class Options:
 def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[str, bytes], list[dict]]:
     """One linked code object per target of the command, shuffles lowered; and the report entries."""
     from ..frontend.clang import FrontendOptions
+    from ..ir.moduleflags import code_object_version
     from .amd import compile_file
     from .flags import base_arch, feature_words, target_features
+    from .inputs import read_ir
 
     objects, report = {}, []
     wave64 = any(w in ("-mwavefrontsize64",) for w in cmd.argv)
@@ -183,13 +204,15 @@ def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[st
         if cmd.cuda:
             fe = FrontendOptions(opt=min(max(opt, 0), 3), extra=cuda_options(cmd) + feature_words(tid))
             source = Path(cmd.source)
+            cov = users_code_object_version(cmd, tid)
         else:
             source = tmp / f"device-{tid.replace(':', '_')}.bc"
             hip_device_ir(cmd, tid, source)
             fe = FrontendOptions()
+            cov = None if code_object_version(read_ir(source)) else users_code_object_version(cmd, tid, probe=False)
         res = compile_file(source, base_arch(tid), wave=64 if wave64 else None, opts=fe, baseline=opts.baseline,
                            fp_reassoc=opts.fp_reassoc, chains=opts.chains, features=target_features(tid),
-                           debug_info=debug or cmd.cuda)
+                           debug_info=debug, code_object_version=cov)
         objects[tid] = res.output
         report.append({"file": cmd.source, "arch": tid, "wave": res.wave, "output": cmd.output,
                        "semantics": "cuda" if cmd.cuda else "hip",

@@ -21,7 +21,7 @@ def remarks(entries: list[dict[str, Any]]) -> list[str]:
                    if c["status"] == "re-synthesized" else f"lowered shuffle by shuffle: {c['reason']}")
             out.append(f"{c['location']}: remark: {arch}: chain of {c['shuffles']} shuffles ({what}) {how} {TAG}")
         for r in e.get("sites", []):
-            frames = r.get("inlined") or [r["location"]]
+            frames = [f for f in r.get("inlined") or [r["location"]] if not f.startswith("?")] or [e["file"]]
             steps = "; ".join(step.split("   ;")[0].strip() for step in r["lowering"])
             out.append(f"{frames[0]}: remark: {arch}: {r['cuda']} ({r['class'].strip()}) -> {steps}; cost "
                        f"{r['cost']:g} vs {r['baseline_cost']:g}, {r['proof']} {TAG}")
