@@ -170,10 +170,13 @@ def users_code_object_version(cmd: Command, target_id: str, probe: bool = True) 
     if given and given[-1].isdigit():
         return int(given[-1])
     if probe:
-        proc = subprocess.run([cmd.argv[0], "-x", "hip", "--cuda-device-only", "-nogpuinc", "-nogpulib",
-                               f"--offload-arch={target_id}", "-emit-llvm", "-S", "-o", "-", "-"],
-                              input="", capture_output=True, text=True, timeout=600)
-        found = code_object_version(proc.stdout) if proc.returncode == 0 else None
+        try:
+            proc = subprocess.run([cmd.argv[0], "-x", "hip", "--cuda-device-only", "-nogpuinc", "-nogpulib",
+                                   f"--offload-arch={target_id}", "-emit-llvm", "-S", "-o", "-", "-"],
+                                  input="", capture_output=True, text=True, timeout=600)
+        except (OSError, subprocess.TimeoutExpired):        # the host compile will say what is wrong
+            proc = None
+        found = code_object_version(proc.stdout) if proc and proc.returncode == 0 else None
         if found:
             return found
     return 4
