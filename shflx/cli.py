@@ -235,12 +235,13 @@ def _compile_one(job: tuple) -> dict:
     from .driver.report import instruction_counts
     from .files import write_atomically
 
-    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, debug_info = job
+    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, debug_info, ptxas = job
     nvidia = arch.startswith("sm_")
     try:
         if nvidia:
             from .driver.nvidia import compile_cuda
-            res = compile_cuda(Path(source), arch, emit=ns_emit, opts=opts, baseline=baseline, chains_on=chains)
+            res = compile_cuda(Path(source), arch, emit=ns_emit, opts=opts, baseline=baseline, chains_on=chains,
+                               ptxas_args=ptxas)
         else:
             from .driver.flags import base_arch, target_features
             res = compile_file(Path(source), base_arch(arch), wave=wave, emit=ns_emit, opts=opts, baseline=baseline,
@@ -365,9 +366,11 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
                 base = Path(ns.output) if ns.output else Path(stem_of(src))
                 out = base.with_name(f"{base.stem}.{arch}{suffix}")
             extra = feature_words(arch) + (depfile_words(f, str(out)) if not jobs else ())
+            words = opts.extra if not arch.startswith("sm_") else \
+                tuple(w for w in opts.extra if not w.startswith("-mcode-object-version="))
             jobs.append((str(src), arch, str(out), emit_of(arch), 64 if ns.wave64 else None,
-                         dataclasses.replace(opts, extra=opts.extra + extra), ns.baseline, ns.fp_reassoc,
-                         not ns.no_chains, f.debug is not False))
+                         dataclasses.replace(opts, extra=words + extra), ns.baseline, ns.fp_reassoc,
+                         not ns.no_chains, f.debug is not False, tuple(f.xptxas)))
     _check_outputs(sources, [Path(j[2]) for j in jobs], many and bool(ns.output), ns.output)
     if many and ns.output:
         try:

@@ -110,3 +110,14 @@ def test_response_file_and_unknown_flag_on_the_command_line(src, tmp_path):
     r = run(str(src), "--offload-arch=gfx942", "-gencodex", "-o", str(tmp_path / "x.hsaco"))
     assert r.returncode == 2 and r.stderr == "shflx: error: unknown flag '-gencodex'\n"
     assert not (tmp_path / "x.hsaco").exists()
+
+
+def test_nvidia_flags_reach_ptxas(src, tmp_path):
+    from conftest import ptxas_path
+    if ptxas_path() is None:
+        pytest.skip("no ptxas")
+    out = tmp_path / "k.cubin"
+    r = run(str(src), "-gencode", "arch=compute_90,code=sm_90", "-Xptxas", "-warn-spills", "-o", str(out))
+    assert r.returncode == 0 and out.read_bytes()[:4] == b"\x7fELF", r.stderr
+    r = run(str(src), "-arch=sm_90", "-Xptxas", "--no-such-ptxas-option", "-o", str(tmp_path / "bad.cubin"))
+    assert r.returncode == 2 and "no-such-ptxas-option" in r.stderr and not (tmp_path / "bad.cubin").exists()

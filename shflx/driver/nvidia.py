@@ -247,9 +247,11 @@ def device_ir(source: Path, target: NvidiaTarget, opts: FrontendOptions) -> str:
 
 
 def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: FrontendOptions = FrontendOptions(),
-                 baseline: bool = False, chains_on: bool = True, load_shuffle: bool = True) -> CompileResult:
+                 baseline: bool = False, chains_on: bool = True, load_shuffle: bool = True,
+                 ptxas_args: tuple[str, ...] = ()) -> CompileResult:
     """Compile one CUDA file for one NVIDIA target; CompileResult.output is the cubin, PTX or IR.
-    `baseline`: every shuffle as written, no rewrite (nvcc's behaviour, for comparisons)."""
+    `baseline`: every shuffle as written, no rewrite (nvcc's behaviour, for comparisons);
+    `ptxas_args`: -Xptxas words, after shflx's own."""
     from ..codegen.nvptx import compile_to_ptx, ptx_version
     from ..nvidia.ptxpass import run
 
@@ -279,7 +281,7 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
     if emit == "ptx":
         result.output = passed.text
         return result
-    cubin, info = assemble(passed.text, target.name, opts.opt)
+    cubin, info = assemble(passed.text, target.name, opts.opt, ptxas_args)
     result.output = cubin
     result.kernels = kernel_summaries(info, result)
     return result
@@ -324,7 +326,7 @@ def _ptx_site(r: dict[str, Any], source: Path) -> SiteReport:
                                           if r["chain"] is not None else []))
 
 
-def assemble(ptx: str, sm: str, opt: int = 3) -> tuple[bytes, dict[str, dict[str, int]]]:
+def assemble(ptx: str, sm: str, opt: int = 3, extra: tuple[str, ...] = ()) -> tuple[bytes, dict[str, dict[str, int]]]:
     """ptxas -arch=sm -v: (cubin bytes, per kernel its registers/spills from ptxas's info lines)."""
     from ..nvidia.ptxas import real_ptxas
 
@@ -333,7 +335,7 @@ def assemble(ptx: str, sm: str, opt: int = 3) -> tuple[bytes, dict[str, dict[str
         src, out = Path(tmp) / "module.ptx", Path(tmp) / "module.cubin"
         src.write_text(ptx)
         try:
-            proc = subprocess.run([exe, f"-arch={sm}", f"-O{min(opt, 3)}", "-v", str(src), "-o", str(out)],
+            proc = subprocess.run([exe, f"-arch={sm}", f"-O{min(opt, 3)}", "-v", *extra, str(src), "-o", str(out)],
                                   capture_output=True, text=True, timeout=600)
         except OSError as e:
             raise ToolchainError(f"cannot run ptxas ({exe}): {e.strerror}") from None
