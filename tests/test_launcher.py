@@ -5,6 +5,7 @@ Needs cmake, ninja and a clang with HIP headers and device libraries (Debian: `a
 hipcc`, which .ci/run does); without them the build tests skip, and under CI=true they fail."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -13,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ci_policy import IN_CI
 from shflx.codegen.bundle import hip_entry_id, read_bundle
@@ -107,7 +110,8 @@ def builds(tmp_path_factory):
     if os.environ.get("SHFLX_TEST_INSTALLED"):
         env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
     launch = [sys.executable, "-m", "shflx", "launch"]
-    log = configure_and_build(tools, src, tmp / "build", root, [*launch, "--"], env)
+    log = configure_and_build(tools, src, tmp / "build", root, [*launch, f"--report-file={tmp / 'reports'}/", "--"],
+                              env)
     configure_and_build(tools, src, tmp / "base", root, [*launch, "--baseline", "--"], env)
     return tools, src, tmp / "build", tmp / "base", log, env, tmp
 
@@ -127,6 +131,11 @@ def test_every_object_embeds_lowered_code_for_each_target(builds):
         base = total["base"][key]
         assert ours["ds_bpermute"] == 0 and base["ds_bpermute"] > 0, (key, ours, base)
         assert ours["dpp"] + ours["ds_swizzle"] + ours["permlane"] > 0, (key, ours)
+    for name in OBJECTS:                                 # --report-file DIR/: one report per object
+        report = json.loads((tmp / "reports" / f"{name}.o.shflx.json").read_text())
+        assert [e["arch"] for e in report] == list(TARGETS)
+        assert all(s["proof"] == "proved" for e in report for s in e["sites"]) and report[0]["sites"]
+        assert {e["semantics"] for e in report} == {"cuda" if name.endswith(".cu") else "hip"}
     print("\ncode-object instruction counts (shflx vs --baseline):")
     for key in total["ours"]:
         print(f"  {key[0]:<13} {key[1]:<8} shflx {total['ours'][key]}  baseline {total['base'][key]}")
@@ -209,3 +218,38 @@ def test_a_failing_device_compile_leaves_no_object(tmp_path):
                         "--offload-arch=gfx90a", "-c", str(bad), "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 1 and "undefined_name" in r.stderr and "Traceback" not in r.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("name, header", [("reduce.hip", "common.h"), ("transpose.cu", "api.h")])
+def test_compile_c_writes_an_object_with_lowered_device_code_and_a_depfile(builds, tmp_path, name, header):
+    """`shflx compile -c` is the launcher around --host-cxx: .hip keeps HIP's semantics through the
+    HIP compiler, .cu gets shflx's CUDA front end; the host compile writes the depfile."""
+    tools, src, _, _, _, env, _ = builds
+    cxx = f"{tools['clang']} --rocm-path={tools['prefix']} --hip-device-lib-path={tools['bitcode']}"
+    out, dep = tmp_path / f"{name}.o", tmp_path / f"{name}.d"
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", "-c", str(src / name), "-o", str(out), "-O3",
+                        "--offload-arch=gfx90a,gfx1030", "-MD", "-MF", str(dep), "--host-cxx", cxx, "-I", str(src)],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout == "", r.stderr
+    objs = code_objects(tools, out, tmp_path)
+    assert set(objs) == {"host-x86_64-unknown-linux-gnu-", hip_entry_id("gfx90a"), hip_entry_id("gfx1030")}
+    for t in ("gfx90a", "gfx1030"):
+        assert counts(tools, objs[hip_entry_id(t)], t, tmp_path)["ds_bpermute"] == 0
+    assert header in dep.read_text() and name in dep.read_text()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.permutations(["-O3", "-DX=1", "-I", "inc", "-MD", "-MF", "a.d", "-isystem", "/sys", "-std=c++17",
+                        "--offload-arch=gfx90a,gfx942:xnack+", "-c", "-o", "out/a.o", "-x", "hip", "src/a.hip"]),
+       st.sampled_from(["clang++", "hipcc", "/opt/rocm/llvm/bin/clang++"]))
+def test_read_command_in_any_order(words, compiler):
+    """Flags and their values in any order (a value stays behind its flag): the same reading."""
+    pairs = {"-I": "inc", "-MF": "a.d", "-isystem": "/sys", "-o": "out/a.o", "-x": "hip"}
+    argv = [compiler]
+    for w in words:
+        if w in pairs.values():
+            continue
+        argv += [w, pairs[w]] if w in pairs else [w]
+    cmd = read_command(argv)
+    assert cmd.passthrough is None and cmd.source == "src/a.hip" and cmd.output == "out/a.o"
+    assert cmd.targets == ["gfx90a", "gfx942:xnack+"] and cmd.language == "hip" and not cmd.cuda

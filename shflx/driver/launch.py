@@ -264,8 +264,18 @@ def launch_command(argv: list[str], opts: Options) -> int:
                 print(line, file=sys.stderr)
         if opts.report_file:
             from ..files import write_atomically
-            write_atomically(Path(opts.report_file), json.dumps(report, indent=1) + "\n")
+            write_atomically(report_path(opts.report_file, cmd), json.dumps(report, indent=1) + "\n")
     return code
+
+
+def report_path(given: str, cmd: Command) -> Path:
+    """--report-file F, or with a directory (an existing one, or F ending in /) one report per
+    object there: DIR/<object name>.shflx.json (a build runs many compiles)."""
+    path = Path(given)
+    if given.endswith("/") or path.is_dir():
+        path.mkdir(parents=True, exist_ok=True)
+        return path / f"{Path(cmd.output or Path(cmd.source or 'out').stem).name}.shflx.json"
+    return path
 
 
 def launch(args: list[str]) -> int:
