@@ -506,3 +506,20 @@ def test_nvidia_schema(tmp_path):
         'sm = 90\nfeatures = ["redux"]\nfeatures_source = "x"\n')
     with pytest.raises(InputError, match=r"sm_90\.toml:2: error: features: unknown feature"):
         isa.load_targets(tmp_path)
+
+
+# llvm/docs/AMDGPUUsage.rst, table "AMDGPU Processors", column "Target Features Supported"
+# (transcribed by hand; gfx940 as documented, LLVM 22 no longer builds it)
+TARGET_ID_FEATURES = {
+    **{t: ("xnack",) for t in ("gfx801", "gfx810", "gfx900", "gfx902", "gfx904", "gfx909", "gfx90c",
+                               "gfx1010", "gfx1011", "gfx1012", "gfx1013")},
+    **{t: ("xnack", "sramecc") for t in ("gfx906", "gfx908", "gfx90a", "gfx940", "gfx942", "gfx950")},
+}
+
+
+@pytest.mark.parametrize("name", REQUIRED_AMD)
+def test_target_id_features_follow_amdgpu_usage(name):
+    t = isa.amd_target(name)
+    assert set(t.target_id_features) == set(TARGET_ID_FEATURES.get(name, ()))
+    if t.target_id_features:
+        assert "AMDGPUUsage" in t.sources["target_id_features"]

@@ -242,6 +242,8 @@ def _check(f: CompileFlags) -> None:
         if a not in seen:
             seen.append(a)
     f.archs = seen
+    for a in f.archs:
+        check_target_id(a)
     if not f.archs and f.action != "E":
         raise UsageError("no target: give --offload-arch gfxNNN[,...] (AMD) or -arch=sm_NN (NVIDIA)")
     if not f.sources:
@@ -256,6 +258,21 @@ def device_f(word: str) -> list[str]:
         return list(DEVICE_F[word])
     joined = next((j for j in DEVICE_F_JOINED if word.startswith(j)), None)
     return [f"{c}{word[len(joined):]}" for c in DEVICE_F_JOINED[joined]] if joined else []
+
+
+def check_target_id(target_id: str) -> None:
+    """A target ID's features must be ones its processor takes (isa: target_id_features), as
+    clang checks them; an unknown processor is left to the compile's own message."""
+    from ..isa import amd_target, known_amd_targets
+
+    base, feats = base_arch(target_id), [f[1:] for f in target_features(target_id)]
+    if not feats or base not in known_amd_targets():
+        return
+    allowed = amd_target(base).target_id_features
+    for feat in feats:
+        if feat not in allowed:
+            raise UsageError(f"--offload-arch {target_id}: {base} has no '{feat}' target feature "
+                             f"(it takes: {', '.join(allowed) or 'none'})")
 
 
 def base_arch(target_id: str) -> str:

@@ -50,7 +50,7 @@ class Command:
 def read_command(argv: list[str]) -> Command:
     """The parts of a clang/hipcc command the launcher acts on; anything it does not model is left in
     the command for the compiler to read."""
-    from .flags import expand_response_files, split_targets
+    from .flags import check_target_id, expand_response_files, split_targets
 
     words = expand_response_files(argv)
     cmd = Command(words)
@@ -85,6 +85,8 @@ def read_command(argv: list[str]) -> Command:
             sources.append(w)
         k += 1
     cmd.targets = list(dict.fromkeys(cmd.targets))
+    for t in cmd.targets:
+        check_target_id(t)
     if not cmd.compile_only:
         cmd.passthrough = cmd.passthrough or "not a -c compile"
     elif len(sources) != 1:
