@@ -68,6 +68,8 @@ def test_no_install_path_in_outputs_and_g0_drops_line_tables(src, tmp_path):
     blob = out.read_bytes()
     assert str(INCLUDE).encode() not in blob and str(INCLUDE.parent).encode() not in blob
     assert b".debug_line" in blob                              # line tables by default
+    assert run(str(src), "--offload-arch=gfx1100", "-o", str(tmp_path / "twice.hsaco")).returncode == 0
+    assert (tmp_path / "twice.hsaco").read_bytes() == blob     # deterministic
     assert run(str(src), "--offload-arch=gfx1100", "-o", str(out), "-g0").returncode == 0
     assert b".debug_line" not in out.read_bytes() and b".debug_info" not in out.read_bytes()
     again = tmp_path / "again.hsaco"
