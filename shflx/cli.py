@@ -344,7 +344,7 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     opts = FrontendOptions((), (), ns.opt, True, ns.llvm_bin, device_words(f))
     sources = _sources(ns.files)
     if f.action == "E":
-        from .driver.launch import preprocess
+        from .driver.preprocess import preprocess
         return preprocess(f, sources, opts)
     suffixes = {"hsaco": ".hsaco", "obj": ".o", "asm": ".s", "llvm": ".ll", "cubin": ".cubin", "ptx": ".ptx"}
     def emit_of(arch: str) -> str:  # noqa: E306 - the default output kind differs per vendor

@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ShflxError, ToolchainError, UsageError
+from ..errors import InputError, Location, ShflxError, ToolchainError, UsageError
 
 HIP_SUFFIXES = (".hip", ".cpp", ".cc", ".cxx", ".c++", ".C", ".hpp")
 CUDA_SUFFIXES = (".cu",)
@@ -333,7 +333,7 @@ def compile_object(f) -> int:
         raise UsageError(f"-c takes one input file, got {len(f.sources)}")
     src = f.sources[0]
     if not Path(src).is_file():
-        raise UsageError(f"{src}: error: cannot read the source file")
+        raise InputError("cannot read the source file", Location(str(src)))
     out = f.output or Path(src).with_suffix(".o").name
     lang = f.language or ("cuda" if src.endswith(".cu") else "hip")
     debug = ["-g"] if f.debug else ["-g0"] if f.debug is False else []
@@ -363,36 +363,4 @@ def compile_object(f) -> int:
 
         from ..files import write_atomically
         write_atomically(Path(opts.report_file), json.dumps(report, indent=1) + "\n")
-    return 0
-
-
-def preprocess(f, sources: list[Path], opts) -> int:
-    """`shflx compile -E`: the device source after shflx's CUDA layer and the preprocessor, for the
-    first target, on stdout or -o."""
-    from ..frontend.clang import cc1_args, nvptx_cc1_args
-    from ..frontend.toolchain import find_clang, host_cxx_args
-    from ..isa import amd_target
-    from .flags import base_arch
-
-    if len(sources) != 1:
-        raise UsageError(f"-E takes one input file, got {len(sources)}")
-    src, arch = sources[0], f.archs[0]
-    if not src.is_file():
-        raise UsageError(f"{src}: error: cannot read the source file")
-    tool = find_clang(opts.llvm_bin)
-    with tempfile.TemporaryDirectory(prefix="shflx-E-") as tmp:
-        out = Path(f.output) if f.output else Path(tmp) / "out.i"
-        if arch.startswith("sm_"):
-            args = nvptx_cc1_args(src, arch, "+ptx80", out, opts)
-        else:
-            t = amd_target(base_arch(arch))
-            wave = t.resolve_wave(64 if f.wave64 else None)
-            args = cc1_args(src, t.llvm_cpu, wave, out, opts, len(t.waves) > 1, host_cxx_args(tool))
-        args = [("-E" if a == "-emit-llvm" else a) for a in args]
-        proc = _run([*tool.command, *args], "clang -E")
-        if proc.returncode != 0:
-            sys.stderr.write(proc.stderr)
-            return 1
-        if not f.output:
-            sys.stdout.write(out.read_text())
     return 0
