@@ -253,3 +253,27 @@ def test_read_command_in_any_order(words, compiler):
     cmd = read_command(argv)
     assert cmd.passthrough is None and cmd.source == "src/a.hip" and cmd.output == "out/a.o"
     assert cmd.targets == ["gfx90a", "gfx942:xnack+"] and cmd.language == "hip" and not cmd.cuda
+
+
+def test_a_makefile_build_through_the_launcher(builds, tmp_path):
+    """tests/data/cmake_hip/Makefile with LAUNCH="shflx launch --": lowered objects, the compiler's
+    depfiles (-MMD) drive make: up to date after the build, the header's users only after a touch."""
+    tools, src, _, _, _, env, _ = builds
+    make = shutil.which("make")
+    if make is None:
+        _need("no make on PATH")
+    out = tmp_path / "out"
+    out.mkdir()
+    args = [make, "-C", str(src), f"OUT={out}", f"HIPCXX={tools['clang']}",
+            f"HIPFLAGS=--rocm-path={tools['prefix']} --hip-device-lib-path={tools['bitcode']} --offload-arch=gfx1030",
+            f"LAUNCH={sys.executable} -m shflx launch --"]
+    done = subprocess.run(args, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    for name in ("reduce", "scan", "transpose"):
+        code = code_objects(tools, out / f"{name}.o", tmp_path)[hip_entry_id("gfx1030")]
+        assert counts(tools, code, "gfx1030", tmp_path)["ds_bpermute"] == 0
+    assert subprocess.run([*args, "-q"], env=env).returncode == 0          # up to date
+    os.utime(src / "common.h", None)
+    assert subprocess.run([*args, "-q"], env=env).returncode == 1
+    dry = subprocess.run([*args, "-n"], capture_output=True, text=True, env=env).stdout
+    assert sorted(re.findall(r"-c (\w+\.\w+)", dry)) == ["reduce.hip", "scan.hip"], dry
