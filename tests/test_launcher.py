@@ -129,12 +129,18 @@ def test_every_object_embeds_lowered_code_for_each_target(builds):
                 total[which][(name, t)] = c
     for key, ours in total["ours"].items():
         base = total["base"][key]
-        assert ours["ds_bpermute"] == 0 and base["ds_bpermute"] > 0, (key, ours, base)
+        # reduce.hip's swap_halves (HIP __shfl_xor(v, 32)) reads across halves in wave64: gfx90a
+        # keeps that one ds_bpermute (HIP's meaning, exact); every other shuffle is lowered
+        kept = 1 if key == ("reduce.hip", "gfx90a") else 0
+        assert ours["ds_bpermute"] == kept and base["ds_bpermute"] > kept, (key, ours, base)
         assert ours["dpp"] + ours["ds_swizzle"] + ours["permlane"] > 0, (key, ours)
     for name in OBJECTS:                                 # --report-file DIR/: one report per object
         report = json.loads((tmp / "reports" / f"{name}.o.shflx.json").read_text())
         assert [e["arch"] for e in report] == list(TARGETS)
-        assert all(s["proof"] == "proved" for e in report for s in e["sites"]) and report[0]["sites"]
+        kept = [(e["arch"], s["notes"]) for e in report for s in e["sites"] if s["proof"] != "proved"]
+        assert kept == ([("gfx90a", ["the map crosses 32-lane halves or differs between them"])]
+                        if name == "reduce.hip" else []), kept
+        assert report[0]["sites"]
         assert {e["semantics"] for e in report} == {"cuda" if name.endswith(".cu") else "hip"}
     print("\ncode-object instruction counts (shflx vs --baseline):")
     for key in total["ours"]:
@@ -233,8 +239,9 @@ def test_compile_c_writes_an_object_with_lowered_device_code_and_a_depfile(build
     assert r.returncode == 0 and r.stdout == "", r.stderr
     objs = code_objects(tools, out, tmp_path)
     assert set(objs) == {"host-x86_64-unknown-linux-gnu-", hip_entry_id("gfx90a"), hip_entry_id("gfx1030")}
-    for t in ("gfx90a", "gfx1030"):
-        assert counts(tools, objs[hip_entry_id(t)], t, tmp_path)["ds_bpermute"] == 0
+    for t in ("gfx90a", "gfx1030"):                     # swap_halves: HIP's cross-half read, kept exact
+        kept = 1 if (name, t) == ("reduce.hip", "gfx90a") else 0
+        assert counts(tools, objs[hip_entry_id(t)], t, tmp_path)["ds_bpermute"] == kept
     assert header in dep.read_text() and name in dep.read_text()
 
 

@@ -333,7 +333,7 @@ def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport
             reports.append(keep)
             continue
         plan = lower("map " + ",".join(map(str, warp.tolist())), arch, wave)
-        if not plan.steps or all(s.op == "ds.bpermute" for s in plan.steps):
+        if plan.steps and all(s.op == "ds.bpermute" for s in plan.steps):   # no steps: each lane's own value
             keep.cls = "constant map"
             keep.notes.append("nothing cheaper proven")
             reports.append(keep)
@@ -354,7 +354,8 @@ def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport
         edits[site.line_index] = f"{indent}{site.result} = call i32 @{name}(i32 {site.value}){dbg.group(1) if dbg else ''}"
         target = amd_target(arch)
         reports.append(SiteReport(site.location, site.function, "llvm.amdgcn.ds.bpermute (lane-only address)",
-                                  "constant map", [step_asm(s, target, wave) for s in plan.steps], plan.cost,
+                                  "constant map", [step_asm(s, target, wave) for s in plan.steps]
+                                  or ["(no instruction: every lane keeps its value)"], plan.cost,
                                   base_cost, plan.proof["status"], list(plan.proof.get("assumptions", []))))
     for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):
         rep.inlined = user_frames(frames)
