@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shflx.driver.flags import (depfile_words, device_words, feature_words, parse_compile_args, split_targets,
-                                target_features)
+from shflx.driver.flags import (debug_wanted, depfile_words, device_words, feature_words, parse_compile_args,
+                                split_targets, target_features)
 from shflx.errors import UsageError
 
 
@@ -134,3 +134,11 @@ def test_any_mix_of_flags_is_read_back_in_order(flags, action):
     assert f.device == want["dev"]
     assert f.action == {"": "device", "-c": "c", "-S": "S", "-E": "E"}[action]
     assert f.debug is None
+
+
+@pytest.mark.parametrize("words, wanted", [([], None), (["-g"], True), (["-ggdb"], True), (["-g2"], True),
+                                           (["-gdwarf-5"], True), (["-gline-tables-only"], True), (["-g0"], False),
+                                           (["-g", "-g0"], False), (["-g0", "-g"], True), (["-gencode"], None),
+                                           (["-gsplit-dwarf"], None), (["-O2", "-ggdb0"], False)])
+def test_debug_flags_last_one_wins(words, wanted):
+    assert debug_wanted(words) is wanted

@@ -171,7 +171,7 @@ def parse_compile_args(argv: list[str]) -> CompileFlags:
         elif w in SWITCHES:
             attr, v = SWITCHES[w]
             setattr(f, attr, v)
-        elif re.fullmatch(r"-(g|ggdb)[123]|-gdwarf-[2345]", w):
+        elif debug_wanted([w]):
             f.debug = True
         elif (m := re.fullmatch(r"-O(\d+|s|z|g|fast)?", w)):
             level = m.group(1) or ""
@@ -273,6 +273,18 @@ def check_target_id(target_id: str) -> None:
         if feat not in allowed:
             raise UsageError(f"--offload-arch {target_id}: {base} has no '{feat}' target feature "
                              f"(it takes: {', '.join(allowed) or 'none'})")
+
+
+def debug_wanted(words: list[str]) -> bool | None:
+    """What a command's -g flags ask for, the last one winning: True (-g, -g2, -ggdb, -gdwarf-5,
+    -gline-tables-only ...), False (-g0, -ggdb0), None (no -g flag)."""
+    wanted = None
+    for w in words:
+        if SWITCHES.get(w, ("", None))[0] == "debug":
+            wanted = SWITCHES[w][1]
+        elif re.fullmatch(r"-(g|ggdb)[123]|-gdwarf-[2345]", w):
+            wanted = True
+    return wanted
 
 
 def base_arch(target_id: str) -> str:

@@ -133,7 +133,9 @@ def _run(argv: list[str], what: str) -> subprocess.CompletedProcess:
 
 def hip_device_ir(cmd: Command, target_id: str, out: Path) -> None:
     """The user's compiler, device side only, one target: LLVM bitcode at `out`."""
-    lines = [] if any(w.startswith("-g") and w != "-g0" for w in cmd.argv) else ["-gline-tables-only"]
+    from .flags import debug_wanted
+
+    lines = [] if debug_wanted(cmd.argv) else ["-gline-tables-only"]     # the report's locations
     argv = _strip(cmd.argv, drop_targets=True) + [f"--offload-arch={target_id}", "--cuda-device-only",
                                                   *lines, "-emit-llvm", "-c", "-o", str(out)]
     proc = _run(argv, "the device compile")
@@ -198,12 +200,12 @@ def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[st
     from ..frontend.clang import FrontendOptions
     from ..ir.moduleflags import code_object_version
     from .amd import compile_file
-    from .flags import base_arch, feature_words, target_features
+    from .flags import base_arch, debug_wanted, feature_words, target_features
     from .inputs import read_ir
 
     objects, report = {}, []
     wave64 = any(w in ("-mwavefrontsize64",) for w in cmd.argv)
-    debug = any(w == "-g" or (w.startswith("-g") and w[2:3].isdigit() and w != "-g0") for w in cmd.argv)
+    debug = bool(debug_wanted(cmd.argv))
     opt = next((int(w[2]) if w[2:3].isdigit() else 2 for w in reversed(cmd.argv) if w.startswith("-O")), 0)
     for tid in cmd.targets:
         if cmd.cuda:
