@@ -286,33 +286,56 @@ def test_a_makefile_build_through_the_launcher(builds, tmp_path):
     assert sorted(re.findall(r"-c (\w+\.\w+)", dry)) == ["reduce.hip", "scan.hip"], dry
 
 
-def test_launched_code_objects_compute_hip_and_cuda_semantics_on_the_emulator(builds):
+# amdemu puts its clang wrapper first on PATH when imported: it runs in a child process, so this
+# pytest process (and the shflx commands it starts) keep finding shflx's own clang
+_EMULATE = """
+import json, sys
+import numpy as np
+from shflx.runtime.emulator import probe_emulator
+device, why = probe_emulator("gfx90a", [sys.argv[1]])
+if device is None:
+    print(json.dumps({"why": why}))
+    sys.exit(0)
+import amdemu
+data = np.array(json.loads(sys.argv[2]), dtype=np.int32)
+out = {}
+for path, kernel in zip(sys.argv[3::2], sys.argv[4::2]):
+    code = open(path, "rb").read()
+    run = amdemu.run_kernel(code, kernel, [data.copy()], (1, 1, 1), (64, 1, 1), target="gfx90a")
+    out[kernel] = run.read(0).tolist()
+print(json.dumps(out))
+"""
+
+
+def test_launched_code_objects_compute_hip_and_cuda_semantics_on_the_emulator(builds, tmp_path):
     """The gfx90a (wave64) code objects of the CMake build, run on the AMD emulator: HIP kernels
     as HIP defines them (wave-wide: swap_halves reads lane ^ 32), the CUDA kernel as CUDA does
     (each 32-lane half is a warp), against numpy references written from the two languages' docs."""
-    from conftest import shared_path
-    from shflx.runtime.emulator import probe_emulator
-
-    tools, _, build, _, _, _, _ = builds
-    device, why = probe_emulator("gfx90a", [shared_path("amdemu")])
-    if device is None:
-        (pytest.fail if IN_CI else pytest.skip)(f"no AMD emulator: {why}")
-    import amdemu
     import numpy as np
+    from conftest import shared_path
 
+    tools, _, build, _, _, env, _ = builds
     data = (np.arange(64, dtype=np.int32) * 7 + 3) ^ 0x55
     lane = np.arange(64)
-
-    def run(obj: str, kernel: str) -> np.ndarray:
-        code = code_objects(tools, build / "CMakeFiles" / "demo.dir" / obj, build)[hip_entry_id("gfx90a")]
-        return amdemu.run_kernel(code, kernel, [data.copy()], (1, 1, 1), (64, 1, 1), target="gfx90a").read(0)
-
-    assert (run("reduce.hip.o", "_Z11swap_halvesPi") == data[lane ^ 32]).all()
+    args = []
+    for obj, kernel in (("reduce.hip.o", "_Z11swap_halvesPi"), ("reduce.hip.o", "_Z12reduce_quadsPi"),
+                        ("transpose.cu.o", "_Z15transpose_pairsPi")):
+        path = tmp_path / f"{obj}.gfx90a.co"
+        path.write_bytes(code_objects(tools, build / "CMakeFiles" / "demo.dir" / obj, tmp_path)[hip_entry_id("gfx90a")])
+        args += [str(path), kernel]
+    done = subprocess.run([sys.executable, "-c", _EMULATE, str(shared_path("amdemu").parent),
+                           json.dumps(data.tolist()), *args], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = {k: np.array(v) for k, v in json.loads(done.stdout.splitlines()[-1]).items()} \
+        if '"why"' not in done.stdout else None
+    if got is None:
+        (pytest.fail if IN_CI else pytest.skip)(f"no AMD emulator: {done.stdout.strip()}")
+    assert (got["_Z11swap_halvesPi"] == data[lane ^ 32]).all()
     quad = data + data[lane ^ 1]
     quad = quad + quad[lane ^ 2]
     down = data[np.where(lane % 8 + 4 < 8, lane + 4, lane)]           # __shfl_down(v, 4, 8): width 8
-    assert (run("reduce.hip.o", "_Z12reduce_quadsPi") == quad + down).all()
+    assert (got["_Z12reduce_quadsPi"] == quad + down).all()
     warp = lane & 32                                                      # CUDA: two warps per wave64
     swapped = data[warp | ((lane & 31) ^ 16)]
     rotated = data[warp | ((lane + 1) & 31)]
-    assert (run("transpose.cu.o", "_Z15transpose_pairsPi") == swapped + rotated).all()
+    assert (got["_Z15transpose_pairsPi"] == swapped + rotated).all()
