@@ -24,16 +24,6 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number of jobs, got '{text}'")
-    return value
-
-
 def _add_verbosity(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="say more (repeatable)")
     parser.add_argument("-q", "--quiet", action="store_true", help="only what matters: failures, or the result")
@@ -80,30 +70,22 @@ def _build_parser() -> argparse.ArgumentParser:
     co = sub.add_parser("compile", help="CUDA/HIP device code -> AMD code object (or NVIDIA cubin/PTX), "
                         "shuffles lowered", description="Compile the device code of FILE for each --offload-arch, "
                         "lowering every warp shuffle to its cheapest proven sequence (AMD: DPP, permlane, ...; "
-                        "NVIDIA sm_NN: shfl.sync with synthesized operands, redux.sync, load -> shuffle), "
-                        "and report each one.")
-    co.add_argument("files", nargs="+", metavar="FILE.cu", help=".cu/.hip files or directories of them")
-    co.add_argument("-j", dest="jobs", type=_positive_int, default=0, help="parallel compiles (default: CPU count)")
-    co.add_argument("--offload-arch", action="append", required=True, dest="archs", metavar="gfxNNN|sm_NN")
-    co.add_argument("-o", dest="output", help="output file; with several targets the target is added; "
-                    "with several inputs a directory")
-    co.add_argument("--emit", choices=["hsaco", "obj", "asm", "llvm", "cubin", "ptx"],
-                    help="AMD: hsaco (default), obj, asm, llvm; NVIDIA: cubin (default, needs ptxas), ptx, llvm")
-    co.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR")
-    co.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=V]")
-    co.add_argument("-O", dest="opt", type=int, default=3, choices=[0, 1, 2, 3])
-    co.add_argument("-g", dest="debug", action="store_true", help="(line tables are always kept for the report)")
-    co.add_argument("--report", choices=["text", "json"], default="text")
-    co.add_argument("--baseline", action="store_true", help="every shuffle as plain ds_bpermute (HIP's lowering); "
-                    "on NVIDIA every shuffle as written, no rewrite")
-    co.add_argument("--wave64", action="store_true", help="wave64 on RDNA targets")
-    co.add_argument("--fp-reassoc", action="store_true", help="allow float add/mul reduction and scan chains "
-                    "to be re-associated (default: only where the IR carries `reassoc`)")
-    co.add_argument("--no-chains", action="store_true", help="lower every shuffle of a reduction/scan "
-                    "chain on its own (for comparisons)")
-    co.add_argument("--llvm-bin", help="directory with clang (default: ROCm, PATH, then the ziglang wheel)")
-    co.add_argument("--load-shuffle", action="store_true", help="NVIDIA: also search for loads a shuffle can "
-                    "replace (Z3 per pair of loads; slow on large files; `shflx ptx` does it by default)")
+                        "NVIDIA sm_NN: shfl.sync with synthesized operands, redux.sync, load -> shuffle). Flags "
+                        "are read like clang's and nvcc's: -c (host object with the device code embedded), -S, "
+                        "-E, -o, -I/-isystem/-include/-D/-U, -std=, -x cuda|hip, -O0..3/s/z/g, -g/-g0, "
+                        "-MD/-MMD/-MF/-MT/-MP, -W*/-w, -Xclang, @file, --offload-arch=gfx942:xnack+,gfx1100, "
+                        "-arch=sm_NN, -gencode arch=..,code=.., -Xptxas, -mcode-object-version=N; shflx's own: "
+                        "--emit, --report text|json, --report-file F, -Rpass=shflx, --baseline, --wave64, "
+                        "--fp-reassoc, --no-chains, --llvm-bin, --host-cxx, -j N. The table: docs/compile-flags.md. "
+                        "Quiet on success: the report goes to --report-file (or stdout with --report json).")
+    co.add_argument("args", nargs=argparse.REMAINDER, metavar="FLAGS FILE.cu")
+
+    la = sub.add_parser("launch", help="compiler launcher: run a HIP compile with shflx's device code embedded",
+                        description="shflx launch [--baseline] [--report-file F] [-Rpass=shflx] -- clang++ ... -c "
+                        "a.hip -o a.o. For CMAKE_HIP_COMPILER_LAUNCHER and Makefiles: per -c, device code is "
+                        "lowered by shflx and embedded (clang offload bundle) in the host object the original "
+                        "command writes; every other command runs unchanged.")
+    la.add_argument("args", nargs=argparse.REMAINDER, metavar="-- COMPILER ARGS")
 
     cov = sub.add_parser("coverage", help="how every uniform shfl.sync map lowers, per target")
     cov.add_argument("--arch", action="append", help="target (repeatable; default: the main six)")
@@ -308,16 +290,18 @@ def _compile_one(job: tuple) -> dict:
     from .driver.report import instruction_counts
     from .files import write_atomically
 
-    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, load_shuffle = job
+    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, debug_info, ptxas, load_shuffle = job
     nvidia = arch.startswith("sm_")
     try:
         if nvidia:
             from .driver.nvidia import compile_cuda
             res = compile_cuda(Path(source), arch, emit=ns_emit, opts=opts, baseline=baseline, chains_on=chains,
-                               load_shuffle=load_shuffle)
+                               ptxas_args=ptxas, load_shuffle=load_shuffle)
         else:
-            res = compile_file(Path(source), arch, wave=wave, emit=ns_emit, opts=opts, baseline=baseline,
-                               fp_reassoc=fp_reassoc, chains=chains)
+            from .driver.flags import base_arch, target_features
+            res = compile_file(Path(source), base_arch(arch), wave=wave, emit=ns_emit, opts=opts, baseline=baseline,
+                               fp_reassoc=fp_reassoc, chains=chains, features=target_features(arch),
+                               debug_info=debug_info)
         write_atomically(Path(out), res.output)
     except ShflxError as e:
         return {"file": source, "arch": arch, "error": str(e), "exit_code": e.exit_code}
@@ -390,16 +374,38 @@ def _compile_parallel(jobs: list[tuple], workers: int) -> list[dict]:
     return sorted(results, key=lambda r: order[(r["file"], r["arch"])])
 
 
+def _compile_namespace(words: list[str]) -> argparse.Namespace:
+    """`shflx compile` reads its words like a compiler (driver.flags), not through argparse."""
+    from .driver.flags import parse_compile_args
+
+    f = parse_compile_args(words)
+    return argparse.Namespace(command="compile", files=f.sources, jobs=int(f.jobs or 0), archs=f.archs, output=f.output,
+                              emit=f.emit, opt=f.opt_level, report=f.report, baseline=f.baseline, wave64=f.wave64,
+                              fp_reassoc=f.fp_reassoc, no_chains=f.no_chains, llvm_bin=f.llvm_bin, flags=f,
+                              load_shuffle=f.load_shuffle,
+                              debug=f.traceback)
+
+
 def _cmd_compile(ns: argparse.Namespace) -> int:
+    import dataclasses
     import os
 
+    from .driver.flags import depfile_words, device_words, feature_words
     from .frontend.clang import FrontendOptions
 
-    opts = FrontendOptions(tuple(ns.includes), tuple(ns.defines), ns.opt, True, ns.llvm_bin)
+    f = ns.flags
+    if f.action == "c":
+        from .driver.launch import compile_object
+        return compile_object(f)
+    opts = FrontendOptions((), (), ns.opt, True, ns.llvm_bin, device_words(f))
     sources = _sources(ns.files)
+    if f.action == "E":
+        from .driver.preprocess import preprocess
+        return preprocess(f, sources, opts)
     suffixes = {"hsaco": ".hsaco", "obj": ".o", "asm": ".s", "llvm": ".ll", "cubin": ".cubin", "ptx": ".ptx"}
     def emit_of(arch: str) -> str:  # noqa: E306 - the default output kind differs per vendor
-        return ns.emit or ("cubin" if arch.startswith("sm_") else "hsaco")
+        nvidia = arch.startswith("sm_")
+        return ns.emit or ((("ptx" if nvidia else "asm") if f.action == "S" else ("cubin" if nvidia else "hsaco")))
     many = len(sources) > 1
     stems = [s.stem for s in sources]
     def stem_of(src: Path) -> str:  # noqa: E306 - unique output names for same-named inputs
@@ -415,8 +421,12 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
             else:
                 base = Path(ns.output) if ns.output else Path(stem_of(src))
                 out = base.with_name(f"{base.stem}.{arch}{suffix}")
-            jobs.append((str(src), arch, str(out), emit_of(arch), 64 if ns.wave64 else None, opts, ns.baseline,
-                         ns.fp_reassoc, not ns.no_chains, ns.load_shuffle))
+            extra = feature_words(arch) + (depfile_words(f, str(out)) if not jobs else ())
+            words = opts.extra if not arch.startswith("sm_") else \
+                tuple(w for w in opts.extra if not w.startswith("-mcode-object-version="))
+            jobs.append((str(src), arch, str(out), emit_of(arch), 64 if ns.wave64 else None,
+                         dataclasses.replace(opts, extra=words + extra), ns.baseline, ns.fp_reassoc,
+                         not ns.no_chains, f.debug is not False, tuple(f.xptxas), ns.load_shuffle))
     _check_outputs(sources, [Path(j[2]) for j in jobs], many and bool(ns.output), ns.output)
     if many and ns.output:
         try:
@@ -433,47 +443,63 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     for r in failed:
         print(r["error"], file=sys.stderr)
     good = [r for r in results if "error" not in r]
-    if ns.report == "json":
-        print(json.dumps([versioned(e) for e in good], indent=1))   # always a list (docs/report-schema.md)
-    else:
-        for e in good:
-            s = e["summary"]
-            nvidia = e["arch"].startswith("sm_")
-            versus = "as written" if nvidia else "with ds_bpermute"
-            loads = f", {s['rewritten_loads']} load(s) -> shuffle" if nvidia else ""
-            print(f"{e['file']} -> {e['output']} ({e['arch']}, {'warp32' if nvidia else 'wave' + str(e['wave'])}): "
-                  f"{s['sites']} shuffle site(s), {s['chains']} chain(s){loads}, "
-                  f"cost {s['cost']:g} vs {s['baseline_cost']:g} {versus}")
-            for n in e["notes"]:
-                print(f"  note: {n}")
-            for kern in e["kernels"]:
-                where = (f"{kern['registers']} registers, smem {kern['smem_bytes']} B, spills {kern['spill_bytes']} B"
-                         if nvidia else f"{kern['vgprs']} VGPRs, {kern['sgprs']} SGPRs, "
-                         f"LDS {kern['lds_bytes']} B, wave{kern['wavefront_size']}")
-                print(f"  kernel {kern['name']}: {kern['shuffle_sites']} site(s), {kern['chains']} chain(s), "
-                      f"cost {kern['cost']:g} vs {kern['baseline_cost']:g}; {where}")
-            for ld in e.get("loads", []):
-                at = ld.get("source_location") or f"{e['file']} (PTX line {ld['line']})"
-                print(f"  {at}: {ld['function']}: load = lane{ld['delta']:+d} of PTX line {ld['source_line']}: "
-                      f"{ld['status']}: {ld['reason']}")
-            for c in e.get("chains", []):
-                what = f"{c['shape']} {c['op']} {c['type']}" + (f" width {c['width']}" if c["width"] else "")
-                sbs = f", step by step {c['step_by_step_cost']:g}" if c["step_by_step_cost"] is not None else ""
-                base = "" if nvidia else f", ds_bpermute {c['baseline_cost']:g}"
-                cost = f"cost {c['cost']:g}{sbs}{base}, {c['proof']}" \
-                    if c["cost"] is not None else "each shuffle lowered and costed as its own site below"
-                print(f"  {c['location']}: chain of {c['shuffles']} shuffles, {what}: {c['status']}, {cost}")
-                print(f"      live: {c['live']}")
-                print(f"      {'why' if c['status'] != 're-synthesized' else 'target'}: {c['reason']}")
-                for line in c["lowering"]:
-                    print(f"      {line.split('   ;')[0]}")
-            for r in e["sites"]:
-                print(f"  {r['location']}: {r['class']:<12} {r['cuda']}  cost {r['cost']:g}/{r['baseline_cost']:g}, {r['proof']}")
-                for line in r["lowering"]:
-                    print(f"      {line.split('   ;')[0]}")
-                for n in r["notes"]:
-                    print(f"      note: {n}")
+    if f.remarks:
+        from .driver.remarks import remarks
+        for line in remarks(good):
+            print(line, file=sys.stderr)
+    report = _text_report(good) if ns.report == "text" else \
+        json.dumps([versioned(e) for e in good], indent=1)   # always a list (docs/report-schema.md)
+    if f.report_file:
+        from .files import write_atomically
+        try:
+            write_atomically(Path(f.report_file), report + "\n")
+        except OSError as e:
+            raise UsageError(f"cannot write the report to {f.report_file}: {e.strerror or e}") from None
+    elif ns.report == "json":                   # asked for on stdout; the text report is not (quiet)
+        print(report)
     return max((r["exit_code"] for r in failed), default=0)
+
+
+def _text_report(good: list[dict]) -> str:
+    """The report as text (--report-file): per file and target, kernels, chains and sites."""
+    lines: list[str] = []
+    for e in good:
+        s = e["summary"]
+        nvidia = e["arch"].startswith("sm_")
+        versus = "as written" if nvidia else "with ds_bpermute"
+        loads = f", {s['rewritten_loads']} load(s) -> shuffle" if nvidia else ""
+        lines.append(f"{e['file']} -> {e['output']} ({e['arch']}, {'warp32' if nvidia else 'wave' + str(e['wave'])}): "
+                     f"{s['sites']} shuffle site(s), {s['chains']} chain(s){loads}, "
+                     f"cost {s['cost']:g} vs {s['baseline_cost']:g} {versus}")
+        lines += [f"  note: {n}" for n in e.get("notes", [])]
+        for kern in e["kernels"]:
+            where = (f"{kern['registers']} registers, smem {kern['smem_bytes']} B, spills {kern['spill_bytes']} B"
+                     if nvidia else f"{kern['vgprs']} VGPRs, {kern['sgprs']} SGPRs, "
+                     f"LDS {kern['lds_bytes']} B, wave{kern['wavefront_size']}")
+            lines.append(f"  kernel {kern['name']}: {kern['shuffle_sites']} site(s), {kern['chains']} chain(s), "
+                         f"cost {kern['cost']:g} vs {kern['baseline_cost']:g}; {where}")
+        for ld in e.get("loads", []):
+            at = ld.get("source_location") or f"{e['file']} (PTX line {ld['line']})"
+            lines.append(f"  {at}: {ld['function']}: load = lane{ld['delta']:+d} of PTX line {ld['source_line']}: "
+                         f"{ld['status']}: {ld['reason']}")
+        for c in e.get("chains", []):
+            what = f"{c['shape']} {c['op']} {c['type']}" + (f" width {c['width']}" if c["width"] else "")
+            sbs = f", step by step {c['step_by_step_cost']:g}" if c["step_by_step_cost"] is not None else ""
+            base = "" if nvidia else f", ds_bpermute {c['baseline_cost']:g}"
+            cost = f"cost {c['cost']:g}{sbs}{base}, {c['proof']}" \
+                if c["cost"] is not None else "each shuffle lowered and costed as its own site below"
+            lines.append(f"  {c['location']}: chain of {c['shuffles']} shuffles, {what}: {c['status']}, {cost}")
+            lines.append(f"      live: {c['live']}")
+            lines.append(f"      {'why' if c['status'] != 're-synthesized' else 'target'}: {c['reason']}")
+            for line in c["lowering"]:
+                lines.append(f"      {line.split('   ;')[0]}")
+        for r in e["sites"]:
+            lines.append(f"  {r['location']}: {r['class']:<12} {r['cuda']}  cost {r['cost']:g}/{r['baseline_cost']:g}, {r['proof']}")
+            for line in r["lowering"]:
+                lines.append(f"      {line.split('   ;')[0]}")
+            for n in r["notes"]:
+                lines.append(f"      note: {n}")
+    return "\n".join(lines)
 
 
 def _cmd_ptx(ns: argparse.Namespace) -> int:
@@ -498,6 +524,12 @@ def _cmd_ptxas(ns: argparse.Namespace) -> int:
     from .nvidia.ptxas import wrap
 
     return wrap(ns.args[1:] if ns.args[:1] == ["--"] else ns.args)
+
+
+def _cmd_launch(ns: argparse.Namespace) -> int:
+    from .driver.launch import launch
+
+    return launch(ns.args)
 
 
 def _cmd_doctor(ns: argparse.Namespace) -> int:
@@ -564,15 +596,20 @@ def _cmd_doctor(ns: argparse.Namespace) -> int:
 
 
 COMMANDS = {"verify": _cmd_verify, "compile": _cmd_compile, "doctor": _cmd_doctor, "lower": _cmd_lower, "coverage": _cmd_coverage, "targets": _cmd_targets,
-            "ptx": _cmd_ptx, "ptxas": _cmd_ptxas}
+            "ptx": _cmd_ptx, "ptxas": _cmd_ptxas, "launch": _cmd_launch}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    argv = argv[1:] if argv[:1] == ["--debug"] and argv[1:2] in (["compile"], ["launch"], ["ptxas"]) else argv
     try:
         if argv[:1] == ["ptxas"]:          # ptxas's own flags (-arch=sm_90 ...) go through untouched
             ns = argparse.Namespace(command="ptxas", args=argv[1:])
+        elif argv[:1] == ["launch"]:       # the wrapped compiler's flags go through untouched
+            ns = argparse.Namespace(command="launch", args=argv[1:])
+        elif argv[:1] == ["compile"] and not {"-h", "--help"} & set(argv[1:]):
+            ns = _compile_namespace(argv[1:])       # compiler flags: -isystem, -gencode, -Os, @file
         else:
             ns = _build_parser().parse_args(argv)
         if ns.command is None:

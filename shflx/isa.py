@@ -156,6 +156,7 @@ class AmdTarget:
     path: str
     features_source: str = ""
     sources: Mapping[str, str] = field(default_factory=dict)  # "waves", "hazards.<k>", ...
+    target_id_features: tuple[str, ...] = ()                   # xnack, sramecc (target IDs)
 
     def has(self, feature: str) -> bool:
         _check_feature(feature, FEATURES, "AMD")
@@ -342,6 +343,10 @@ _AMD_KEYS = {
               and len(set(v)) == len(v), "a non-empty list of 32 and/or 64"),
     "default_wave": (lambda v: _is_int(v) and v in (32, 64), "32 or 64"),
     "waves_source": (_nonempty_str, "a non-empty string"),
+    # target ID features (`gfx90a:xnack+`): which of xnack / sramecc the processor takes
+    "target_id_features": (lambda v: isinstance(v, list) and set(v) <= {"xnack", "sramecc"}
+                           and len(set(v)) == len(v), "a list of xnack and/or sramecc"),
+    "target_id_features_source": (_nonempty_str, "a non-empty string"),
 }
 
 _NVIDIA_KEYS = {
@@ -487,6 +492,9 @@ def _resolve_amd(m: _Merged) -> AmdTarget:
     if not m.features_source:
         raise m.leaf.error((), "features_source: missing")
     sources = {"target": _required(m, "source"), "waves": _required(m, "waves_source")}
+    id_features = tuple(m.scalars["target_id_features"][0]) if "target_id_features" in m.scalars else ()
+    if "target_id_features" in m.scalars:
+        sources["target_id_features"] = _required(m, "target_id_features_source")
     hazards = _resolve_paired(m, "hazards", HAZARDS, sources)
     fusion = {k: tuple(v) for k, v in _resolve_paired(m, "fusion", FUSION_KEYS, sources).items()}
     return AmdTarget(
@@ -503,6 +511,7 @@ def _resolve_amd(m: _Merged) -> AmdTarget:
         path=str(m.leaf.path),
         features_source="; ".join(m.features_source),
         sources=MappingProxyType(sources),
+        target_id_features=id_features,
     )
 
 

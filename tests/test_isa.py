@@ -13,8 +13,10 @@ import pytest
 from shflx import isa
 from shflx.errors import InputError, UsageError
 
-REQUIRED_AMD = ("gfx803 gfx900 gfx906 gfx908 gfx90a gfx940 gfx942 gfx950 gfx1010 gfx1030 "
-                "gfx1100 gfx1101 gfx1150 gfx1151 gfx1200 gfx1201").split()
+REQUIRED_AMD = ("gfx801 gfx802 gfx803 gfx805 gfx810 gfx900 gfx902 gfx904 gfx906 gfx908 gfx909 gfx90a gfx90c "
+                "gfx940 gfx942 gfx950 gfx1010 gfx1011 gfx1012 gfx1013 gfx1030 gfx1031 gfx1032 gfx1033 gfx1034 "
+                "gfx1035 gfx1036 gfx1100 gfx1101 gfx1102 gfx1103 gfx1150 gfx1151 gfx1152 gfx1153 gfx1200 "
+                "gfx1201").split()
 REQUIRED_NVIDIA = "sm_70 sm_75 sm_80 sm_86 sm_89 sm_90 sm_100a sm_120".split()
 
 # --- spec/amd_crosslane.md §15 (support table), one column per generation ------------------------
@@ -24,6 +26,12 @@ COLUMN_OF = {
     "gfx940": "gfx94x", "gfx942": "gfx94x", "gfx950": "gfx950", "gfx1010": "GFX10.1",
     "gfx1030": "GFX10.3", "gfx1100": "GFX11", "gfx1101": "GFX11", "gfx1150": "GFX11",
     "gfx1151": "GFX11", "gfx1200": "GFX12", "gfx1201": "GFX12",
+    # every processor LLVM lists for these generations (llvm/docs/AMDGPUUsage.rst), by its column
+    **{t: "GFX8" for t in ("gfx801", "gfx802", "gfx805", "gfx810")},
+    **{t: "GFX9" for t in ("gfx902", "gfx904", "gfx909", "gfx90c")},
+    **{t: "GFX10.1" for t in ("gfx1011", "gfx1012", "gfx1013")},
+    **{f"gfx103{k}": "GFX10.3" for k in range(1, 7)},
+    **{t: "GFX11" for t in ("gfx1102", "gfx1103", "gfx1152", "gfx1153")},
 }
 # Y = supported; N = not; "-" = not applicable (§15's own notation), i.e. absent. Y* counts as Y.
 SPEC_15 = {
@@ -96,6 +104,12 @@ GENERATION = {  # spec/amd_crosslane.md conventions
     "gfx1030": ("gfx10.3", "rdna2"), "gfx1100": ("gfx11", "rdna3"), "gfx1101": ("gfx11", "rdna3"),
     "gfx1150": ("gfx11.5", "rdna3.5"), "gfx1151": ("gfx11.5", "rdna3.5"),
     "gfx1200": ("gfx12", "rdna4"), "gfx1201": ("gfx12", "rdna4"),
+    **{t: ("gfx8", "gcn3") for t in ("gfx801", "gfx802", "gfx805", "gfx810")},
+    **{t: ("gfx9", "gcn5") for t in ("gfx902", "gfx904", "gfx909", "gfx90c")},
+    **{t: ("gfx10.1", "rdna1") for t in ("gfx1011", "gfx1012", "gfx1013")},
+    **{f"gfx103{k}": ("gfx10.3", "rdna2") for k in range(1, 7)},
+    "gfx1102": ("gfx11", "rdna3"), "gfx1103": ("gfx11", "rdna3"),
+    "gfx1152": ("gfx11.5", "rdna3.5"), "gfx1153": ("gfx11.5", "rdna3.5"),
 }
 
 
@@ -250,7 +264,7 @@ def test_nvidia_costs_are_the_h100_measurements(name):
 def test_unknown_target_lists_the_known_ones():
     with pytest.raises(UsageError) as e:
         isa.amd_target("gfx999")
-    assert "unknown target 'gfx999'; known: gfx803, gfx900, gfx906" in str(e.value)
+    assert "unknown target 'gfx999'; known: gfx801, gfx802, gfx803, gfx805, gfx810, gfx900, gfx902" in str(e.value)
     assert str(e.value).endswith("gfx1200, gfx1201")
     assert e.value.exit_code == 2
     with pytest.raises(UsageError, match="known: sm_70, sm_75"):
@@ -492,3 +506,20 @@ def test_nvidia_schema(tmp_path):
         'sm = 90\nfeatures = ["redux"]\nfeatures_source = "x"\n')
     with pytest.raises(InputError, match=r"sm_90\.toml:2: error: features: unknown feature"):
         isa.load_targets(tmp_path)
+
+
+# llvm/docs/AMDGPUUsage.rst, table "AMDGPU Processors", column "Target Features Supported"
+# (transcribed by hand; gfx940 as documented, LLVM 22 no longer builds it)
+TARGET_ID_FEATURES = {
+    **{t: ("xnack",) for t in ("gfx801", "gfx810", "gfx900", "gfx902", "gfx904", "gfx909", "gfx90c",
+                               "gfx1010", "gfx1011", "gfx1012", "gfx1013")},
+    **{t: ("xnack", "sramecc") for t in ("gfx906", "gfx908", "gfx90a", "gfx940", "gfx942", "gfx950")},
+}
+
+
+@pytest.mark.parametrize("name", REQUIRED_AMD)
+def test_target_id_features_follow_amdgpu_usage(name):
+    t = isa.amd_target(name)
+    assert set(t.target_id_features) == set(TARGET_ID_FEATURES.get(name, ()))
+    if t.target_id_features:
+        assert "AMDGPUUsage" in t.sources["target_id_features"]

@@ -59,10 +59,11 @@ def version(llvm: Any) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _target_machine(cpu: str, wave: int | None, opt: int) -> Any:
-    """One target machine per (cpu, wave, opt); the cpu and wave are checked once on a probe kernel."""
+def _target_machine(cpu: str, wave: int | None, opt: int, extra: tuple[str, ...] = ()) -> Any:
+    """One target machine per (cpu, wave, opt, target-ID features such as +xnack); the cpu and wave
+    are checked once on a probe kernel."""
     llvm = _binding()
-    features = WAVE_FEATURES[wave] if wave is not None else ""
+    features = ",".join(([WAVE_FEATURES[wave]] if wave is not None else []) + list(extra))
     tm = llvm.Target.from_triple(TRIPLE).create_target_machine(
         cpu=cpu, features=features, opt=opt, reloc="pic", codemodel="default")
     probe = tm.emit_assembly(llvm.parse_assembly(_PROBE_IR))
@@ -85,7 +86,7 @@ def _ir_error(e: Exception, what: str, source: str) -> IRError:
 
 
 def compile_ir(ir_text: str, cpu: str, *, wave: int | None = None, emit: str = "obj", opt: int = 2,
-               source: str = "<ir>") -> bytes | str:
+               source: str = "<ir>", features: tuple[str, ...] = ()) -> bytes | str:
     """Compile a complete AMDGPU module: object bytes (emit="obj") or assembly text (emit="asm").
 
     The module is verified first; `opt` (0-3) sets both the IR pipeline and codegen level. A
@@ -97,7 +98,7 @@ def compile_ir(ir_text: str, cpu: str, *, wave: int | None = None, emit: str = "
     if wave not in (None, 32, 64):
         raise ValueError(f"wave must be 32 or 64, got {wave!r}")
     llvm = _binding()
-    tm = _target_machine(cpu, wave, opt)
+    tm = _target_machine(cpu, wave, opt, tuple(features))
     module = optimized_module(llvm, tm, ir_text, TRIPLE, opt, source)
     try:
         return tm.emit_object(module) if emit == "obj" else tm.emit_assembly(module)

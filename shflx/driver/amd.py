@@ -17,12 +17,13 @@ from ..amd.asm import step_asm
 from ..amd.llvm_ir import function_ir, local_name
 from ..errors import InputError, UsageError
 from ..files import check_source_text
-from ..frontend.clang import FrontendOptions, compile_to_ir
+from ..frontend.clang import PRELUDE_PREFIX, FrontendOptions, compile_to_ir
 from ..frontend.host_only import skipped_headers
 from ..ir.symbols import nvcc_kernel_names
 from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
 from ..ir.sites import MODE_NAMES, find_sites, site_map
+from ..ir.text import inline_chains
 from ..isa import amd_target, known_amd_targets
 from ..match.broadcast import helper_differences, helper_ir, uniform_broadcast
 from ..match.cost import bpermute_cost
@@ -211,7 +212,16 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
             reports.append(SiteReport(site.location, site.function, describe_site(site), cls,
                                       ["ds_bpermute_b32 (exact general lowering: index from the CUDA formula)"],
                                       base_cost, base_cost, "exact by construction", [why] + site.notes))
+    for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):
+        rep.inlined = user_frames(frames)
     return rewrite(ir, edits, functions, needed), reports
+
+
+def user_frames(frames: list[str]) -> list[str]:
+    """The frames of a site's location that are the user's: shflx's own CUDA layer and HIP's warp
+    function headers (hip/amd_detail/) drop out, unless nothing else is left."""
+    mine = [f for f in frames if not f.startswith(PRELUDE_PREFIX) and "/hip/amd_detail/" not in f]
+    return mine or frames
 
 
 def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = FrontendOptions()) -> str:
@@ -232,7 +242,10 @@ def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = Fronte
 
 def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str = "hsaco",
                  opts: FrontendOptions = FrontendOptions(), baseline: bool = False,
-                 fp_reassoc: bool = False, chains: bool = True) -> CompileResult:
+                 fp_reassoc: bool = False, chains: bool = True, features: tuple[str, ...] = (),
+                 debug_info: bool = True, code_object_version: int | None = None) -> CompileResult:
+    """`features`: a target ID's (+xnack, -sramecc); `debug_info=False` (-g0) drops the line tables
+    from the output once the report has read them; `code_object_version` overrides the module's."""
     if arch not in known_amd_targets():
         raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
     target = amd_target(arch)
@@ -240,6 +253,9 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     if emit not in EMITS:
         raise UsageError(f"--emit {emit} is not for AMD targets; for {arch}: {', '.join(EMITS)}")
     ir = device_ir(source, arch, wave, opts)
+    if code_object_version is not None:
+        from ..ir.moduleflags import with_code_object_version
+        ir = with_code_object_version(ir, code_object_version)
     more: list[SiteReport] = []
     found: list[ChainReport] = []
     if not baseline:                     # only the input's own ds.bpermute calls, before ours exist
@@ -249,7 +265,10 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     lowered, reports = lower_module(ir, arch, wave, baseline)
     reports += more
     check_resolved(lowered, source)
-    codegen = _codegen(lowered, target, opts)
+    if not debug_info:
+        from ..ir.debuginfo import strip_debug_info
+        lowered = strip_debug_info(lowered)
+    codegen = _codegen(lowered, target, opts, features)
     result = CompileResult(arch, wave, lowered, reports, chains=found, notes=skipped_headers(ir))
     if emit == "llvm":
         result.output = lowered
@@ -275,16 +294,17 @@ def _selectable_wave(target: Any) -> bool:
     return len(target.waves) > 1
 
 
-def _codegen(ir: str, target: Any, opts: FrontendOptions) -> Any:
+def _codegen(ir: str, target: Any, opts: FrontendOptions, features: tuple[str, ...] = ()) -> Any:
     """llvmlite's codegen, or clang's backend for modules with inline asm (llvmlite ships no AMDGPU
     asm parser and aborts on them)."""
     from ..codegen.llvm import compile_ir
 
     if not re.search(r"\bcall [^\n]*\basm\b", ir):
-        return compile_ir
+        return lambda text, cpu, *, wave, emit: compile_ir(text, cpu, wave=wave, emit=emit, features=features)
     from ..frontend.clang import codegen_with_clang
 
-    return lambda text, cpu, *, wave, emit: codegen_with_clang(text, cpu, wave, emit, _selectable_wave(target), opts.llvm_bin)
+    return lambda text, cpu, *, wave, emit: codegen_with_clang(text, cpu, wave, emit, _selectable_wave(target),
+                                                               opts.llvm_bin, features)
 
 
 def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport]]:
@@ -317,7 +337,7 @@ def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport
             reports.append(keep)
             continue
         plan = lower("map " + ",".join(map(str, warp.tolist())), arch, wave)
-        if not plan.steps or all(s.op == "ds.bpermute" for s in plan.steps):
+        if plan.steps and all(s.op == "ds.bpermute" for s in plan.steps):   # no steps: each lane's own value
             keep.cls = "constant map"
             keep.notes.append("nothing cheaper proven")
             reports.append(keep)
@@ -338,8 +358,11 @@ def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport
         edits[site.line_index] = f"{indent}{site.result} = call i32 @{name}(i32 {site.value}){dbg.group(1) if dbg else ''}"
         target = amd_target(arch)
         reports.append(SiteReport(site.location, site.function, "llvm.amdgcn.ds.bpermute (lane-only address)",
-                                  "constant map", [step_asm(s, target, wave) for s in plan.steps], plan.cost,
+                                  "constant map", [step_asm(s, target, wave) for s in plan.steps]
+                                  or ["(no instruction: every lane keeps its value)"], plan.cost,
                                   base_cost, plan.proof["status"], list(plan.proof.get("assumptions", []))))
+    for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):
+        rep.inlined = user_frames(frames)
     return rewrite(ir, edits, functions, needed, final=False), reports
 
 

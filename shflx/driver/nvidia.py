@@ -269,9 +269,11 @@ def cuda_headers(opts: FrontendOptions) -> CudaSdk | None:
 
 
 def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: FrontendOptions = FrontendOptions(),
-                 baseline: bool = False, chains_on: bool = True, load_shuffle: bool = False) -> CompileResult:
+                 baseline: bool = False, chains_on: bool = True, load_shuffle: bool = False,
+                 ptxas_args: tuple[str, ...] = ()) -> CompileResult:
     """Compile one CUDA file for one NVIDIA target; CompileResult.output is the cubin, PTX or IR.
-    `baseline`: every shuffle as written, no rewrite (nvcc's behaviour, for comparisons).
+    `baseline`: every shuffle as written, no rewrite (nvcc's behaviour, for comparisons);
+    `ptxas_args`: -Xptxas words, after shflx's own.
     `load_shuffle`: run the load -> shuffle search (`--load-shuffle`). Off by default: it proves
     candidate pairs of loads with Z3 one by one (minutes on real files with many kernels: 183 s for
     one 657-instruction kernel of apex's group norm), and on sm_90 its cost model has kept every
@@ -305,7 +307,7 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
     if emit == "ptx":
         result.output = passed.text
         return result
-    cubin, info = assemble(passed.text, target.name, opts.opt)
+    cubin, info = assemble(passed.text, target.name, opts.opt, ptxas_args)
     result.output = cubin
     result.kernels = kernel_summaries(info, result)
     return result
@@ -350,7 +352,7 @@ def _ptx_site(r: dict[str, Any], source: Path) -> SiteReport:
                                           if r["chain"] is not None else []))
 
 
-def assemble(ptx: str, sm: str, opt: int = 3) -> tuple[bytes, dict[str, dict[str, int]]]:
+def assemble(ptx: str, sm: str, opt: int = 3, extra: tuple[str, ...] = ()) -> tuple[bytes, dict[str, dict[str, int]]]:
     """ptxas -arch=sm -v: (cubin bytes, per kernel its registers/spills from ptxas's info lines)."""
     from ..nvidia.ptxas import real_ptxas
 
@@ -359,7 +361,7 @@ def assemble(ptx: str, sm: str, opt: int = 3) -> tuple[bytes, dict[str, dict[str
         src, out = Path(tmp) / "module.ptx", Path(tmp) / "module.cubin"
         src.write_text(ptx)
         try:
-            proc = subprocess.run([exe, f"-arch={sm}", f"-O{min(opt, 3)}", "-v", str(src), "-o", str(out)],
+            proc = subprocess.run([exe, f"-arch={sm}", f"-O{min(opt, 3)}", "-v", *extra, str(src), "-o", str(out)],
                                   capture_output=True, text=True, timeout=600)
         except OSError as e:
             raise ToolchainError(f"cannot run ptxas ({exe}): {e.strerror}") from None

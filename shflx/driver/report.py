@@ -25,11 +25,12 @@ class SiteReport:
     baseline_cost: float
     proof: str
     notes: list[str] = field(default_factory=list)
+    inlined: list[str] = field(default_factory=list)    # innermost frame first, then its call sites
 
     def to_json(self) -> dict[str, Any]:
         return {"location": self.location, "function": self.function, "cuda": self.cuda, "class": self.cls,
                 "lowering": self.lowering, "cost": self.cost, "baseline_cost": self.baseline_cost,
-                "proof": self.proof, "notes": self.notes}
+                "proof": self.proof, "notes": self.notes, "inlined": self.inlined}
 
 
 @dataclass

@@ -22,6 +22,8 @@ INCLUDE = Path(__file__).resolve().parent / "include"
 # them real code silently compiles its fallback branch (a FasterTransformer block reduction did).
 CUDA_VERSION = (12, 8)
 PRELUDE = INCLUDE / "shflx_cuda.h"
+# What INCLUDE reads as in debug info (-fdebug-prefix-map): outputs name no install path
+PRELUDE_PREFIX = "<shflx>/include"
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class FrontendOptions:
     opt: int = 3
     debug: bool = True
     llvm_bin: str | None = None
+    extra: tuple[str, ...] = ()     # more cc1 words (-std=, -isystem, -U, -W, -Xclang ...), after ours
 
 
 def _amdgpu_target(cpu: str, wave: int, selectable_wave: bool) -> list[str]:
@@ -71,7 +74,7 @@ def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> l
         args += ["-I", inc]
     for d in opts.defines:
         args += ["-D", d]
-    return args + [str(source)]
+    return args + [f"-fdebug-prefix-map={INCLUDE}={PRELUDE_PREFIX}", *opts.extra, str(source)]
 
 
 def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool) -> str:
@@ -176,7 +179,7 @@ def _run_clang(tool, args: list[str]) -> subprocess.CompletedProcess:
 
 
 def codegen_with_clang(ir: str, cpu: str, wave: int, emit: str, selectable_wave: bool,
-                       llvm_bin: str | None = None) -> bytes | str:
+                       llvm_bin: str | None = None, features: tuple[str, ...] = ()) -> bytes | str:
     """Object or asm from IR through clang's backend: used for modules with inline assembly,
     which llvmlite's LLVM cannot assemble (it ships no AMDGPU asm parser)."""
     tool = find_clang(llvm_bin)
@@ -184,6 +187,7 @@ def codegen_with_clang(ir: str, cpu: str, wave: int, emit: str, selectable_wave:
         src, out = Path(tmp) / "module.ll", Path(tmp) / ("module.s" if emit == "asm" else "module.o")
         src.write_text(ir)
         proc = _run_clang(tool, [*_amdgpu_target(cpu, wave, selectable_wave),
+                                 *(w for f in features for w in ("-target-feature", f)),
                                  "-emit-obj" if emit != "asm" else "-S", "-x", "ir", "-O2", str(src), "-o", str(out)])
         if proc.returncode != 0 or not out.exists():
             raise InputError("code generation failed (inline assembly?):\n" + proc.stderr.strip())

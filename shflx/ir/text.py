@@ -59,40 +59,57 @@ def functions(lines: list[str]) -> list[tuple[str, int, int, list[str]]]:
     return out
 
 
-def locations(lines: list[str]) -> dict[str, str]:
-    """!N -> "file:line:col" for every DILocation, through inlinedAt to the outermost call site."""
+def _metadata(lines: list[str]) -> dict[str, str]:
     meta = {}
     for line in lines:
         m = re.match(r"^(![0-9]+) = (?:distinct )?(.*)$", line)
         if m:
             meta[m.group(1)] = m.group(2)
+    return meta
 
-    def field_of(text: str, name: str) -> str | None:
-        m = re.search(rf"\b{name}: (\"(?:[^\"\\\\]|\\\\.)*\"|![0-9]+|\d+)", text)
-        return m.group(1) if m else None
 
+def _field(text: str, name: str) -> str | None:
+    m = re.search(rf"\b{name}: (\"(?:[^\"\\\\]|\\\\.)*\"|![0-9]+|\d+)", text)
+    return m.group(1) if m else None
+
+
+def _frame(meta: dict[str, str], loc: str) -> str:
+    """One DILocation (its own scope, not its inlinedAt) as "file:line:col"."""
     def file_of(scope: str | None, depth: int = 0) -> str:
         if scope is None or depth > 20 or scope not in meta:
             return "?"
         text = meta[scope]
-        f = field_of(text, "file")
+        f = _field(text, "file")
         if f and f in meta and meta[f].startswith("!DIFile"):
-            return (field_of(meta[f], "filename") or '"?"').strip('"')
-        return file_of(field_of(text, "scope"), depth + 1)
+            return (_field(meta[f], "filename") or '"?"').strip('"')
+        return file_of(_field(text, "scope"), depth + 1)
+    return f"{file_of(_field(loc, 'scope'))}:{_field(loc, 'line')}:{_field(loc, 'column')}"
 
-    out = {}
-    for key, text in meta.items():
-        if not text.startswith("!DILocation"):
-            continue
-        cur, hops = text, 0
-        while True:
-            inl = field_of(cur, "inlinedAt")
-            if not inl or inl not in meta or hops > 50:
-                break
-            cur, hops = meta[inl], hops + 1
-        out[key] = f"{file_of(field_of(cur, 'scope'))}:{field_of(cur, 'line')}:{field_of(cur, 'column')}"
+
+def _chain(meta: dict[str, str], key: str) -> list[str]:
+    """The DILocations of !key: itself, then each inlinedAt (at most 50)."""
+    out = []
+    while key in meta and meta[key].startswith("!DILocation") and len(out) <= 50:
+        out.append(meta[key])
+        key = _field(meta[key], "inlinedAt") or ""
     return out
 
+
+def locations(lines: list[str]) -> dict[str, str]:
+    """!N -> "file:line:col" for every DILocation, through inlinedAt to the outermost call site."""
+    meta = _metadata(lines)
+    return {key: _frame(meta, _chain(meta, key)[-1]) for key, text in meta.items() if text.startswith("!DILocation")}
+
+
+def inline_chains(lines: list[str], indices: list[int]) -> list[list[str]]:
+    """The location of each line `lines[i]` as "file:line:col" frames, innermost first, then each
+    call site it was inlined into (clang's remarks point at the innermost; the report names the last)."""
+    meta = _metadata(lines)
+    out = []
+    for i in indices:
+        m = re.search(r"!dbg (![0-9]+)", lines[i])
+        out.append([_frame(meta, loc) for loc in _chain(meta, m.group(1))] if m else [])
+    return out
 
 _CONSTANT = re.compile(r"^@([\w.$\-]+) = (?:(?:private|internal|dso_local|hidden|unnamed_addr|local_unnamed_addr)\s+)*"
                        r"(?:addrspace\(\d+\)\s+)?constant \[(\d+) x i(\d+)\] (.*?)(?:, align \d+)?$")

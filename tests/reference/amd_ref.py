@@ -69,6 +69,13 @@ ARCH_COLUMN = {
     "gfx1030": "GFX10.3",
     "gfx1100": "GFX11", "gfx1101": "GFX11", "gfx1150": "GFX11", "gfx1151": "GFX11",
     "gfx1200": "GFX12", "gfx1201": "GFX12",
+    # the other processors of these generations (llvm/docs/AMDGPUUsage.rst), by §15's column
+    "gfx801": "GFX8", "gfx802": "GFX8", "gfx805": "GFX8", "gfx810": "GFX8",
+    "gfx902": "GFX9", "gfx904": "GFX9", "gfx909": "GFX9", "gfx90c": "GFX9",
+    "gfx1011": "GFX10.1", "gfx1012": "GFX10.1", "gfx1013": "GFX10.1",
+    "gfx1031": "GFX10.3", "gfx1032": "GFX10.3", "gfx1033": "GFX10.3", "gfx1034": "GFX10.3",
+    "gfx1035": "GFX10.3", "gfx1036": "GFX10.3",
+    "gfx1102": "GFX11", "gfx1103": "GFX11", "gfx1152": "GFX11", "gfx1153": "GFX11",
 }
 
 # Rows of §15 (Y = supported; N or "-" (not applicable) = not supported), one char per column in

@@ -1,0 +1,331 @@
+"""`shflx compile`'s command line, read the way clang and nvcc read theirs.
+
+argparse cannot: `-isystem` is not `-i system`, `-gencode` is not `-g`, `-Os` is not `-O s`, and
+`@file` expands in place. Every flag is in one of the tables below; anything else is a clear
+UsageError naming it, never a guess. docs/compile-flags.md lists them (flag, before, after).
+
+Where each flag goes: `device` words reach shflx's device front end (clang -cc1); `host` words
+reach the host compile of `-c` only; `deps` (-MD/-MF/...) go to whichever compile writes the
+depfile. Target IDs (`gfx942:xnack+`) are checked here; the target itself where it is resolved."""
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import UsageError
+
+# flag -> (attribute, value) for flags that take no argument
+SWITCHES = {
+    "-c": ("action", "c"), "-S": ("action", "S"), "-E": ("action", "E"),
+    "--baseline": ("baseline", True), "--wave64": ("wave64", True), "-mwavefrontsize64": ("wave64", True),
+    "-mno-wavefrontsize64": ("wave64", False), "--fp-reassoc": ("fp_reassoc", True),
+    "--no-chains": ("no_chains", True), "--load-shuffle": ("load_shuffle", True), "-Rpass=shflx": ("remarks", True), "--debug": ("traceback", True),
+    "-g0": ("debug", False), "-ggdb0": ("debug", False), "-g": ("debug", True), "-ggdb": ("debug", True),
+    "-gline-tables-only": ("debug", True), "-gdwarf": ("debug", True),
+    "--cuda-device-only": ("action", "device"), "--offload-device-only": ("action", "device"),
+}
+# flags with one value, separate (`-o x`) or joined (`-ox`, `--report=x`): flag -> attribute
+VALUED = {
+    "-o": "output", "--emit": "emit", "--report": "report", "--report-file": "report_file",
+    "--llvm-bin": "llvm_bin", "-j": "jobs", "-x": "language", "--host-cxx": "host_cxx",
+    "-mcode-object-version": "code_object_version",
+}
+# preprocessor flags: kept in order (a -D then a -U of the same name differ from the reverse)
+PREPROCESSOR = ("-D", "-U", "-I", "-isystem", "-include", "-idirafter", "-iquote")
+DEPFILE_SWITCHES = ("-MD", "-MMD", "-MP")
+DEPFILE_VALUED = ("-MF", "-MT", "-MQ")
+TARGET_FLAGS = ("--offload-arch", "--cuda-gpu-arch", "-arch", "--gpu-architecture")
+# -f flags that mean something to device code -> their clang -cc1 spelling (each checked against
+# clang 22's cc1); every other -f flag is host-only (-fPIC, -fvisibility=..., ...)
+DEVICE_F = {"-ffast-math": ["-ffast-math"], "-fno-fast-math": ["-fno-fast-math"],
+            "-ffinite-math-only": ["-ffinite-math-only"], "-funsafe-math-optimizations": ["-funsafe-math-optimizations"],
+            "-fexceptions": ["-fexceptions", "-fcxx-exceptions"], "-fno-exceptions": [], "-fno-rtti": ["-fno-rtti"],
+            "-fno-gnu-inline-asm": ["-fno-gnu-inline-asm"], "-fms-extensions": ["-fms-extensions"],
+            "-fno-strict-aliasing": ["-relaxed-aliasing"], "-funsigned-char": ["-fno-signed-char"],
+            "-fno-signed-char": ["-fno-signed-char"], "-fchar8_t": ["-fchar8_t"], "-fno-char8_t": ["-fno-char8_t"],
+            "-fcolor-diagnostics": ["-fcolor-diagnostics"]}
+DEVICE_F_JOINED = {"-ffp-contract=": ["-ffp-contract="], "-fdebug-prefix-map=": ["-fdebug-prefix-map="],
+                   "-fmacro-prefix-map=": ["-fmacro-prefix-map="],
+                   "-ffile-prefix-map=": ["-fdebug-prefix-map=", "-fmacro-prefix-map="]}
+REJECTED = {"-fgpu-rdc": "relocatable device code (-fgpu-rdc) is not supported: shflx links each file's "
+            "device code on its own", "-rdc=true": "relocatable device code (-rdc=true) is not supported",
+            "--cuda-host-only": "shflx compiles device code; use `shflx launch` around the host compiler",
+            "-emit-llvm": "use --emit llvm"}
+OPT_LEVELS = {"0": 0, "1": 1, "2": 2, "3": 3, "s": 2, "z": 2, "g": 1, "": 1, "fast": 3}
+TARGET_ID = re.compile(r"^(gfx[0-9a-f]+)((?::(?:xnack|sramecc)[+-])*)$")
+NVIDIA_ARCH = re.compile(r"^(?:sm|compute|lto)_(\d+[af]?)$")
+
+
+@dataclass
+class CompileFlags:
+    sources: list[str] = field(default_factory=list)
+    archs: list[str] = field(default_factory=list)          # target IDs and sm_NN, in order, once each
+    action: str = "device"                                  # device code objects | c | S | E
+    output: str | None = None
+    emit: str | None = None
+    language: str | None = None                              # -x cuda | hip
+    opt: str = "3"
+    debug: bool | None = None                                # -g / -g0 (None: line tables, not -g)
+    code_object_version: str | None = None
+    preprocessor: list[str] = field(default_factory=list)   # -D X -U Y -I dir -isystem dir ...
+    device: list[str] = field(default_factory=list)         # -std=, -W*, -w, device -f*, -Xclang words
+    host: list[str] = field(default_factory=list)           # host-only words (-fPIC, -m64, -Xcompiler ..)
+    deps: list[str] = field(default_factory=list)           # -MD -MMD -MF f -MT t -MQ t -MP
+    xptxas: list[str] = field(default_factory=list)
+    report: str = "text"
+    report_file: str | None = None
+    remarks: bool = False
+    baseline: bool = False
+    wave64: bool = False
+    fp_reassoc: bool = False
+    no_chains: bool = False
+    load_shuffle: bool = False       # NVIDIA: the load -> shuffle search (slow; `shflx ptx` runs it)
+    llvm_bin: str | None = None
+    host_cxx: str | None = None
+    jobs: str | None = None
+    traceback: bool = False
+
+    @property
+    def opt_level(self) -> int:
+        return OPT_LEVELS[self.opt]
+
+
+def expand_response_files(argv: list[str], depth: int = 0) -> list[str]:
+    """`@file` words replaced by the file's words (shell quoting, nested files), like clang."""
+    out: list[str] = []
+    for word in argv:
+        if not word.startswith("@") or len(word) == 1:
+            out.append(word)
+            continue
+        path = Path(word[1:])
+        if depth > 8:
+            raise UsageError(f"{word}: response files nest more than 8 deep")
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageError(f"{path}: error: cannot read the response file ({getattr(e, 'strerror', None) or e})") from None
+        try:
+            words = shlex.split(text, comments=False)
+        except ValueError as e:
+            raise UsageError(f"{path}: error: unreadable response file ({e})") from None
+        out += expand_response_files(words, depth + 1)
+    return out
+
+
+def split_targets(value: str, flag: str) -> list[str]:
+    """A comma list of targets, each checked: AMD target IDs and NVIDIA sm_NN (compute_NN -> sm_NN)."""
+    out = []
+    for item in value.split(","):
+        item = item.strip()
+        if not item:
+            raise UsageError(f"{flag}: empty target in '{value}'")
+        nv = NVIDIA_ARCH.match(item)
+        if nv:
+            out.append(f"sm_{nv.group(1)}")
+            continue
+        m = TARGET_ID.match(item)
+        if not m:
+            raise UsageError(f"{flag}: '{item}' is not a target ID (gfxNNN[:xnack+|-][:sramecc+|-] or sm_NN)")
+        feats = [f[:-1] for f in m.group(2).split(":")[1:]]
+        if len(set(feats)) != len(feats):
+            raise UsageError(f"{flag}: '{item}' names a feature twice")
+        out.append(item)
+    return out
+
+
+def gencode_targets(value: str) -> list[str]:
+    """nvcc's `arch=compute_NN,code=sm_NN` or `code=[sm_NN,compute_NN]`: the sm_NN it builds for."""
+    m = re.fullmatch(r"arch=(?:compute|sm)_\w+,code=(\[[^\]]*\]|[\w]+)", value.replace('"', ""))
+    if not m:
+        raise UsageError(f"-gencode: expected arch=compute_NN,code=sm_NN (or code=[sm_NN,compute_NN]), got '{value}'")
+    return split_targets(m.group(1).strip("[]"), "-gencode")
+
+
+def parse_compile_args(argv: list[str]) -> CompileFlags:
+    """`shflx compile` words (after @file expansion) -> CompileFlags; a UsageError names the first
+    word it does not know."""
+    words = expand_response_files(list(argv))
+    f = CompileFlags()
+    k = 0
+
+    def value(flag: str, rest: str) -> str:
+        """The flag's value: joined (`-ox`, `--x=v`) or the next word."""
+        nonlocal k
+        if rest:
+            return rest[1:] if rest.startswith("=") else rest
+        if k + 1 >= len(words):
+            raise UsageError(f"{flag} needs a value")
+        k += 1
+        return words[k]
+
+    while k < len(words):
+        w = words[k]
+        if not w.startswith("-") or w == "-":
+            f.sources.append(w)
+        elif w == "--":
+            f.sources += words[k + 1:]
+            break
+        elif w in REJECTED:
+            raise UsageError(f"{w}: {REJECTED[w]}")
+        elif w in SWITCHES:
+            attr, v = SWITCHES[w]
+            setattr(f, attr, v)
+        elif debug_wanted([w]):
+            f.debug = True
+        elif (m := re.fullmatch(r"-O(\d+|s|z|g|fast)?", w)):
+            level = m.group(1) or ""
+            if level not in OPT_LEVELS:
+                level = "3" if level.isdigit() else level
+            f.opt = "1" if level == "" else level
+        elif w.startswith("-gencode") or w.startswith("--generate-code"):
+            flag = "-gencode" if w.startswith("-gencode") else "--generate-code"
+            rest = w[len(flag):]
+            if rest and not rest.startswith("="):
+                raise UsageError(f"unknown flag '{w}'")
+            f.archs += gencode_targets(value(flag, rest))
+        elif (t := next((t for t in TARGET_FLAGS if w == t or w.startswith(t + "=")), None)):
+            f.archs += split_targets(value(t, w[len(t):]), t)
+        elif w == "-Xclang":
+            f.device.append(value(w, ""))
+        elif w in ("-Xptxas", "--ptxas-options"):
+            f.xptxas += value(w, "").split(",")
+        elif w.startswith("--ptxas-options="):
+            f.xptxas += w.split("=", 1)[1].split(",")
+        elif w in ("-Xcompiler", "--compiler-options"):
+            f.host += value(w, "").split(",")
+        elif (p := next((p for p in PREPROCESSOR if w.startswith(p)), None)):
+            rest = w[len(p):]
+            f.preprocessor += [p, value(p, rest)]
+        elif w.startswith("-std="):
+            f.device.append(w)
+        elif w in DEPFILE_SWITCHES:
+            f.deps.append(w)
+        elif (d := next((d for d in DEPFILE_VALUED if w.startswith(d)), None)):
+            f.deps += [d, value(d, w[len(d):])]
+        elif w == "-w" or re.fullmatch(r"-W(no-)?(error(=[\w-]+)?|[\w+=-]+)", w) and not w[:4] in ("-Wl,", "-Wa,", "-Wp,"):
+            f.device.append(w)
+        elif w[:4] in ("-Wl,", "-Wa,", "-Wp,"):
+            f.host.append(w)
+        elif w.startswith("-f"):
+            f.host.append(w)
+            f.device += device_f(w)
+        elif (v := next((v for v in VALUED if w == v or w.startswith(v + "=")
+                         or (v in ("-o", "-j", "-x") and w.startswith(v) and len(w) > 2)), None)):
+            setattr(f, VALUED[v], value(v, w[len(v):]))
+        elif re.fullmatch(r"-m(64|32|arch=[\w.-]+|tune=[\w.-]+|cpu=[\w.-]+|no-red-zone|avx\w*|sse\w*|fma|bmi2?)", w):
+            f.host.append(w)
+        elif w in ("-pthread", "-fPIC", "-pipe", "-v", "--verbose"):
+            f.host.append(w)
+        else:
+            raise UsageError(f"unknown flag '{w}' (shflx compile takes the flags in docs/compile-flags.md; "
+                             "pass other clang flags for device code with -Xclang)")
+        k += 1
+    _check(f)
+    return f
+
+
+def _check(f: CompileFlags) -> None:
+    """Values that must be one of a few; a clear error for each."""
+    if f.language not in (None, "cuda", "hip", "cu"):
+        raise UsageError(f"-x {f.language}: shflx compiles CUDA or HIP (-x cuda | -x hip)")
+    if f.language == "cu":
+        f.language = "cuda"
+    if f.report not in ("text", "json"):
+        raise UsageError(f"--report {f.report}: expected text or json")
+    if f.code_object_version is not None and f.code_object_version not in ("4", "5", "6"):
+        raise UsageError(f"-mcode-object-version={f.code_object_version}: expected 4, 5 or 6")
+    if f.jobs is not None and (not f.jobs.isdigit() or int(f.jobs) < 1):
+        raise UsageError(f"expected a positive number of jobs, got '{f.jobs}'")
+    seen: list[str] = []
+    for a in f.archs:
+        if a not in seen:
+            seen.append(a)
+    f.archs = seen
+    for a in f.archs:
+        check_target_id(a)
+    if not f.archs and f.action != "E":
+        raise UsageError("no target: give --offload-arch gfxNNN[,...] (AMD) or -arch=sm_NN (NVIDIA)")
+    if not f.sources:
+        raise UsageError("no input files")
+    if f.action in ("c", "S", "E") and len(f.sources) > 1 and f.output:
+        raise UsageError(f"-o with -{f.action} takes one input file, got {len(f.sources)}")
+
+
+def device_f(word: str) -> list[str]:
+    """The cc1 words of a -f flag for the device front end ([] when it is host-only)."""
+    if word in DEVICE_F:
+        return list(DEVICE_F[word])
+    joined = next((j for j in DEVICE_F_JOINED if word.startswith(j)), None)
+    return [f"{c}{word[len(joined):]}" for c in DEVICE_F_JOINED[joined]] if joined else []
+
+
+def check_target_id(target_id: str) -> None:
+    """A target ID's features must be ones its processor takes (isa: target_id_features), as
+    clang checks them; an unknown processor is left to the compile's own message."""
+    from ..isa import amd_target, known_amd_targets
+
+    base, feats = base_arch(target_id), [f[1:] for f in target_features(target_id)]
+    if not feats or base not in known_amd_targets():
+        return
+    allowed = amd_target(base).target_id_features
+    for feat in feats:
+        if feat not in allowed:
+            raise UsageError(f"--offload-arch {target_id}: {base} has no '{feat}' target feature "
+                             f"(it takes: {', '.join(allowed) or 'none'})")
+
+
+def debug_wanted(words: list[str]) -> bool | None:
+    """What a command's -g flags ask for, the last one winning: True (-g, -g2, -ggdb, -gdwarf-5,
+    -gline-tables-only ...), False (-g0, -ggdb0), None (no -g flag)."""
+    wanted = None
+    for w in words:
+        if SWITCHES.get(w, ("", None))[0] == "debug":
+            wanted = SWITCHES[w][1]
+        elif re.fullmatch(r"-(g|ggdb)[123]|-gdwarf-[2345]", w):
+            wanted = True
+    return wanted
+
+
+def base_arch(target_id: str) -> str:
+    """gfx942:xnack+ -> gfx942 (sm_NN unchanged)."""
+    return target_id.split(":")[0]
+
+
+def target_features(target_id: str) -> tuple[str, ...]:
+    """gfx90a:sramecc+:xnack- -> ('+sramecc', '-xnack'): LLVM target features."""
+    return tuple(f"{p[-1]}{p[:-1]}" for p in target_id.split(":")[1:])
+
+
+def device_words(f: CompileFlags) -> tuple[str, ...]:
+    """The cc1 words these flags add to shflx's device front end, in command-line order groups:
+    preprocessor, language/diagnostics, the -O spelling (-Os, -Oz, -Og), the code object version."""
+    words = list(f.preprocessor) + list(f.device)
+    if f.opt in ("s", "z", "g"):
+        words.append(f"-O{f.opt}")
+    if f.code_object_version:
+        words.append(f"-mcode-object-version={f.code_object_version}")
+    return tuple(words)
+
+
+def feature_words(target_id: str) -> tuple[str, ...]:
+    """cc1's -target-feature words of a target ID."""
+    return tuple(w for feat in target_features(target_id) for w in ("-target-feature", feat))
+
+
+def depfile_words(f: CompileFlags, output: str) -> tuple[str, ...]:
+    """cc1's depfile words for -MD/-MMD (-MF, -MT/-MQ, -MP): the file defaults to OUTPUT.d, the
+    target to OUTPUT, as clang's driver does."""
+    if not {"-MD", "-MMD"} & set(f.deps):
+        return ()
+    mf = [f.deps[k + 1] for k, w in enumerate(f.deps) if w == "-MF"]
+    targets = [f.deps[k + 1] for k, w in enumerate(f.deps) if w in ("-MT", "-MQ")] or [output]
+    words = ["-dependency-file", mf[-1] if mf else str(Path(output).with_suffix(".d"))]
+    for t in targets:
+        words += ["-MT", t]
+    if "-MD" in f.deps:
+        words.append("-sys-header-deps")
+    if "-MP" in f.deps:
+        words.append("-MP")
+    return tuple(words)

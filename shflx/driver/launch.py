@@ -1,0 +1,368 @@
+"""`shflx launch -- clang++ ... -c a.hip -o a.o`: shflx inside an existing build.
+
+As a compiler launcher (CMake's CMAKE_HIP_COMPILER_LAUNCHER, a Makefile's `$(LAUNCH) $(CXX)`) it
+keeps the user's compiler for everything but device code. Per `-c` of a HIP/CUDA source:
+  1. device IR per --offload-arch: HIP sources (.hip, .cpp ...) through the user's own compiler
+     (`--cuda-device-only -emit-llvm`, its HIP headers: HIP's wave-wide semantics, the shuffles
+     arrive as ds_bpermute); CUDA sources (.cu) through shflx's CUDA front end (32-lane warps);
+  2. shflx lowers every shuffle (proven) and links one code object per target;
+  3. the code objects go into a clang offload bundle (codegen.bundle);
+  4. the original command runs with `--cuda-host-only -Xclang -fcuda-include-gpubinary -Xclang
+     BUNDLE`: the host object embeds shflx's code objects, and the host compile writes the depfile
+     (-MD/-MF stay on it), so the build's header dependencies are the compiler's own.
+Every other command (links, -E, -M, commands without an AMD target) runs unchanged."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError, Location, ShflxError, ToolchainError, UsageError
+
+HIP_SUFFIXES = (".hip", ".cpp", ".cc", ".cxx", ".c++", ".C", ".hpp")
+CUDA_SUFFIXES = (".cu",)
+# flags of the user's command that only concern the host object or its depfile
+DEP_SWITCHES = ("-MD", "-MMD", "-MP", "-MG", "-M", "-MM")
+DEP_VALUED = ("-MF", "-MT", "-MQ")
+LAUNCH_OPTIONS = ("--baseline", "--report-file", "-Rpass=shflx", "--no-chains", "--fp-reassoc")
+
+
+@dataclass
+class Command:
+    """A compiler command, read as far as the launcher needs: what it compiles, for which targets."""
+    argv: list[str]
+    source: str | None = None
+    output: str | None = None
+    compile_only: bool = False
+    language: str | None = None                   # -x VALUE
+    targets: list[str] = field(default_factory=list)
+    passthrough: str | None = None                # why the command runs unchanged
+
+    @property
+    def cuda(self) -> bool:
+        """CUDA semantics: `-x cuda`, or a .cu file compiled as HIP (CMake's HIP language on .cu)."""
+        return self.language == "cuda" or (self.source or "").endswith(CUDA_SUFFIXES)
+
+
+def read_command(argv: list[str]) -> Command:
+    """The parts of a clang/hipcc command the launcher acts on; anything it does not model is left in
+    the command for the compiler to read."""
+    from .flags import check_target_id, expand_response_files, split_targets
+
+    words = expand_response_files(argv)
+    cmd = Command(words)
+    sources = []
+    k = 1
+    while k < len(words):
+        w = words[k]
+        if w == "-c":
+            cmd.compile_only = True
+        elif w == "-o":
+            cmd.output = words[k + 1] if k + 1 < len(words) else None
+            k += 1
+        elif w.startswith("-o") and len(w) > 2:
+            cmd.output = w[2:]
+        elif w == "-x":
+            cmd.language = words[k + 1] if k + 1 < len(words) else None
+            k += 1
+        elif w.startswith("-x") and len(w) > 2:
+            cmd.language = w[2:]
+        elif w.startswith(("--offload-arch=", "--cuda-gpu-arch=")):
+            cmd.targets += [t for t in split_targets(w.split("=", 1)[1], w.split("=")[0]) if not t.startswith("sm_")]
+        elif w in ("--offload-arch", "--cuda-gpu-arch") and k + 1 < len(words):
+            cmd.targets += [t for t in split_targets(words[k + 1], w) if not t.startswith("sm_")]
+            k += 1
+        elif w in ("-E", "-M", "-MM", "-S", "--cuda-host-only", "--cuda-device-only", "-fgpu-rdc", "-emit-llvm"):
+            cmd.passthrough = f"{w} in the command"
+        elif w in ("-I", "-isystem", "-include", "-D", "-U", "-MF", "-MT", "-MQ", "-Xclang", "-mllvm", "-iquote",
+                   "-idirafter", "-L", "-l", "-Xlinker", "-target", "--target", "-arch", "-Xarch_device",
+                   "-Xarch_host", "-Xoffload-linker"):
+            k += 1                                  # a flag and its value: the value is no source
+        elif not w.startswith("-") and Path(w).suffix in HIP_SUFFIXES + CUDA_SUFFIXES:
+            sources.append(w)
+        k += 1
+    cmd.targets = list(dict.fromkeys(cmd.targets))
+    for t in cmd.targets:
+        check_target_id(t)
+    if not cmd.compile_only:
+        cmd.passthrough = cmd.passthrough or "not a -c compile"
+    elif len(sources) != 1:
+        cmd.passthrough = cmd.passthrough or f"{len(sources)} source files"
+    elif not cmd.targets:
+        cmd.passthrough = cmd.passthrough or "no --offload-arch"
+    cmd.source = sources[0] if len(sources) == 1 else None
+    if cmd.language not in (None, "hip", "cuda"):
+        cmd.passthrough = cmd.passthrough or f"-x {cmd.language}"
+    return cmd
+
+
+def _strip(words: list[str], drop_targets: bool) -> list[str]:
+    """The command without -o, -c, depfile flags (and --offload-arch): the device compile's base."""
+    out, k = [], 0
+    while k < len(words):
+        w = words[k]
+        if w in ("-o",) + DEP_VALUED:
+            k += 2
+            continue
+        if w in ("-c",) + DEP_SWITCHES or (w.startswith("-o") and len(w) > 2) or \
+                any(w.startswith(d) and len(w) > len(d) for d in DEP_VALUED):
+            k += 1
+            continue
+        if drop_targets and w.startswith(("--offload-arch=", "--cuda-gpu-arch=")):
+            k += 1
+            continue
+        if drop_targets and w in ("--offload-arch", "--cuda-gpu-arch"):
+            k += 2
+            continue
+        out.append(w)
+        k += 1
+    return out
+
+
+def _run(argv: list[str], what: str) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+    except OSError as e:
+        raise ToolchainError(f"cannot run {what} ({argv[0]}): {e.strerror or e}") from None
+    except subprocess.TimeoutExpired:
+        raise ToolchainError(f"{what} did not finish within 1800 s ({argv[0]})") from None
+
+
+def hip_device_ir(cmd: Command, target_id: str, out: Path) -> None:
+    """The user's compiler, device side only, one target: LLVM bitcode at `out`."""
+    from .flags import debug_wanted
+
+    lines = [] if debug_wanted(cmd.argv) else ["-gline-tables-only"]     # the report's locations
+    argv = _strip(cmd.argv, drop_targets=True) + [f"--offload-arch={target_id}", "--cuda-device-only",
+                                                  *lines, "-emit-llvm", "-c", "-o", str(out)]
+    proc = _run(argv, "the device compile")
+    if proc.returncode != 0 or not out.is_file():
+        sys.stderr.write(proc.stderr)
+        raise ShflxError(f"the device compile of {cmd.source} for {target_id} failed "
+                         f"({argv[0]} exited with {proc.returncode})")
+    if proc.stderr:
+        sys.stderr.write(proc.stderr)
+
+
+def cuda_options(cmd: Command) -> tuple[str, ...]:
+    """The preprocessor and language words of the user's command that shflx's CUDA front end takes
+    (-I, -isystem, -include, -D, -U, -std=), in order."""
+    words, out, k = cmd.argv, [], 1
+    while k < len(words):
+        w = words[k]
+        p = next((p for p in ("-isystem", "-include", "-iquote", "-idirafter", "-I", "-D", "-U") if w.startswith(p)), None)
+        if p and w == p and k + 1 < len(words):
+            out += [p, words[k + 1]]
+            k += 1
+        elif p:
+            out += [p, w[len(p):]]
+        elif w.startswith("-std="):
+            out.append(w)
+        k += 1
+    return tuple(out)
+
+
+def users_code_object_version(cmd: Command, target_id: str, probe: bool = True) -> int:
+    """The code object version the user's compiler writes: its -mcode-object-version=N, else what
+    it puts in an empty HIP device module (`probe`), else 4 (clang before 17 wrote no flag: v4)."""
+    from ..ir.moduleflags import code_object_version
+
+    given = [w.split("=", 1)[1] for w in cmd.argv if w.startswith("-mcode-object-version=")]
+    if given and given[-1].isdigit():
+        return int(given[-1])
+    if probe:
+        try:
+            proc = subprocess.run([cmd.argv[0], "-x", "hip", "--cuda-device-only", "-nogpuinc", "-nogpulib",
+                                   f"--offload-arch={target_id}", "-emit-llvm", "-S", "-o", "-", "-"],
+                                  input="", capture_output=True, text=True, timeout=600)
+        except (OSError, subprocess.TimeoutExpired):        # the host compile will say what is wrong
+            proc = None
+        found = code_object_version(proc.stdout) if proc and proc.returncode == 0 else None
+        if found:
+            return found
+    return 4
+
+
+@dataclass
+class Options:
+    baseline: bool = False
+    report_file: str | None = None
+    remarks: bool = False
+    chains: bool = True
+    fp_reassoc: bool = False
+
+
+def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[str, bytes], list[dict]]:
+    """One linked code object per target of the command, shuffles lowered; and the report entries."""
+    from ..frontend.clang import FrontendOptions
+    from ..ir.moduleflags import code_object_version
+    from .amd import compile_file
+    from .flags import base_arch, debug_wanted, feature_words, target_features
+    from .inputs import read_ir
+
+    objects, report = {}, []
+    wave64 = any(w in ("-mwavefrontsize64",) for w in cmd.argv)
+    debug = bool(debug_wanted(cmd.argv))
+    opt = next((int(w[2]) if w[2:3].isdigit() else 2 for w in reversed(cmd.argv) if w.startswith("-O")), 0)
+    for tid in cmd.targets:
+        if cmd.cuda:
+            fe = FrontendOptions(opt=min(max(opt, 0), 3), extra=cuda_options(cmd) + feature_words(tid))
+            source = Path(cmd.source)
+            cov = users_code_object_version(cmd, tid)
+        else:
+            source = tmp / f"device-{tid.replace(':', '_')}.bc"
+            hip_device_ir(cmd, tid, source)
+            fe = FrontendOptions()
+            cov = None if code_object_version(read_ir(source)) else users_code_object_version(cmd, tid, probe=False)
+        res = compile_file(source, base_arch(tid), wave=64 if wave64 else None, opts=fe, baseline=opts.baseline,
+                           fp_reassoc=opts.fp_reassoc, chains=opts.chains, features=target_features(tid),
+                           debug_info=debug, code_object_version=cov)
+        objects[tid] = res.output
+        report.append({"file": cmd.source, "arch": tid, "wave": res.wave, "output": cmd.output,
+                       "semantics": "cuda" if cmd.cuda else "hip",
+                       "sites": [r.to_json() for r in res.sites], "chains": [c.to_json() for c in res.chains],
+                       "kernels": res.kernels})
+    return objects, report
+
+
+def host_compile(cmd: Command, bundle: Path) -> int:
+    """The user's command, host side only, embedding `bundle`; its output and exit status."""
+    from ..frontend.clang import INCLUDE
+
+    extra = ["--cuda-host-only", "-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(bundle)]
+    if cmd.cuda:                # the kernels' CUDA intrinsics, declared for the host parse
+        extra += ["-include", str(INCLUDE / "shflx_cuda_on_hip.h")]
+    argv = cmd.argv[:1] + extra + cmd.argv[1:]
+    try:
+        return subprocess.run(argv).returncode
+    except OSError as e:
+        raise ToolchainError(f"cannot run the host compile ({argv[0]}): {e.strerror or e}") from None
+
+
+def launch_command(argv: list[str], opts: Options) -> int:
+    """Run one compiler command with shflx's device code (or unchanged, see read_command)."""
+    import json
+
+    from ..codegen.bundle import hip_entry_id, write_bundle
+    from .remarks import remarks
+
+    if not argv:
+        raise UsageError("shflx launch: no compiler command after `--`")
+    cmd = read_command(argv)
+    if cmd.passthrough:
+        try:
+            return subprocess.run(argv).returncode
+        except OSError as e:
+            raise ToolchainError(f"cannot run {argv[0]}: {e.strerror or e}") from None
+    with tempfile.TemporaryDirectory(prefix="shflx-launch-") as tmp:
+        objects, report = device_code_objects(cmd, opts, Path(tmp))
+        bundle = Path(tmp) / "device.hipfb"
+        bundle.write_bytes(write_bundle({hip_entry_id(t): o for t, o in objects.items()}))
+        code = host_compile(cmd, bundle)
+    if code == 0:
+        if opts.remarks or "-Rpass=shflx" in cmd.argv:
+            for line in remarks(report):
+                print(line, file=sys.stderr)
+        if opts.report_file:
+            from ..files import write_atomically
+            write_atomically(report_path(opts.report_file, cmd), json.dumps(report, indent=1) + "\n")
+    return code
+
+
+def report_path(given: str, cmd: Command) -> Path:
+    """--report-file F, or with a directory (an existing one, or F ending in /) one report per
+    object there: DIR/<object name>.shflx.json (a build runs many compiles)."""
+    path = Path(given)
+    if given.endswith("/") or path.is_dir():
+        path.mkdir(parents=True, exist_ok=True)
+        return path / f"{Path(cmd.output or Path(cmd.source or 'out').stem).name}.shflx.json"
+    return path
+
+
+def launch(args: list[str]) -> int:
+    """`shflx launch [--baseline] [--report-file F] [-Rpass=shflx] -- COMPILER ARGS...`."""
+    opts, k = Options(), 0
+    while k < len(args) and args[k] != "--" and args[k].startswith("-"):
+        w = args[k]
+        if w == "--baseline":
+            opts.baseline = True
+        elif w == "-Rpass=shflx":
+            opts.remarks = True
+        elif w == "--no-chains":
+            opts.chains = False
+        elif w == "--fp-reassoc":
+            opts.fp_reassoc = True
+        elif w.startswith("--report-file="):
+            opts.report_file = w.split("=", 1)[1]
+        elif w == "--report-file" and k + 1 < len(args):
+            opts.report_file = args[k + 1]
+            k += 1
+        else:
+            raise UsageError(f"shflx launch: unknown option '{w}' (options: {', '.join(LAUNCH_OPTIONS)}; "
+                             "then `--` and the compiler command)")
+        k += 1
+    rest = args[k + 1:] if k < len(args) and args[k] == "--" else args[k:]
+    if os.environ.get("SHFLX_LAUNCH_OFF"):          # the same build without shflx, for comparisons
+        return subprocess.run(rest).returncode if rest else 2
+    return launch_command(rest, opts)
+
+
+def host_compiler(f) -> list[str]:
+    """`shflx compile -c`'s HIP compiler: --host-cxx, SHFLX_HOST_CXX, else hipcc or clang++ on PATH."""
+    import shlex
+    import shutil
+
+    chosen = f.host_cxx or os.environ.get("SHFLX_HOST_CXX")
+    if chosen:
+        return shlex.split(chosen)
+    for name in ("hipcc", "clang++"):
+        if shutil.which(name):
+            return [name]
+    raise ToolchainError("-c needs a HIP compiler for the host object: none of hipcc, clang++ is on PATH; "
+                         "name one with --host-cxx or SHFLX_HOST_CXX")
+
+
+def compile_object(f) -> int:
+    """`shflx compile -c`: the launcher around a HIP compiler command made from the flags."""
+    amd = [t for t in f.archs if not t.startswith("sm_")]
+    if len(amd) != len(f.archs):
+        raise UsageError("-c builds a host object with AMD device code; for sm_NN use -S / --emit ptx|cubin "
+                         "(or nvcc with `shflx ptxas`)")
+    if len(f.sources) != 1:
+        raise UsageError(f"-c takes one input file, got {len(f.sources)}")
+    src = f.sources[0]
+    if not Path(src).is_file():
+        raise InputError("cannot read the source file", Location(str(src)))
+    out = f.output or Path(src).with_suffix(".o").name
+    lang = f.language or ("cuda" if src.endswith(".cu") else "hip")
+    debug = ["-g"] if f.debug else ["-g0"] if f.debug is False else []
+    argv = [*host_compiler(f), "-x", "hip", *f.preprocessor, *[w for w in f.device if w.startswith(("-std=", "-W", "-w"))],
+            *f.host, f"-O{f.opt}", *debug, *f.deps, *(f"--offload-arch={t}" for t in amd), "-c", src, "-o", out]
+    opts = Options(baseline=f.baseline, report_file=f.report_file, remarks=f.remarks, chains=not f.no_chains,
+                   fp_reassoc=f.fp_reassoc)
+    cmd = read_command(argv)
+    if lang == "cuda":
+        cmd.language = "cuda"
+    if cmd.passthrough:
+        raise UsageError(f"-c: cannot build this object through the launcher ({cmd.passthrough})")
+    with tempfile.TemporaryDirectory(prefix="shflx-c-") as tmp:
+        from ..codegen.bundle import hip_entry_id, write_bundle
+        objects, report = device_code_objects(cmd, opts, Path(tmp))
+        bundle = Path(tmp) / "device.hipfb"
+        bundle.write_bytes(write_bundle({hip_entry_id(t): o for t, o in objects.items()}))
+        code = host_compile(cmd, bundle)
+    if code != 0:
+        return 1
+    if opts.remarks:
+        from .remarks import remarks
+        for line in remarks(report):
+            print(line, file=sys.stderr)
+    if opts.report_file:
+        import json
+
+        from ..files import write_atomically
+        write_atomically(Path(opts.report_file), json.dumps(report, indent=1) + "\n")
+    return 0

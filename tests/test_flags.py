@@ -1,0 +1,144 @@
+"""`shflx compile`'s compiler-style flags (driver.flags): each documented flag lands where it
+belongs, nothing is misread (-gencode is not -g, -isystem is not -i), unknown flags are named."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shflx.driver.flags import (debug_wanted, depfile_words, device_words, feature_words, parse_compile_args,
+                                split_targets, target_features)
+from shflx.errors import UsageError
+
+
+def parse(*words):
+    return parse_compile_args(list(words))
+
+
+def test_each_documented_flag_lands_in_its_place(tmp_path):
+    f = parse("a.cu", "-c", "-o", "a.o", "-std=c++20", "-x", "hip", "-isystem", "/sys", "-include", "pre.h",
+              "-DX=1", "-UY", "-I", "inc", "-Wall", "-Wno-unused", "-w", "-Xclang", "-fno-rtti", "-Os", "-g0",
+              "-MD", "-MF", "a.d", "-MT", "a.o", "--offload-arch=gfx942:xnack+,gfx1100", "-mcode-object-version=5",
+              "-fPIC", "-ffast-math", "-Rpass=shflx", "--report-file", "r.json")
+    assert f.sources == ["a.cu"] and f.action == "c" and f.output == "a.o" and f.language == "hip"
+    assert f.preprocessor == ["-isystem", "/sys", "-include", "pre.h", "-D", "X=1", "-U", "Y", "-I", "inc"]
+    assert f.device == ["-std=c++20", "-Wall", "-Wno-unused", "-w", "-fno-rtti", "-ffast-math"]
+    assert f.host == ["-fPIC", "-ffast-math"]
+    assert f.opt == "s" and f.opt_level == 2 and f.debug is False
+    assert f.deps == ["-MD", "-MF", "a.d", "-MT", "a.o"]
+    assert f.archs == ["gfx942:xnack+", "gfx1100"] and f.code_object_version == "5"
+    assert f.remarks and f.report_file == "r.json"
+    assert device_words(f)[-2:] == ("-Os", "-mcode-object-version=5")
+
+
+def test_nvidia_flags_and_gencode_is_not_debug():
+    f = parse("k.cu", "-gencode", "arch=compute_80,code=sm_80", "-gencode=arch=compute_90a,code=[sm_90a,compute_90a]",
+              "-arch=sm_100", "-Xptxas", "-v,-O3", "-S")
+    assert f.archs == ["sm_80", "sm_90a", "sm_100"] and f.debug is None and f.action == "S"
+    assert f.xptxas == ["-v", "-O3"]
+
+
+@pytest.mark.parametrize("words, fragment", [
+    (["k.cu", "--offload-arch=gfx942", "-gencodex"], "unknown flag '-gencodex'"),
+    (["k.cu", "--offload-arch=gfx942", "--bogus"], "unknown flag '--bogus'"),
+    (["k.cu", "--offload-arch=gfx942", "-gfoo"], "unknown flag '-gfoo'"),
+    (["k.cu", "--offload-arch=gfx942:xnack+:xnack-"], "names a feature twice"),
+    (["k.cu", "--offload-arch=gfx942:foo+"], "is not a target ID"),
+    (["k.cu", "--offload-arch=gfx1100:xnack+"], "gfx1100 has no 'xnack' target feature (it takes: none)"),
+    (["k.cu", "--offload-arch=gfx900:sramecc-"], "gfx900 has no 'sramecc' target feature (it takes: xnack)"),
+    (["k.cu", "--offload-arch=gfx942,"], "empty target"),
+    (["k.cu", "-gencode", "arch=compute_80"], "-gencode: expected arch="),
+    (["k.cu", "--offload-arch=gfx942", "-x", "c"], "-x c: shflx compiles CUDA or HIP"),
+    (["k.cu", "--offload-arch=gfx942", "-mcode-object-version=3"], "expected 4, 5 or 6"),
+    (["k.cu", "--offload-arch=gfx942", "-fgpu-rdc"], "relocatable device code"),
+    (["k.cu"], "no target"),
+    (["--offload-arch=gfx942"], "no input files"),
+    (["k.cu", "--offload-arch=gfx942", "-o"], "-o needs a value"),
+])
+def test_bad_flags_are_named(words, fragment):
+    with pytest.raises(UsageError) as e:
+        parse_compile_args(words)
+    assert fragment in str(e.value) and "\n" not in str(e.value)
+
+
+def test_response_files_expand_in_place_and_nest(tmp_path):
+    inner = tmp_path / "inner.rsp"
+    inner.write_text("-DINNER '-DSPACED=a b'\n")
+    outer = tmp_path / "outer.rsp"
+    outer.write_text(f"--offload-arch=gfx90a @{inner} -O1\n")
+    f = parse("k.cu", f"@{outer}", "-O2")
+    assert f.preprocessor == ["-D", "INNER", "-D", "SPACED=a b"] and f.opt == "2" and f.archs == ["gfx90a"]
+    with pytest.raises(UsageError, match="cannot read the response file"):
+        parse("k.cu", f"@{tmp_path / 'missing.rsp'}")
+
+
+@pytest.mark.parametrize("word, level", [("-O0", "0"), ("-O1", "1"), ("-O2", "2"), ("-O3", "3"), ("-Os", "s"),
+                                         ("-Oz", "z"), ("-Og", "g"), ("-O", "1"), ("-O4", "3"), ("-Ofast", "fast")])
+def test_optimization_levels(word, level):
+    assert parse("k.cu", "--offload-arch=gfx942", word).opt == level
+
+
+def test_target_ids_become_llvm_features():
+    assert target_features("gfx90a:sramecc+:xnack-") == ("+sramecc", "-xnack")
+    assert feature_words("gfx942:xnack+") == ("-target-feature", "+xnack")
+    assert feature_words("gfx1100") == () and split_targets("compute_90", "-arch") == ["sm_90"]
+
+
+def test_depfile_words_follow_clang_defaults():
+    f = parse("k.cu", "--offload-arch=gfx942", "-MMD")
+    assert depfile_words(f, "out/k.hsaco") == ("-dependency-file", "out/k.d", "-MT", "out/k.hsaco")
+    f = parse("k.cu", "--offload-arch=gfx942", "-MD", "-MF", "x.d", "-MT", "t1", "-MQ", "t2", "-MP")
+    assert depfile_words(f, "k.o") == ("-dependency-file", "x.d", "-MT", "t1", "-MT", "t2", "-sys-header-deps", "-MP")
+    assert depfile_words(parse("k.cu", "--offload-arch=gfx942"), "k.o") == ()
+
+
+# --------------------------------------------------------------------------- property: nothing misread
+
+_ID = st.one_of(st.sampled_from(["gfx1100", "gfx1201"]),           # no target ID features (GFX10.3+)
+                st.builds(lambda g, fs: g + "".join(fs), st.sampled_from(["gfx90a", "gfx942"]),
+                          st.lists(st.sampled_from([":xnack+", ":xnack-", ":sramecc+", ":sramecc-"]), max_size=2,
+                                   unique_by=lambda s: s[:-1])))
+_NAME = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True)
+_PATH = st.from_regex(r"[a-z][a-z0-9_/]{0,8}", fullmatch=True)
+_FLAG = st.one_of(
+    st.builds(lambda n: ("pp", ["-D", n], [f"-D{n}"]), _NAME),
+    st.builds(lambda n: ("pp", ["-U", n], ["-U", n]), _NAME),
+    st.builds(lambda p: ("pp", ["-I", p], [f"-I{p}"]), _PATH),
+    st.builds(lambda p: ("pp", ["-isystem", p], ["-isystem", p]), _PATH),
+    st.builds(lambda p: ("pp", ["-include", p], ["-include", p]), _PATH),
+    st.builds(lambda t: ("arch", [t], [f"--offload-arch={t}"]), _ID),
+    st.builds(lambda n: ("arch", [f"sm_{n}"], ["-gencode", f"arch=compute_{n},code=sm_{n}"]),
+              st.sampled_from(["80", "90", "90a", "100"])),
+    st.builds(lambda w: ("dev", [w], [w]), st.sampled_from(["-Wall", "-Wextra", "-w", "-std=c++17", "-Werror"])),
+    st.builds(lambda x: ("dev", [x], ["-Xclang", x]), st.sampled_from(["-fno-rtti", "-ffast-math"])),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FLAG, min_size=1, max_size=12), st.sampled_from(["", "-c", "-S", "-E"]))
+def test_any_mix_of_flags_is_read_back_in_order(flags, action):
+    """Random flag sequences in either spelling (joined or separate): the parsed groups are exactly
+    the generated ones, in order, and no flag leaks into another group or into the sources."""
+    words = ["k.cu"] + ([action] if action else [])
+    want = {"pp": [], "arch": [], "dev": []}
+    for kind, parsed, spelled in flags:
+        words += spelled
+        want[kind] += parsed
+    if not want["arch"]:
+        words.append("--offload-arch=gfx942")
+        want["arch"].append("gfx942")
+    f = parse_compile_args(words)
+    assert f.sources == ["k.cu"]
+    assert f.preprocessor == want["pp"]
+    assert f.archs == list(dict.fromkeys(want["arch"]))
+    assert f.device == want["dev"]
+    assert f.action == {"": "device", "-c": "c", "-S": "S", "-E": "E"}[action]
+    assert f.debug is None
+
+
+@pytest.mark.parametrize("words, wanted", [([], None), (["-g"], True), (["-ggdb"], True), (["-g2"], True),
+                                           (["-gdwarf-5"], True), (["-gline-tables-only"], True), (["-g0"], False),
+                                           (["-g", "-g0"], False), (["-g0", "-g"], True), (["-gencode"], None),
+                                           (["-gsplit-dwarf"], None), (["-O2", "-ggdb0"], False)])
+def test_debug_flags_last_one_wins(words, wanted):
+    assert debug_wanted(words) is wanted
