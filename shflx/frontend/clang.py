@@ -107,7 +107,7 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
         args += ["-I", inc]
     for d in opts.defines:
         args += ["-D", d]
-    return args + [str(source)]
+    return args + [w for word in opts.extra for w in ("-Xclang", word)] + [str(source)]   # cc1 words
 
 
 def compile_with_cuda_headers(source: Path, sm: str, sdk: CudaSdk, opts: FrontendOptions) -> str:
