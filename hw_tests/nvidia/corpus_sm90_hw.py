@@ -92,6 +92,8 @@ class Case:
     smem: int = 0
     cooperative: bool = False
     ulp: int | None = None  # tolerance for float buffers; None: bit-identical required
+    # independent numpy reference: (host inputs) -> {arg index: expected buffer}; checked on both builds
+    ref: Callable[[list], dict[int, np.ndarray]] | None = None
 
 
 def ints(lo: int, hi: int, dtype: str = "int32"):
@@ -169,6 +171,51 @@ def f32(v):
     return Val("float32", v)
 
 
+def _excl_scan(x: np.ndarray, seg: int) -> np.ndarray:
+    s = x.reshape(-1, seg).astype(np.uint64)
+    return ((np.cumsum(s, axis=1) - s) & 0xFFFFFFFF).astype(np.uint32).ravel()
+
+
+def _ref_reduce(h):
+    return {1: np.array([h[0].astype(np.int64).sum()], np.int32)}
+
+
+def _ref_vote(op):
+    def r(h):
+        w = (h[0] != 0).reshape(-1, 32)
+        return {1: np.repeat(getattr(w, op)(axis=1), 32).astype(np.uint32)}
+    return r
+
+
+def _ref_lanes(h):
+    n = h[1]
+    want = h[0].copy()
+    want[:n] = np.arange(n) % 32
+    return {0: want}
+
+
+def _ref_reverse(h):
+    n = h[1]
+    return {0: h[0][:n][::-1].copy()}
+
+
+def _ref_bitonic_1024(h):
+    keys = h[2].reshape(-1, 1024)
+    order = np.argsort(keys, axis=1, kind="stable")
+    return {0: np.take_along_axis(keys, order, axis=1).ravel()}
+
+
+def _ref_hist256(h):
+    want = np.bincount(h[1].view(np.uint8), minlength=256).astype(np.uint32)
+    return {"sum0": want}
+
+
+def _ref_odd_even(h):
+    x = h[0].astype(np.int64)
+    odd = (x & 1) != 0
+    return {1: np.array([odd.sum()], np.int32), 2: np.array([x[odd].sum(), x[~odd].sum()], np.int32)}
+
+
 def _cases() -> list[Case]:
     c: list[Case] = []
     # HIPIFY samples --------------------------------------------------------------------------
@@ -177,22 +224,23 @@ def _cases() -> list[Case]:
         for grid, block, n in ((8, 256, 160000), (3, 100, 16 * 257)):
             n = n - n % mult
             c.append(Case("hipify_reduction", k, f"grid {grid} x {block}, N={n}", (grid, 1, 1), (block, 1, 1),
-                          (I(-1000, 1000, n), OUT("int32", 1, 0), i32(n))))
+                          (I(-1000, 1000, n), OUT("int32", 1, 0), i32(n)), ref=_ref_reduce))
     for n in (10, 1000):
         c.append(Case("hipify_vec_add", "_Z6vecAddPfS_S_", f"{n} threads", (1, 1, 1), (n, 1, 1),
                       (OUT("float32", n), OUT("float32", n), OUT("float32", n))))
     for grid, block, n in ((7, 96, 100001), (64, 256, 1 << 16)):
         c.append(Case("hipify_square", "_Z13vector_squareIfEvPT_PKS0_m", f"grid {grid} x {block}, N={n}",
-                      (grid, 1, 1), (block, 1, 1), (OUT("float32", n), F(-1e3, 1e3, n), u64(n))))
+                      (grid, 1, 1), (block, 1, 1), (OUT("float32", n), F(-1e3, 1e3, n), u64(n)),
+                      ref=lambda h: {0: h[1] * h[1]}))
     for n in (33, 1024):
         c.append(Case("hipify_axpy", "_Z4axpyIfEvT_PS0_S1_", f"{n} threads", (1, 1, 1), (n, 1, 1),
                       (f32(0.3), F(-10, 10, n), OUT("float32", n))))
     for n in (64, 50):
         c.append(Case("hipify_static_smem", "_Z13staticReversePii", f"n={n}", (1, 1, 1), (n, 1, 1),
-                      (I(-1 << 30, 1 << 30, n), i32(n))))
+                      (I(-1 << 30, 1 << 30, n), i32(n)), ref=_ref_reverse))
     for n in (64, 1000):
         c.append(Case("hipify_dynamic_smem", "_Z14dynamicReversePii", f"n={n}", (1, 1, 1), (n, 1, 1),
-                      (I(-1 << 30, 1 << 30, n), i32(n)), smem=4 * n))
+                      (I(-1 << 30, 1 << 30, n), i32(n)), smem=4 * n, ref=_ref_reverse))
     for n, b in ((64, 16), (40, 8)):
         c.append(Case("hipify_coalescing", "_Z10gpu_ComputPiii", f"N={n}, block {b}x{b}", (n // b, n // b, 1),
                       (b, b, 1), (OUT("int32", n * n), i32(n), i32(3))))
@@ -201,18 +249,20 @@ def _cases() -> list[Case]:
                       (512, 1, 1), (OUT("float32", 512), OUT("float32", 512), OUT("float32", 512), u32(u1), u32(u2))))
     # cuda-samples ----------------------------------------------------------------------------
     vote = Buf("uint32", 128, vote_pattern, "per warp: none / one / random / all lanes set")
-    for k in ("_Z14VoteAnyKernel1PjS_i", "_Z14VoteAllKernel2PjS_i"):
-        c.append(Case("samples_vote", k, "4 warps", (1, 1, 1), (128, 1, 1), (vote, OUT("uint32", 128), i32(128))))
+    for k, op in (("_Z14VoteAnyKernel1PjS_i", "any"), ("_Z14VoteAllKernel2PjS_i", "all")):
+        c.append(Case("samples_vote", k, "4 warps", (1, 1, 1), (128, 1, 1), (vote, OUT("uint32", 128), i32(128)),
+                      ref=_ref_vote(op)))
     c.append(Case("samples_vote", "_Z14VoteAnyKernel3Pbi", "3 warps (the sample's launch)", (1, 1, 1), (96, 1, 1),
                   (OUT("uint8", 96 * 3, 0), i32(32))))
     for grid, block, n in ((4, 256, 1000), (3, 100, 297)):
         c.append(Case("samples_inline_ptx", "_Z12sequence_gpuPii", f"grid {grid} x {block}, length {n}",
-                      (grid, 1, 1), (block, 1, 1), (OUT("int32", grid * block), i32(n))))
+                      (grid, 1, 1), (block, 1, 1), (OUT("int32", grid * block), i32(n)), ref=_ref_lanes))
     for length, d, blocks in ((1024, 1, 4), (64, 0, 2)):
         n = 1024 * blocks
         c.append(Case("samples_bitonic", "_Z17bitonicSortSharedPjS_S_S_jj", f"arrayLength {length}, dir {d}",
                       (blocks, 1, 1), (512, 1, 1),
-                      (OUT("uint32", n), OUT("uint32", n), U(n), I(0, 1 << 30, n, "uint32"), u32(length), u32(d))))
+                      (OUT("uint32", n), OUT("uint32", n), U(n), I(0, 1 << 30, n, "uint32"), u32(length), u32(d)),
+                      ref=_ref_bitonic_1024 if (length, d) == (1024, 1) else None))
     c.append(Case("samples_bitonic", "_Z18bitonicSortShared1PjS_S_S_", "4 blocks", (4, 1, 1), (512, 1, 1),
                   (OUT("uint32", 4096), OUT("uint32", 4096), U(4096), I(0, 1 << 30, 4096, "uint32"))))
     c.append(Case("samples_bitonic", "_Z18bitonicMergeGlobalPjS_S_S_jjjj", "arrayLength 4096, size 4096, stride 1024",
@@ -224,7 +274,8 @@ def _cases() -> list[Case]:
     for size, blocks in ((1024, 4), (64, 2)):
         n = 1024 * blocks
         c.append(Case("samples_scan", "_Z19scanExclusiveSharedP5uint4S0_j", f"size {size}, {blocks} blocks",
-                      (blocks, 1, 1), (256, 1, 1), (OUT("uint32", n), I(0, 1 << 20, n, "uint32"), u32(size))))
+                      (blocks, 1, 1), (256, 1, 1), (OUT("uint32", n), I(0, 1 << 20, n, "uint32"), u32(size)),
+                      ref=lambda h, size=size: {0: _excl_scan(h[1], size)}))
     for nseg, grid in ((200, 1), (700, 3)):
         c.append(Case("samples_scan", "_Z20scanExclusiveShared2PjS_S_jj", f"N={nseg} (partial block), arrayLength 256",
                       (grid, 1, 1), (256, 1, 1), (OUT("uint32", nseg), I(0, 1 << 20, 1024 * nseg, "uint32"),
@@ -232,7 +283,7 @@ def _cases() -> list[Case]:
     c.append(Case("samples_scan", "_Z13uniformUpdateP5uint4Pj", "4 blocks", (4, 1, 1), (256, 1, 1),
                   (U(4096), U(4))))
     c.append(Case("samples_hist256", "_Z18histogram256KernelPjS_j", "240 x 192, 100003 words", (240, 1, 1),
-                  (192, 1, 1), (OUT("uint32", 240 * 256), U(100003), u32(100003))))
+                  (192, 1, 1), (OUT("uint32", 240 * 256), U(100003), u32(100003)), ref=_ref_hist256))
     c.append(Case("samples_hist256", "_Z23mergeHistogram256KernelPjS_j", "256 x 256, 240 partials", (256, 1, 1),
                   (256, 1, 1), (OUT("uint32", 256), I(0, 1 << 20, 240 * 256, "uint32"), u32(240))))
     c.append(Case("samples_hist64", "_Z17histogram64KernelPjP5uint4j", "32 x 64, 20001 uint4", (32, 1, 1),
@@ -249,7 +300,7 @@ def _cases() -> list[Case]:
         c.append(Case("samples_binary_partition_cg", "_Z20oddEvenCountAndSumCGPiS_S_j",
                       f"cooperative {grid} x 256, size {n}", (grid, 1, 1), (256, 1, 1),
                       (Buf("int32", n, odd_even, "uniform ints [-1000,1000)"), OUT("int32", 1, 0), OUT("int32", 2, 0),
-                       u32(n)), cooperative=True))
+                       u32(n)), cooperative=True, ref=_ref_odd_even))
     # TensorRT --------------------------------------------------------------------------------
     for ld, ch, b in ((1000, 3, 2), (256, 2, 1)):
         c.append(Case("trt_group_norm", "_ZN8nvinfer16plugin31scaleShiftChannelsInplaceKernelIfLj256EEEvPT_iPKfS5_",
@@ -446,6 +497,22 @@ def compare(case: Case, got: dict[str, list[np.ndarray]]) -> dict:
     return {"result": verdict, "max_ulp": max_ulp, "buffers": per_buf}
 
 
+def check_reference(case: Case, host: list, got: list[np.ndarray]) -> bool:
+    """True where every buffer the reference names equals it (key "sum0": the column sums of
+    buffer 0 viewed as rows of the reference's length, for per-block partial results)."""
+    want = case.ref(host)
+    buf_index = [i for i, a in enumerate(case.args) if isinstance(a, Buf)]
+    ok = True
+    for k, w in want.items():
+        if k == "sum0":
+            g = got[0].reshape(-1, w.size).astype(np.uint64).sum(axis=0)
+            ok &= bool(np.array_equal(g, w.astype(np.uint64)))
+        else:
+            g = got[buf_index.index(k)]
+            ok &= bool(np.array_equal(g[:w.size], w))
+    return ok
+
+
 def run(build_dir: Path) -> dict:
     try:
         dev = Device()
@@ -470,6 +537,12 @@ def run(build_dir: Path) -> dict:
             again = dev.launch(fns["nvcc"], case, host)
             rec.update(compare(case, got))
             rec["nvcc_repeat_identical"] = all(a.tobytes() == b.tobytes() for a, b in zip(got["nvcc"], again))
+            bufs = [h for h in host if isinstance(h, np.ndarray)]
+            # the kernel did something: some buffer differs from what was copied in (else equality is empty)
+            rec["elements_written"] = int(sum(np.count_nonzero(g.view(np.uint8) != h.view(np.uint8))
+                                              for g, h in zip(got["shflx"], bufs)))
+            if case.ref is not None:
+                rec["reference"] = {v: check_reference(case, host, got[v]) for v in VARIANTS}
         except Exception as e:  # one broken case must not hide the rest
             rec.update({"result": "error", "error": f"{type(e).__name__}: {e}"})
         results.append(rec)
@@ -477,6 +550,10 @@ def run(build_dir: Path) -> dict:
     summary: dict = {}
     for r in results:
         summary[r["result"]] = summary.get(r["result"], 0) + 1
+    refd = [r for r in results if "reference" in r]
+    summary["reference_checked"] = len(refd)
+    summary["reference_ok_both"] = sum(all(r["reference"].values()) for r in refd)
+    summary["wrote_nothing"] = sum(r.get("elements_written", 1) == 0 for r in results)
     out = {"device": dev.info(), "host": platform.node(), "launches": len(results),
            "kernels": len({(r["unit"], r["kernel"]) for r in results}), "units": len({r["unit"] for r in results}),
            "summary": summary, "results": results}
@@ -509,7 +586,8 @@ def main(argv=None) -> int:
         print(f"SKIP: {res['skipped']}")
         return 0
     print(json.dumps(res["summary"]), f"{res['launches']} launches, {res['kernels']} kernels, {res['units']} units")
-    return 0 if all(r["result"] not in ("mismatch", "error") for r in res["results"]) else 1
+    return 0 if all(r["result"] not in ("mismatch", "error") and all(r.get("reference", {}).values())
+                    and r.get("elements_written", 1) for r in res["results"]) else 1
 
 
 if __name__ == "__main__":
