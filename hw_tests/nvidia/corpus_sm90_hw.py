@@ -187,11 +187,15 @@ def _ref_vote(op):
     return r
 
 
-def _ref_lanes(h):
-    n = h[1]
-    want = h[0].copy()
-    want[:n] = np.arange(n) % 32
-    return {0: want}
+def _ref_lanes(block: int):
+    """%laneid of element i < n: its thread's index in the block, mod 32 (not i mod 32, which the
+    sample's own check assumes and which holds only for blocks of whole warps)."""
+    def r(h):
+        n = h[1]
+        want = h[0].copy()
+        want[:n] = np.arange(n) % block % 32
+        return {0: want}
+    return r
 
 
 def _ref_reverse(h):
@@ -256,7 +260,7 @@ def _cases() -> list[Case]:
                   (OUT("uint8", 96 * 3, 0), i32(32))))
     for grid, block, n in ((4, 256, 1000), (3, 100, 297)):
         c.append(Case("samples_inline_ptx", "_Z12sequence_gpuPii", f"grid {grid} x {block}, length {n}",
-                      (grid, 1, 1), (block, 1, 1), (OUT("int32", grid * block), i32(n)), ref=_ref_lanes))
+                      (grid, 1, 1), (block, 1, 1), (OUT("int32", grid * block), i32(n)), ref=_ref_lanes(block)))
     for length, d, blocks in ((1024, 1, 4), (64, 0, 2)):
         n = 1024 * blocks
         c.append(Case("samples_bitonic", "_Z17bitonicSortSharedPjS_S_S_jj", f"arrayLength {length}, dir {d}",
