@@ -60,6 +60,8 @@ UNITS = {
     "samples_fp16_dot": "NVIDIA__cuda-samples/Samples/0_Introduction/fp16ScalarProduct/fp16ScalarProduct.cu",
     "samples_binary_partition_cg": "NVIDIA__cuda-samples/Samples/3_CUDA_Features/binaryPartitionCG/binaryPartitionCG.cu",
     "trt_group_norm": "NVIDIA__TensorRT/plugin/groupNormalizationPlugin/groupNormalizationKernel.cu",
+    # compiles with shflx since the __CUDACC_VER_MAJOR__ fix (after the committed H100 run)
+    "deepspeed_layer_norm": "microsoft__DeepSpeed/csrc/transformer/inference/csrc/layer_norm.cu",
 }
 
 
@@ -310,6 +312,21 @@ def _cases() -> list[Case]:
         c.append(Case("trt_group_norm", "_ZN8nvinfer16plugin31scaleShiftChannelsInplaceKernelIfLj256EEEvPT_iPKfS5_",
                       f"ld {ld}, C {ch}, B {b}", ((ld + 255) // 256, ch, b), (256, 1, 1),
                       (F(-100, 100, ld * ch * b), i32(ld), F(-2, 2, ch), F(-2, 2, ch))))
+    # DeepSpeed (added after the committed H100 run: not run on a GPU yet) ----------------------
+    # launch_fused_ln's own schedule: T_per_load = 16 / sizeof(T); threads = next_pow2(elems /
+    # h_per_step) up to 256; rows of <= 128 elements run 256 / threads rows per block.
+    ln = "_Z8fused_lnI{t}Li{u}ELi{g}ELi256EEvPT_PKS{s}_S{p}_S{p}_fi"
+    for t, dt, u, g, elems, rows, block, grid in (
+            ("f", "float32", 4, 256, 1000, 8, (64, 1, 1), 8),          # 63 active of 64 threads: partial
+            ("f", "float32", 1, 16, 64, 40, (16, 16, 1), 3),           # sub-block: 16 rows a block
+            ("6__half", "float16", 4, 256, 6000, 4, (256, 1, 1), 4),   # external unroll 2
+            ("6__half", "float16", 1, 8, 64, 70, (8, 32, 1), 3)):      # sub-block: 32 rows a block
+        sym = ln.format(t=t, u=u, g=g, s=0 if t == "f" else 1, p=3 if t == "f" else 4)
+        n = elems * block[1] * grid                                     # the last block's rows past `rows` too
+        c.append(Case("deepspeed_layer_norm", sym, f"{dt}, {rows} rows x {elems}", (grid, 1, 1), block,
+                      (OUT(dt, n), Buf(dt, n, floats(-2, 2, dt), "uniform [-2,2)"),
+                       Buf(dt, elems, floats(0.5, 1.5, dt), "uniform [0.5,1.5)"),
+                       Buf(dt, elems, floats(-0.5, 0.5, dt), "uniform [-0.5,0.5)"), f32(1e-5), i32(elems))))
     return c
 
 
