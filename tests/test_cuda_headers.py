@@ -142,3 +142,35 @@ def test_a_missing_project_header_is_not_skipped(tmp_path):
     src.write_text('#include "faiss/gpu/utils/DeviceUtils.h"\n__global__ void k() {}\n')
     with pytest.raises(InputError, match="DeviceUtils.h' file not found"):
         compile_cuda(src, "sm_90", emit="llvm")
+
+
+VERSION_PROBE = r"""
+#include <cuda_runtime.h>
+__global__ void k(int* o) {
+#if defined(__CUDACC_VER_MAJOR__) && defined(__CUDACC_VER_MINOR__) && defined(__CUDACC_VER_BUILD__)
+  o[0] = __CUDACC_VER_MAJOR__; o[1] = __CUDACC_VER_MINOR__;
+#else
+  o[0] = -1; o[1] = -1;
+#endif
+  o[2] = CUDART_VERSION;
+#if __CUDACC_VER_MAJOR__ >= 11
+  o[3] = 11;  // DeepSpeed's test for __cvta_generic_to_shared; its other branch is broken inline PTX
+#else
+  asm volatile("not ptx at all");
+#endif
+}
+"""
+
+
+@needs_cuda
+def test_nvcc_version_macros_match_the_headers_cuda_version(tmp_path):
+    """nvcc defines __CUDACC_VER_MAJOR__/MINOR__ itself (not its headers): they must be the
+    toolkit's version (CUDART_VERSION, read by the headers from cuda_runtime_api.h)."""
+    src = tmp_path / "ver.cu"
+    src.write_text(VERSION_PROBE)
+    ptx = compile_cuda(src, "sm_90", emit="ptx").output
+    stored = dict(re.findall(r"st\.global\.b32\s+\[%rd\d+(?:\+(\d+))?\],\s*(-?\d+);", ptx))
+    rt = int(stored["8"])
+    assert rt >= 11000, ptx
+    assert (int(stored[""]), int(stored["4"])) == (rt // 1000, rt % 1000 // 10), stored
+    assert stored["12"] == "11"

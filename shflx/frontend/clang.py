@@ -91,16 +91,16 @@ def compile_to_nvptx_ir(source: Path, sm: str, ptx_feature: str, opts: FrontendO
 def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: Path, opts: FrontendOptions) -> list[str]:
     """clang's CUDA mode as nvcc's replacement: NVIDIA's headers (`--cuda-path`), clang's wrapper
     headers (`-resource-dir`), libdevice linked for math, the host's libstdc++ as nvcc's host
-    compiler sees it; device code only."""
+    compiler sees it; device code only. CUDART_VERSION/CUDA_VERSION come from its headers, but nvcc
+    defines __CUDACC_VER_MAJOR__/MINOR__/BUILD__ itself and clang does not: without them code such as
+    DeepSpeed's `#if __CUDACC_VER_MAJOR__ >= 11` compiles its pre-CUDA-11 branch."""
+    major, minor = sdk.version.split(".")[:2]
     args = ["-x", "cuda", "--cuda-device-only", f"--cuda-gpu-arch={sm}", f"--cuda-path={cuda_path}",
             f"-resource-dir={sdk.resource_dir}", f"--target={HOST_TRIPLE}", "-idirafter", str(SHIMS),
-            "-std=c++17", f"-O{opts.opt}", "-S", "-emit-llvm", "-Wno-unknown-cuda-version", "-o", str(out)]
+            "-std=c++17", f"-O{opts.opt}", "-S", "-emit-llvm", "-Wno-unknown-cuda-version", "-o", str(out),
+            f"-D__CUDACC_VER_MAJOR__={int(major)}", f"-D__CUDACC_VER_MINOR__={int(minor)}", "-D__CUDACC_VER_BUILD__=0"]
     for inc in sdk.includes:
         args += ["-isystem", str(inc)]
-    major, minor = sdk.version.split(".")
-    # nvcc's own version macros, which clang does not define: without them real code takes its
-    # pre-CUDA-9 fallback branch without a word (CUDART_VERSION comes from the headers)
-    args += [f"-D__CUDACC_VER_MAJOR__={major}", f"-D__CUDACC_VER_MINOR__={minor}", "-D__CUDACC_VER_BUILD__=0"]
     if opts.debug:
         args.append("-gline-directives-only")     # .loc lines only, like nvcc -lineinfo
     for inc in opts.includes:
