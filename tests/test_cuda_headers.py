@@ -174,3 +174,16 @@ def test_nvcc_version_macros_match_the_headers_cuda_version(tmp_path):
     assert rt >= 11000, ptx
     assert (int(stored[""]), int(stored["4"])) == (rt // 1000, rt % 1000 // 10), stored
     assert stored["12"] == "11"
+
+
+@needs_cuda
+def test_host_code_calling_cudas_host_min_max_compiles(tmp_path):
+    """nvcc's host pass has CUDA's host min/max/umin/llmax...; clang's device pass parses host code
+    too, where only __device__ versions exist without shflx's stand-ins (cuda-samples'
+    threadFenceReduction: `blocks = min(maxBlocks, blocks);`)."""
+    src = tmp_path / "mm.cu"
+    src.write_text("__global__ void k(int* p, int n) { p[0] = min(n, 3) + max(n, 1); }\n"
+                   "int blocks(int n, int most) { return min(most, max(1, n / 64)) + (int)umin(1u, 2u)"
+                   " + (int)llmax(1ll, 2ll); }\n")
+    ptx = compile_cuda(src, "sm_90", emit="ptx").output
+    assert re.search(r"\.entry _Z1kPii\(", ptx) and "blocks" not in ptx      # host code is not emitted

@@ -97,6 +97,7 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
     major, minor = sdk.version.split(".")[:2]
     args = ["-x", "cuda", "--cuda-device-only", f"--cuda-gpu-arch={sm}", f"--cuda-path={cuda_path}",
             f"-resource-dir={sdk.resource_dir}", f"--target={HOST_TRIPLE}", "-idirafter", str(SHIMS),
+            "-include", str(SHIMS / "shflx_host_helpers.h"),
             "-std=c++17", f"-O{opts.opt}", "-S", "-emit-llvm", "-Wno-unknown-cuda-version", "-o", str(out),
             f"-D__CUDACC_VER_MAJOR__={int(major)}", f"-D__CUDACC_VER_MINOR__={int(minor)}", "-D__CUDACC_VER_BUILD__=0"]
     for inc in sdk.includes:

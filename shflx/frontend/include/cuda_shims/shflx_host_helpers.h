@@ -1,0 +1,23 @@
+/* Force-included after clang's CUDA wrapper for sm_NN device compiles (frontend/clang.py).
+
+   nvcc's host pass sees CUDA's host versions of min/max/umin/umax/llmin/llmax/ullmin/ullmax
+   (crt/math_functions.hpp, the block under `#if !defined(__CUDA_ARCH__)`), so host code such as
+   `blocks = min(maxBlocks, blocks);` compiles. clang parses host functions in its device pass
+   too, with __CUDA_ARCH__ defined: that block is skipped, only the __device__ versions of
+   __clang_cuda_math.h remain, and the host call is an error. These __host__ overloads stand in
+   for the skipped block in the device pass; they are never emitted to the device. */
+#pragma once
+#if defined(__CUDA_ARCH__) && defined(__cplusplus)
+static inline __host__ int min(const int a, const int b) { return a < b ? a : b; }
+static inline __host__ unsigned int umin(const unsigned int a, const unsigned int b) { return a < b ? a : b; }
+static inline __host__ long long int llmin(const long long int a, const long long int b) { return a < b ? a : b; }
+static inline __host__ unsigned long long int ullmin(const unsigned long long int a, const unsigned long long int b) {
+  return a < b ? a : b;
+}
+static inline __host__ int max(const int a, const int b) { return a > b ? a : b; }
+static inline __host__ unsigned int umax(const unsigned int a, const unsigned int b) { return a > b ? a : b; }
+static inline __host__ long long int llmax(const long long int a, const long long int b) { return a > b ? a : b; }
+static inline __host__ unsigned long long int ullmax(const unsigned long long int a, const unsigned long long int b) {
+  return a > b ? a : b;
+}
+#endif
