@@ -10,11 +10,11 @@ s_delay_alu, s_clause), and a global_load of a constant lane table is free (its 
 off the shuffled value's path: an assumption of the model).
 
 The bound (stated, and checked both ways): asm - model lies in [-2 VALU, +1 VALU] issue costs
-for every plan without ds_bpermute; the model is allowed to over-charge a little (permlane
+for every plan; the model is allowed to over-charge a little (permlane
 selectors that are inline constants, the wave32 lane table's mbcnt_hi) and under-charge one
 wait state (the s_nop LLVM puts between the kernel's load of x and a first DPP, a producer the
-plan cannot see). Plans ending in the ds_bpermute fallback also carry their index table
-(3 VALU + 3 SALU, not priced: the baseline is HIP's lane-arithmetic index), exactly that."""
+plan cannot see). The ds_bpermute fallback is priced with its index table (3 VALU + 3 SALU), as
+any per-lane table, so it is held to the same bound."""
 from __future__ import annotations
 
 import re
@@ -95,7 +95,6 @@ def cases() -> list[tuple[str, str]]:
 def test_model_cost_matches_the_emitted_asm(arch):
     t = amd_target(arch)
     valu = t.cost("valu")
-    table = 3 * valu + 3 * t.cost("exec_write")
     bad = []
     pats = list(dict.fromkeys(distinct_231() + [e.text for e in catalog()]))
     assert len(pats) >= 231
@@ -104,11 +103,7 @@ def test_model_cost_matches_the_emitted_asm(arch):
         asm = compile_ir(kernel_ir(plan), arch, wave=plan.wave, emit="asm")
         extra = body(asm) - empty_kernel(arch, plan.wave)
         diff = asm_cost(extra, arch) - plan.cost
-        if any(s.op == "ds.bpermute" for s in plan.steps):
-            ok = diff == table
-        else:
-            ok = -2 * valu <= diff <= valu
-        if not ok:
+        if not -2 * valu <= diff <= valu:
             bad.append((text, plan.cost, diff, [s.op for s in plan.steps], dict(extra)))
     assert not bad, bad[:5]
 
@@ -132,3 +127,15 @@ def test_asm_pricing_sees_a_wasteful_select():
     extra = body(compile_ir(ir, arch, wave=64, emit="asm")) - empty_kernel(arch, 64)
     diff = asm_cost(extra, arch) - plan.cost
     assert diff > amd_target(arch).cost("valu"), (diff, dict(extra))
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_the_bpermute_fallback_is_priced_as_emitted(arch):
+    """A map no single cheap move realizes, under a runtime member mask (one-step plans only),
+    falls back to ds_bpermute; its index table is in the model (it was once left out)."""
+    text = "map " + ",".join(str((i * 7 + 3) % 32) for i in range(32))
+    plan = lower(text, arch, runtime_mask=True)
+    assert [s.op for s in plan.steps] == ["ds.bpermute"]
+    extra = body(compile_ir(kernel_ir(plan), arch, wave=plan.wave, emit="asm")) - empty_kernel(arch, plan.wave)
+    valu = amd_target(arch).cost("valu")
+    assert -2 * valu <= asm_cost(extra, arch) - plan.cost <= valu, dict(extra)

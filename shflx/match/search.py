@@ -356,6 +356,9 @@ def merged(found: Found, wave: int, want: LaneMap) -> None:
         if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and _best_uses_lds(found.items):
             budget = best - v.cost - sel_cost - cheapest(target)
             fixes = two_steps(arch, wave, [p for p in pool(arch, wave) if p.cost < budget], rest, keep=2)
+        if _best_uses_lds(found.items):     # a ds_swizzle fix-up, where the best plan still uses the LDS
+            sol = solve_swizzle(arch, wave, rest)
+            fixes = fixes + ([(DsSwizzle("f", "x", **sol),)] if sol else [])
         for fix in fixes:
             sa, na = _rename(v.steps, "a")
             sb, nb = _rename(fix, "b")
