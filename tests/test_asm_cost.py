@@ -139,3 +139,28 @@ def test_the_bpermute_fallback_is_priced_as_emitted(arch):
     extra = body(compile_ir(kernel_ir(plan), arch, wave=plan.wave, emit="asm")) - empty_kernel(arch, plan.wave)
     valu = amd_target(arch).cost("valu")
     assert -2 * valu <= asm_cost(extra, arch) - plan.cost <= valu, dict(extra)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("second_old, shared_wait", [("c", False), ("undef", True)])
+def test_dpp_wait_states_are_those_llvm_inserts(arch, second_old, shared_wait):
+    """Two DPP moves read one select result: the second waits again only when its tied `old` is the
+    first's result (LLVM checks every VGPR a DPP reads); otherwise the first's wait covers both.
+    The model's wait states equal the asm's s_nop wait states, less at most the one LLVM puts after
+    the kernel's load of x (where no SALU op fills it)."""
+    from shflx.plan import Plan, Select, UpdateDpp
+    from shflx.match.cost import steps_cost
+    from shflx.verify.api import prove
+
+    steps = (UpdateDpp("a", "x", "undef", 0x138, 15, 15, 1), Select("s", "a", "x", 0xFFFF0000FFFF0000),
+             UpdateDpp("c", "s", "undef", 0x114, 15, 15, 1), UpdateDpp("e", "s", second_old, 0x104, 15, 0x5, 0))
+    if shared_wait:
+        steps += (Select("f", "c", "e", 0xF0F0F0F0F0F0F0F0),)
+    plan = Plan(arch, 64, "", steps, steps[-1].id, steps_cost(arch, steps))
+    extra = body(compile_ir(kernel_ir(plan), arch, wave=64, emit="asm")) - empty_kernel(arch, 64)
+    asm_waits = sum((n + 1) * k for (m, n), k in extra.items() if m == "s_nop")
+    t = amd_target(arch)
+    issue = sum(t.cost("select" if s.op == "select" else "dpp_mov") for s in steps)
+    model_waits = (plan.cost - issue) / t.cost("dpp_hazard_nop")
+    assert model_waits == (2 if shared_wait else 4), plan.cost
+    assert asm_waits - model_waits in (0, 1), dict(extra)

@@ -259,3 +259,28 @@ def test_gfx9_width_32_shifts_and_segment_leaving_xors_need_no_bpermute(arch):
         assert all(s.op != "ds.bpermute" for s in plan.steps), (arch, text)
         assert plan.proof["status"] == "proved" and independent_replay_ok(plan), (arch, text)
         assert plan.cost < dict(plan.extra)["baseline_cost"], (arch, text)
+
+
+def test_gfx950_row_swap_compositions_are_lds_free():
+    """Issue 14: on gfx950 a permlane16.swap (or the row swap it makes with a select), then the
+    in-row rest: xor m >= 16 at width 2 and xor 16 + one DPP xor at width 32 need no LDS."""
+    texts = [f"xor {m} width 2" for m in range(16, 32)] + [f"xor {m}" for m in (16, 17, 18, 19, 23, 24, 31)]
+    for text in texts:
+        plan = lower(text, "gfx950")
+        assert not any(s.op.startswith("ds.") for s in plan.steps), (text, [s.op for s in plan.steps])
+        assert plan.proof["status"] == "proved" and independent_replay_ok(plan), text
+    assert [s.op for s in lower("xor 20 width 2", "gfx950").steps] == ["permlane16.swap", "update.dpp", "update.dpp"]
+
+
+def test_composition_needs_a_cross_row_move():
+    """GFX9 before gfx950 has no LDS-free cross-row move (DPP crosses a row one lane at a time):
+    stage 4 has no base there; gfx950 has both swap halves and the row swap."""
+    from shflx.match.search import cross_row_bases, residual
+
+    assert cross_row_bases("gfx942", 64) == ()
+    bases = cross_row_bases("gfx950", 64)
+    assert any((b.prov == (np.arange(64) ^ 16)).all() for b in bases)
+    want = parse_pattern("xor 20").lane_map(64)
+    swap = next(b for b in bases if (b.prov == (np.arange(64) ^ 16)).all())
+    rest = residual(swap.prov, want)
+    assert (swap.prov[rest.src] == want.src).all() and ((rest.src >> 4) == (np.arange(64) >> 4)).all()

@@ -19,30 +19,54 @@ VALUE_CONSTANTS = ("undef", "zero", "identity")
 
 
 def steps_cost(arch: str, steps: tuple[Step, ...] | list[Step]) -> float:
+    """Issue costs, EXEC writes and the DPP read-after-VALU-write wait states (spec §13.1) of the
+    steps in emission order: a DPP waits only for the wait states not already filled by the
+    instructions issued since its source was written (LLVM's GCNHazardRecognizer counts them the
+    same way, for the source and the tied `old`: two DPP moves reading one select result wait once)."""
     target = amd_target(arch)
     produced_by = {s.id: s.op for s in steps}
     total = 0.0
-    swaps_seen: set[tuple[Any, ...]] = set()
+    swaps_seen: dict[tuple[Any, ...], int] = {}
     full = (1 << 64) - 1
     current = full                                # EXEC as the steps leave it (all lanes at entry)
-    for s in steps:
+    issued: dict[str, int] = {}                   # step id -> the wait-state clock at its issue
+    clock = 0
+    need = target.hazards.get("dpp_after_vgpr_write", 0)
+    order = steps if any(s.exec is not None for s in steps) else emission_order(tuple(steps))
+    for s in order:
         want = full if s.exec is None else int(s.exec)
         if want != current:
             total += target.cost("exec_write")
             current = want
+            clock += 1
             if isinstance(s, (UpdateDpp, MovDpp8)):
                 total += _wait_cycles(target, "dpp_after_exec_write")
+                clock += target.hazards.get("dpp_after_exec_write", 0)
         if isinstance(s, Permlane16Swap):         # both results come from one instruction
             key = s.instruction
             if key in swaps_seen:
+                issued[s.id] = swaps_seen[key]
                 continue
-            swaps_seen.add(key)
+            swaps_seen[key] = clock
         total += target.cost(COST_KIND[s.op])
-        if isinstance(s, (UpdateDpp, MovDpp8)) and produced_by.get(s.src) in VALU_PRODUCERS:
-            total += _wait_cycles(target, "dpp_after_vgpr_write")
+        read = [r for r in _dpp_vgpr_reads(s) if produced_by.get(r) in VALU_PRODUCERS] if need else []
+        if read:     # instructions issued since each operand was written fill its wait states
+            nops = max(0, max(need - (clock - issued.get(r, clock - 1) - 1) for r in read))
+            total += nops * target.cost("dpp_hazard_nop")
+            clock += nops
+        issued[s.id] = clock
+        clock += 1
     if current != full:
         total += target.cost("exec_write")        # EXEC restored for the code that follows
     return total + emitted_extras(target, steps)
+
+
+def _dpp_vgpr_reads(s: Step) -> tuple[str, ...]:
+    """The VGPRs a DPP move reads: its source, and the `old` tied to its destination (LLVM's
+    checkDPPHazards counts every VGPR use: a DPP whose `old` a VALU op just wrote waits too)."""
+    if isinstance(s, UpdateDpp):
+        return (s.src, s.old)
+    return (s.src,) if isinstance(s, MovDpp8) else ()
 
 
 def emitted_extras(target: Any, steps: tuple[Step, ...] | list[Step]) -> float:

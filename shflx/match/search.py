@@ -288,6 +288,7 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
     if not single_step:
         two_step(found, wave, want, report)
         merged(found, wave, want)
+        composed(found, wave, want)
     report.candidates = len(found.items)
     return found.items
 
@@ -364,3 +365,72 @@ def merged(found: Found, wave: int, want: LaneMap) -> None:
             sb, nb = _rename(fix, "b")
             lanes = lanes_to_mask(good[k])
             found.add(sa + sb + (Select("f", na.get(v.ref, v.ref), nb[fix[-1].id], lanes),), "f", "select fix-up")
+
+
+# ------------------------------------------------ stage 4: a cross-row move, then a plan for the rest
+
+DPP_OPS = frozenset({"update.dpp", "mov.dpp8"})
+
+
+@lru_cache(maxsize=32)
+def cross_row_bases(arch: str, wave: int) -> tuple[PoolValue, ...]:
+    """Values that move data between 16-lane rows without the LDS: the pool's first moves that are
+    not DPP (permlanex16, each half of a gfx950 permlane16.swap) and the cheapest LDS-free row
+    swap (lane i reads i ^ 16: on gfx950 both swap halves merged by a select), memoized per target.
+    Empty on GFX8/9 before gfx950, where no such move exists (DPP crosses a row one lane at a time)."""
+    bases = {v.prov.astype(np.int8).tobytes(): v for v in pool(arch, wave) if v.steps[0].op not in DPP_OPS}
+    lanes = np.arange(wave)
+    swap = Found(arch)
+    row_swap = LaneMap(lanes ^ 16, np.ones(wave, bool))
+    one_step(swap, wave, row_swap, False)
+    two_step(swap, wave, row_swap, SearchReport())
+    merged(swap, wave, row_swap)
+    free = [c for c in swap.items if c.steps and not any(st.op in LDS_OPS for st in c.steps)]
+    if free:
+        best = min(free, key=lambda c: c.rank)
+        steps, names = _rename(best.steps, "c")
+        bases.setdefault((lanes ^ 16).astype(np.int8).tobytes(), PoolValue(steps, names[best.result], lanes ^ 16,
+                                                                           best.cost))
+    return tuple(sorted(bases.values(), key=lambda v: v.cost))
+
+
+def residual(prov: np.ndarray, want: LaneMap) -> LaneMap | None:
+    """The map that, read from a value with provenance `prov`, gives `want`: for each care lane a
+    lane of that value holding its source (its own lane first, then its row, then its 32-lane
+    half, then any); None when some source is not held anywhere."""
+    wave = prov.shape[0]
+    lanes = np.arange(wave)
+    holds = prov[None, :] == want.src[:, None]                              # (i, j)
+    score = holds * (4 + 3 * (lanes[:, None] == lanes[None, :]) + 2 * ((lanes[:, None] >> 4) == (lanes[None, :] >> 4))
+                     + ((lanes[:, None] >> 5) == (lanes[None, :] >> 5)))
+    pick = score.argmax(axis=1)
+    ok = holds[lanes, pick] | ~want.care
+    if not ok.all():
+        return None
+    return LaneMap(np.where(want.care, pick, lanes), want.care)
+
+
+def composed(found: Found, wave: int, want: LaneMap) -> None:
+    """Stage 4, only while the best plan still uses the LDS: a cross-row base value (cross_row_bases),
+    then the cheapest LDS-free plan of stages 1-3 for what is left, read from that value (gfx950:
+    the row swap, then the two DPP moves of an in-row xor; issue 14)."""
+    arch = found.arch
+    if not _best_uses_lds(found.items):
+        return
+    for base in cross_row_bases(arch, wave):
+        if base.cost + cheapest(amd_target(arch)) >= found.best:
+            continue
+        rest = residual(base.prov, want)
+        if rest is None:
+            continue
+        sub = Found(arch)
+        one_step(sub, wave, rest, False)
+        two_step(sub, wave, rest, SearchReport())
+        for cand in sub.items:
+            if not cand.steps or any(st.op in LDS_OPS for st in cand.steps) or base.cost + cand.cost >= found.best:
+                continue
+            first, names = _rename(base.steps, "c")
+            then, later = _rename(cand.steps, "d")
+            ref = names.get(base.ref, base.ref)
+            then = tuple(replace(st, **{r: ref for r in st.refs if getattr(st, r) == "x"}) for st in then)
+            found.add(first + then, later.get(cand.result, cand.result), "composed")
