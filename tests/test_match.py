@@ -284,3 +284,18 @@ def test_composition_needs_a_cross_row_move():
     swap = next(b for b in bases if (b.prov == (np.arange(64) ^ 16)).all())
     rest = residual(swap.prov, want)
     assert (swap.prov[rest.src] == want.src).all() and ((rest.src >> 4) == (np.arange(64) >> 4)).all()
+
+
+@pytest.mark.parametrize("text", ["up 5", "up 15", "up 20", "down 7", "down 31"])
+def test_a_rotate_fix_up_is_right_under_both_readings_of_the_wrap(text):
+    """The rotate direction whose used lanes never carry out of bit 4 is chosen (AMD's literal
+    pseudocode and the group-wrap reading agree there; spec §5.2): up d is rotate right by d,
+    not left by 32 - d (which the amdemu literal reading showed wrong on every shifted lane)."""
+    from shflx.match.solvers import rotate_carries
+
+    plan = lower(text, "gfx942")
+    swz = [s for s in plan.steps if s.op == "ds.swizzle"]
+    sel = plan.step(plan.result)
+    assert len(swz) == 1 and sel.op == "select" and sel.b == swz[0].id, plan.steps
+    used = ~np.array([(sel.lanes >> i) & 1 for i in range(64)], bool) & parse_pattern(text).lane_map(64).care
+    assert not rotate_carries(np.array([swz[0].offset]), 64)[0][used].any(), hex(swz[0].offset)

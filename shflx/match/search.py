@@ -6,8 +6,11 @@ Order of the search (cheapest families first; every candidate is a full plan wit
      row/bank masks), DPP8, permlane16/x16, ds_swizzle, readlane broadcasts;
   2. two steps: a pool of cheap first moves (full-mask DPP16, DPP8 xors, permlanex16 row swap,
      gfx950 permlane16.swap), then any final one-step solver on what the first move produced;
-  3. two pool values merged by a lane select (v_cndmask);
-  4. ds_bpermute, always correct (the exact fallback).
+  3. two pool values merged by a lane select (v_cndmask), or a value fixed up on the lanes it gets
+     wrong (one move, two moves, or a ds_swizzle while the best plan is the fallback);
+  4. while the best plan still uses the LDS: a cross-row move without the LDS (gfx950 permlane16
+     swap halves, the row swap; gfx10+ permlanex16), then stages 1-2 for the rest;
+  ds_bpermute, always correct (the exact fallback), priced with its address table.
 Candidates are ranked by (cost, steps, LDS use); the best one is proven before it is returned,
 and a refuted candidate (a shflx bug) falls through to the next (DESIGN decision 6)."""
 from __future__ import annotations
@@ -280,7 +283,7 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
 
     Stages, each pruned by the cheapest plan so far (as Souper guesses, adds and sorts): one step;
     two steps through the pool of first moves; two values merged by a select, or a cheap value
-    fixed up on the lanes it gets wrong. `single_step`: the member mask is not a compile-time
+    fixed up on the lanes it gets wrong; a cross-row move, then stages 1-2 for the rest. `single_step`: the member mask is not a compile-time
     constant, so no intermediate lane may be relied on (DESIGN decision 3): only one-step plans,
     the exact fallback included."""
     found = Found(arch)
