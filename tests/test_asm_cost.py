@@ -31,7 +31,7 @@ from shflx.isa import amd_target
 from shflx.match import lower
 from shflx.pattern import parse_pattern
 
-TARGETS = ("gfx942", "gfx950", "gfx1200")
+TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1200")
 FREE = ("s_waitcnt", "s_delay_alu", "s_wait_", "s_clause", "global_load")
 
 
