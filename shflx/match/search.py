@@ -352,22 +352,27 @@ def merged(found: Found, wave: int, want: LaneMap) -> None:
     order = sorted(range(len(options)), key=lambda k: (-good[k].sum(), options[k].cost))[:FIXUP_TRIES]
     for k in order:
         v = options[k]
-        best = found.best
-        if good[k].all() or v.cost + sel_cost + cheapest(target) >= best:
+        if good[k].all() or v.cost + sel_cost + cheapest(target) >= found.best:
             continue
         rest = LaneMap(want.src, want.care & ~good[k])
         fixes = final_steps(arch, wave, "x", ident, rest, {"x": ident}, with_lds=False)
-        if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and _best_uses_lds(found.items):
-            budget = best - v.cost - sel_cost - cheapest(target)
-            fixes = two_steps(arch, wave, [p for p in pool(arch, wave) if p.cost < budget], rest, keep=2)
+        _add_fix_ups(found, v, good[k], fixes)
         if _best_uses_lds(found.items):     # a ds_swizzle fix-up, where the best plan still uses the LDS
-            sol = solve_swizzle(arch, wave, rest)
-            fixes = fixes + ([(DsSwizzle("f", "x", **sol),)] if sol else [])
-        for fix in fixes:
-            sa, na = _rename(v.steps, "a")
-            sb, nb = _rename(fix, "b")
-            lanes = lanes_to_mask(good[k])
-            found.add(sa + sb + (Select("f", na.get(v.ref, v.ref), nb[fix[-1].id], lanes),), "f", "select fix-up")
+            sol = solve_swizzle(arch, wave, rest)     # (first: its cost bounds the two-step budget)
+            _add_fix_ups(found, v, good[k], [(DsSwizzle("f", "x", **sol),)] if sol else [])
+        if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and _best_uses_lds(found.items):
+            budget = found.best - v.cost - sel_cost - cheapest(target)
+            fixes = two_steps(arch, wave, [p for p in pool(arch, wave) if p.cost < budget], rest, keep=2)
+            _add_fix_ups(found, v, good[k], fixes)
+
+
+def _add_fix_ups(found: Found, base: PoolValue, good: np.ndarray, fixes: list[tuple[Step, ...]]) -> None:
+    """base where it is already right (`good`), each fix elsewhere, merged by a select."""
+    for fix in fixes:
+        sa, na = _rename(base.steps, "a")
+        sb, nb = _rename(fix, "b")
+        found.add(sa + sb + (Select("f", na.get(base.ref, base.ref), nb[fix[-1].id], lanes_to_mask(good)),), "f",
+                  "select fix-up")
 
 
 # ------------------------------------------------ stage 4: a cross-row move, then a plan for the rest
