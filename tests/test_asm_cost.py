@@ -10,11 +10,11 @@ s_delay_alu, s_clause), and a global_load of a constant lane table is free (its 
 off the shuffled value's path: an assumption of the model).
 
 The bound (stated, and checked both ways): asm - model lies in [-2 VALU, +1 VALU] issue costs
-for every plan without ds_bpermute; the model is allowed to over-charge a little (permlane
+for every plan; the model is allowed to over-charge a little (permlane
 selectors that are inline constants, the wave32 lane table's mbcnt_hi) and under-charge one
 wait state (the s_nop LLVM puts between the kernel's load of x and a first DPP, a producer the
-plan cannot see). Plans ending in the ds_bpermute fallback also carry their index table
-(3 VALU + 3 SALU, not priced: the baseline is HIP's lane-arithmetic index), exactly that."""
+plan cannot see). The ds_bpermute fallback is priced with its index table (3 VALU + 3 SALU), as
+any per-lane table, so it is held to the same bound."""
 from __future__ import annotations
 
 import re
@@ -31,7 +31,7 @@ from shflx.isa import amd_target
 from shflx.match import lower
 from shflx.pattern import parse_pattern
 
-TARGETS = ("gfx942", "gfx950", "gfx1200")
+TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1200")
 FREE = ("s_waitcnt", "s_delay_alu", "s_wait_", "s_clause", "global_load")
 
 
@@ -95,7 +95,6 @@ def cases() -> list[tuple[str, str]]:
 def test_model_cost_matches_the_emitted_asm(arch):
     t = amd_target(arch)
     valu = t.cost("valu")
-    table = 3 * valu + 3 * t.cost("exec_write")
     bad = []
     pats = list(dict.fromkeys(distinct_231() + [e.text for e in catalog()]))
     assert len(pats) >= 231
@@ -104,11 +103,7 @@ def test_model_cost_matches_the_emitted_asm(arch):
         asm = compile_ir(kernel_ir(plan), arch, wave=plan.wave, emit="asm")
         extra = body(asm) - empty_kernel(arch, plan.wave)
         diff = asm_cost(extra, arch) - plan.cost
-        if any(s.op == "ds.bpermute" for s in plan.steps):
-            ok = diff == table
-        else:
-            ok = -2 * valu <= diff <= valu
-        if not ok:
+        if not -2 * valu <= diff <= valu:
             bad.append((text, plan.cost, diff, [s.op for s in plan.steps], dict(extra)))
     assert not bad, bad[:5]
 
@@ -132,3 +127,40 @@ def test_asm_pricing_sees_a_wasteful_select():
     extra = body(compile_ir(ir, arch, wave=64, emit="asm")) - empty_kernel(arch, 64)
     diff = asm_cost(extra, arch) - plan.cost
     assert diff > amd_target(arch).cost("valu"), (diff, dict(extra))
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_the_bpermute_fallback_is_priced_as_emitted(arch):
+    """A map no single cheap move realizes, under a runtime member mask (one-step plans only),
+    falls back to ds_bpermute; its index table is in the model (it was once left out)."""
+    text = "map " + ",".join(str((i * 7 + 3) % 32) for i in range(32))
+    plan = lower(text, arch, runtime_mask=True)
+    assert [s.op for s in plan.steps] == ["ds.bpermute"]
+    extra = body(compile_ir(kernel_ir(plan), arch, wave=plan.wave, emit="asm")) - empty_kernel(arch, plan.wave)
+    valu = amd_target(arch).cost("valu")
+    assert -2 * valu <= asm_cost(extra, arch) - plan.cost <= valu, dict(extra)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("second_old, shared_wait", [("c", False), ("undef", True)])
+def test_dpp_wait_states_are_those_llvm_inserts(arch, second_old, shared_wait):
+    """Two DPP moves read one select result: the second waits again only when its tied `old` is the
+    first's result (LLVM checks every VGPR a DPP reads); otherwise the first's wait covers both.
+    The model's wait states equal the asm's s_nop wait states, less at most the one LLVM puts after
+    the kernel's load of x (where no SALU op fills it)."""
+    from shflx.plan import Plan, Select, UpdateDpp
+    from shflx.match.cost import steps_cost
+    from shflx.verify.api import prove
+
+    steps = (UpdateDpp("a", "x", "undef", 0x138, 15, 15, 1), Select("s", "a", "x", 0xFFFF0000FFFF0000),
+             UpdateDpp("c", "s", "undef", 0x114, 15, 15, 1), UpdateDpp("e", "s", second_old, 0x104, 15, 0x5, 0))
+    if shared_wait:
+        steps += (Select("f", "c", "e", 0xF0F0F0F0F0F0F0F0),)
+    plan = Plan(arch, 64, "", steps, steps[-1].id, steps_cost(arch, steps))
+    extra = body(compile_ir(kernel_ir(plan), arch, wave=64, emit="asm")) - empty_kernel(arch, 64)
+    asm_waits = sum((n + 1) * k for (m, n), k in extra.items() if m == "s_nop")
+    t = amd_target(arch)
+    issue = sum(t.cost("select" if s.op == "select" else "dpp_mov") for s in steps)
+    model_waits = (plan.cost - issue) / t.cost("dpp_hazard_nop")
+    assert model_waits == (2 if shared_wait else 4), plan.cost
+    assert asm_waits - model_waits in (0, 1), dict(extra)

@@ -16,7 +16,7 @@ from ..plan import DsSwizzle, Plan
 from .cost import bpermute_cost, fusable, fused_cost, uses_lds
 from .search import Candidate, SearchReport, candidates
 
-SEARCH_VERSION = 6   # bump whenever the plan JSON or the search changes (it keys the cache)
+SEARCH_VERSION = 7   # bump whenever the plan JSON or the search changes (it keys the cache)
 
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..amd.llvm_ir import emission_order, tied_olds
-from ..amd.primitives import LDS_OPS, PRIMITIVES, VALU_PRODUCERS
+from ..amd.primitives import LANE_TABLE_OPS, LDS_OPS, PRIMITIVES, VALU_PRODUCERS
 from ..isa import amd_target
-from ..plan import (Combine, MovDpp8, Permlane16Swap, Permlane16Var, Plan, Readfirstlane,
+from ..plan import (Combine, MovDpp8, Permlane16Swap, Plan, Readfirstlane,
                     Readlane, Step, UpdateDpp, Writelane)
 
 COST_KIND = {**{op: p.cost_kind for op, p in PRIMITIVES.items()}, "combine": "valu"}
@@ -19,38 +19,62 @@ VALUE_CONSTANTS = ("undef", "zero", "identity")
 
 
 def steps_cost(arch: str, steps: tuple[Step, ...] | list[Step]) -> float:
+    """Issue costs, EXEC writes and the DPP read-after-VALU-write wait states (spec §13.1) of the
+    steps in emission order: a DPP waits only for the wait states not already filled by the
+    instructions issued since its source was written (LLVM's GCNHazardRecognizer counts them the
+    same way, for the source and the tied `old`: two DPP moves reading one select result wait once)."""
     target = amd_target(arch)
     produced_by = {s.id: s.op for s in steps}
     total = 0.0
-    swaps_seen: set[tuple[Any, ...]] = set()
+    swaps_seen: dict[tuple[Any, ...], int] = {}
     full = (1 << 64) - 1
     current = full                                # EXEC as the steps leave it (all lanes at entry)
-    for s in steps:
+    issued: dict[str, int] = {}                   # step id -> the wait-state clock at its issue
+    clock = 0
+    need = target.hazards.get("dpp_after_vgpr_write", 0)
+    order = steps if any(s.exec is not None for s in steps) else emission_order(tuple(steps))
+    for s in order:
         want = full if s.exec is None else int(s.exec)
         if want != current:
             total += target.cost("exec_write")
             current = want
+            clock += 1
             if isinstance(s, (UpdateDpp, MovDpp8)):
                 total += _wait_cycles(target, "dpp_after_exec_write")
+                clock += target.hazards.get("dpp_after_exec_write", 0)
         if isinstance(s, Permlane16Swap):         # both results come from one instruction
             key = s.instruction
             if key in swaps_seen:
+                issued[s.id] = swaps_seen[key]
                 continue
-            swaps_seen.add(key)
+            swaps_seen[key] = clock
         total += target.cost(COST_KIND[s.op])
-        if isinstance(s, (UpdateDpp, MovDpp8)) and produced_by.get(s.src) in VALU_PRODUCERS:
-            total += _wait_cycles(target, "dpp_after_vgpr_write")
+        read = [r for r in _dpp_vgpr_reads(s) if produced_by.get(r) in VALU_PRODUCERS] if need else []
+        if read:     # instructions issued since each operand was written fill its wait states
+            nops = max(0, max(need - (clock - issued.get(r, clock - 1) - 1) for r in read))
+            total += nops * target.cost("dpp_hazard_nop")
+            clock += nops
+        issued[s.id] = clock
+        clock += 1
     if current != full:
         total += target.cost("exec_write")        # EXEC restored for the code that follows
     return total + emitted_extras(target, steps)
 
 
+def _dpp_vgpr_reads(s: Step) -> tuple[str, ...]:
+    """The VGPRs a DPP move reads: its source, and the `old` tied to its destination (LLVM's
+    checkDPPHazards counts every VGPR use: a DPP whose `old` a VALU op just wrote waits too)."""
+    if isinstance(s, UpdateDpp):
+        return (s.src, s.old)
+    return (s.src,) if isinstance(s, MovDpp8) else ()
+
+
 def emitted_extras(target: Any, steps: tuple[Step, ...] | list[Step]) -> float:
     """What the emitted code adds around the steps (issue 14: price what is emitted), each checked
     against llvmlite's LLVM 22.1 asm by tests/test_asm_cost.py:
-    - each distinct permlane var selector is read from a constant table: lane_table_cost, once per
-      distinct table (the ds_bpermute fallback's address table is not charged: its cost stays
-      that of HIP's lane-arithmetic index, the baseline every plan is compared with; open);
+    - each distinct per-lane table (a permlane var selector, a ds_bpermute/ds_permute address)
+      is read from constant memory: lane_table_cost, once per distinct table. The fallback is
+      priced as emitted (its address table included, = bpermute_cost, the reports' baseline);
     - a readlane/readfirstlane result read by a VALU op is copied back to a VGPR (v_mov_b32 v, s:
       one costs.valu; a writelane reads the SGPR directly);
     - a step whose `old` operand is tied to its destination (DPP16, permlane16/x16/var, both
@@ -65,8 +89,8 @@ def emitted_extras(target: Any, steps: tuple[Step, ...] | list[Step]) -> float:
     produced_by = {s.id: s.op for s in steps}
     copied: set[tuple[Any, ...]] = set()
     for k, s in enumerate(order):
-        if isinstance(s, Permlane16Var):
-            tables.add(s.sel)
+        for field, kind in _TABLE_OPERANDS.get(s.op, ()):
+            tables.add((kind, getattr(s, field)))
         if isinstance(s, (Readlane, Readfirstlane)):
             users = [u for u in steps if s.id in u.inputs()]
             if any(not isinstance(u, Writelane) or u.old == s.id for u in users):
@@ -99,9 +123,13 @@ def emitted_extras(target: Any, steps: tuple[Step, ...] | list[Step]) -> float:
 # (GFX12 also s_sext_i32_i16) for the table's address (3 SALU issues, each priced as
 # costs.exec_write, "one SALU issue"). The global_load's memory latency is not charged: the
 # address does not depend on the shuffled value, so the load issues early (an assumption; a
-# cold cache can cost hundreds of cycles). ds_bpermute's own cost already holds one v_lshlrev.
+# cold cache can cost hundreds of cycles). ds_bpermute's own cost holds one v_lshlrev, which
+# the address table makes unneeded (it stores index << 2): the fallback is over-charged by one VALU.
 LANE_TABLE_VALU = 3
 LANE_TABLE_SALU = 3
+# per op, its operands read from a per-lane table (amd.primitives: kinds "lanes" and "addr")
+_TABLE_OPERANDS = {op: tuple((f, k) for f, k in p.operands if k in ("lanes", "addr"))
+                   for op, p in PRIMITIVES.items() if op in LANE_TABLE_OPS}
 
 
 def lane_table_cost(target: Any) -> float:
@@ -177,7 +205,11 @@ def uses_lds(plan: Plan) -> bool:
 
 
 def bpermute_cost(arch: str) -> float:
-    return amd_target(arch).cost("ds_bpermute")
+    """The exact ds_bpermute lowering, the baseline of every report: the instruction (with its
+    s_waitcnt and one address VALU) and the per-lane address table as shflx emits it. HIP's
+    lane-arithmetic index (v_mbcnt_lo/hi, the index ops, the shift) takes as many VALU issues."""
+    target = amd_target(arch)
+    return target.cost("ds_bpermute") + lane_table_cost(target)
 
 
 __all__ = ["steps_cost", "chain_cost", "folds_into_combine", "fusable", "fused_cost", "uses_lds",

@@ -6,8 +6,11 @@ Order of the search (cheapest families first; every candidate is a full plan wit
      row/bank masks), DPP8, permlane16/x16, ds_swizzle, readlane broadcasts;
   2. two steps: a pool of cheap first moves (full-mask DPP16, DPP8 xors, permlanex16 row swap,
      gfx950 permlane16.swap), then any final one-step solver on what the first move produced;
-  3. two pool values merged by a lane select (v_cndmask);
-  4. ds_bpermute, always correct (the exact fallback).
+  3. two pool values merged by a lane select (v_cndmask), or a value fixed up on the lanes it gets
+     wrong (one move, two moves, or a ds_swizzle while the best plan is the fallback);
+  4. while the best plan still uses the LDS: a cross-row move without the LDS (gfx950 permlane16
+     swap halves, the row swap; gfx10+ permlanex16), then stages 1-2 for the rest;
+  ds_bpermute, always correct (the exact fallback), priced with its address table.
 Candidates are ranked by (cost, steps, LDS use); the best one is proven before it is returned,
 and a refuted candidate (a shflx bug) falls through to the next (DESIGN decision 6)."""
 from __future__ import annotations
@@ -280,7 +283,7 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
 
     Stages, each pruned by the cheapest plan so far (as Souper guesses, adds and sorts): one step;
     two steps through the pool of first moves; two values merged by a select, or a cheap value
-    fixed up on the lanes it gets wrong. `single_step`: the member mask is not a compile-time
+    fixed up on the lanes it gets wrong; a cross-row move, then stages 1-2 for the rest. `single_step`: the member mask is not a compile-time
     constant, so no intermediate lane may be relied on (DESIGN decision 3): only one-step plans,
     the exact fallback included."""
     found = Found(arch)
@@ -288,6 +291,7 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
     if not single_step:
         two_step(found, wave, want, report)
         merged(found, wave, want)
+        composed(found, wave, want)
     report.candidates = len(found.items)
     return found.items
 
@@ -348,16 +352,93 @@ def merged(found: Found, wave: int, want: LaneMap) -> None:
     order = sorted(range(len(options)), key=lambda k: (-good[k].sum(), options[k].cost))[:FIXUP_TRIES]
     for k in order:
         v = options[k]
-        best = found.best
-        if good[k].all() or v.cost + sel_cost + cheapest(target) >= best:
+        if good[k].all() or v.cost + sel_cost + cheapest(target) >= found.best:
             continue
         rest = LaneMap(want.src, want.care & ~good[k])
         fixes = final_steps(arch, wave, "x", ident, rest, {"x": ident}, with_lds=False)
+        _add_fix_ups(found, v, good[k], fixes)
+        if _best_uses_lds(found.items):     # a ds_swizzle fix-up, where the best plan still uses the LDS
+            sol = solve_swizzle(arch, wave, rest)     # (first: its cost bounds the two-step budget)
+            _add_fix_ups(found, v, good[k], [(DsSwizzle("f", "x", **sol),)] if sol else [])
         if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and _best_uses_lds(found.items):
-            budget = best - v.cost - sel_cost - cheapest(target)
+            budget = found.best - v.cost - sel_cost - cheapest(target)
             fixes = two_steps(arch, wave, [p for p in pool(arch, wave) if p.cost < budget], rest, keep=2)
-        for fix in fixes:
-            sa, na = _rename(v.steps, "a")
-            sb, nb = _rename(fix, "b")
-            lanes = lanes_to_mask(good[k])
-            found.add(sa + sb + (Select("f", na.get(v.ref, v.ref), nb[fix[-1].id], lanes),), "f", "select fix-up")
+            _add_fix_ups(found, v, good[k], fixes)
+
+
+def _add_fix_ups(found: Found, base: PoolValue, good: np.ndarray, fixes: list[tuple[Step, ...]]) -> None:
+    """base where it is already right (`good`), each fix elsewhere, merged by a select."""
+    for fix in fixes:
+        sa, na = _rename(base.steps, "a")
+        sb, nb = _rename(fix, "b")
+        found.add(sa + sb + (Select("f", na.get(base.ref, base.ref), nb[fix[-1].id], lanes_to_mask(good)),), "f",
+                  "select fix-up")
+
+
+# ------------------------------------------------ stage 4: a cross-row move, then a plan for the rest
+
+DPP_OPS = frozenset({"update.dpp", "mov.dpp8"})
+
+
+@lru_cache(maxsize=32)
+def cross_row_bases(arch: str, wave: int) -> tuple[PoolValue, ...]:
+    """Values that move data between 16-lane rows without the LDS: the pool's first moves that are
+    not DPP (permlanex16, each half of a gfx950 permlane16.swap) and the cheapest LDS-free row
+    swap (lane i reads i ^ 16: on gfx950 both swap halves merged by a select), memoized per target.
+    Empty on GFX8/9 before gfx950, where no such move exists (DPP crosses a row one lane at a time)."""
+    bases = {v.prov.astype(np.int8).tobytes(): v for v in pool(arch, wave) if v.steps[0].op not in DPP_OPS}
+    lanes = np.arange(wave)
+    swap = Found(arch)
+    row_swap = LaneMap(lanes ^ 16, np.ones(wave, bool))
+    one_step(swap, wave, row_swap, False)
+    two_step(swap, wave, row_swap, SearchReport())
+    merged(swap, wave, row_swap)
+    free = [c for c in swap.items if c.steps and not any(st.op in LDS_OPS for st in c.steps)]
+    if free:
+        best = min(free, key=lambda c: c.rank)
+        steps, names = _rename(best.steps, "c")
+        bases.setdefault((lanes ^ 16).astype(np.int8).tobytes(), PoolValue(steps, names[best.result], lanes ^ 16,
+                                                                           best.cost))
+    return tuple(sorted(bases.values(), key=lambda v: v.cost))
+
+
+def residual(prov: np.ndarray, want: LaneMap) -> LaneMap | None:
+    """The map that, read from a value with provenance `prov`, gives `want`: for each care lane a
+    lane of that value holding its source (its own lane first, then its row, then its 32-lane
+    half, then any); None when some source is not held anywhere."""
+    wave = prov.shape[0]
+    lanes = np.arange(wave)
+    holds = prov[None, :] == want.src[:, None]                              # (i, j)
+    score = holds * (4 + 3 * (lanes[:, None] == lanes[None, :]) + 2 * ((lanes[:, None] >> 4) == (lanes[None, :] >> 4))
+                     + ((lanes[:, None] >> 5) == (lanes[None, :] >> 5)))
+    pick = score.argmax(axis=1)
+    ok = holds[lanes, pick] | ~want.care
+    if not ok.all():
+        return None
+    return LaneMap(np.where(want.care, pick, lanes), want.care)
+
+
+def composed(found: Found, wave: int, want: LaneMap) -> None:
+    """Stage 4, only while the best plan still uses the LDS: a cross-row base value (cross_row_bases),
+    then the cheapest LDS-free plan of stages 1-3 for what is left, read from that value (gfx950:
+    the row swap, then the two DPP moves of an in-row xor; issue 14)."""
+    arch = found.arch
+    if not _best_uses_lds(found.items):
+        return
+    for base in cross_row_bases(arch, wave):
+        if base.cost + cheapest(amd_target(arch)) >= found.best:
+            continue
+        rest = residual(base.prov, want)
+        if rest is None:
+            continue
+        sub = Found(arch)
+        one_step(sub, wave, rest, False)
+        two_step(sub, wave, rest, SearchReport())
+        for cand in sub.items:
+            if not cand.steps or any(st.op in LDS_OPS for st in cand.steps) or base.cost + cand.cost >= found.best:
+                continue
+            first, names = _rename(base.steps, "c")
+            then, later = _rename(cand.steps, "d")
+            ref = names.get(base.ref, base.ref)
+            then = tuple(replace(st, **{r: ref for r in st.refs if getattr(st, r) == "x"}) for st in then)
+            found.add(first + then, later.get(cand.result, cand.result), "composed")

@@ -163,7 +163,22 @@ def solve_swizzle(arch: str, wave: int, want: Any) -> dict[str, Any] | None:
     offsets, maps = swizzle_table(arch, wave)
     ok = (maps[:, care] == src[None, :]).all(axis=1)
     hits = np.flatnonzero(ok)
-    return dict(offset=int(offsets[hits[0]])) if hits.size else None
+    if not hits.size:
+        return None
+    # a rotate whose care lanes carry out of bit 4 is right only under the group-wrap reading (an
+    # open question, spec §5.2): prefer the hit (the other direction) right under both readings
+    sure = hits[~rotate_carries(offsets[hits], wave)[:, care].any(axis=1)]
+    return dict(offset=int(offsets[(sure if sure.size else hits)[0]]))
+
+
+def rotate_carries(offsets: np.ndarray, wave: int) -> np.ndarray:
+    """(offsets, wave): lanes whose ds_swizzle rotate source carries out of bit 4, where AMD's
+    literal pseudocode and the group-wrap reading differ (amd.swizzle.rotate_wrap_relied_on)."""
+    i = np.arange(wave)[None, :] & 31
+    o = offsets.astype(np.int64)[:, None]
+    m, r = o & 31, (o >> 5) & 31
+    r = np.where((o >> 10) & 1, -r, r)
+    return ((o >= 0xC000) & (o < 0xE000)) & ((((i + r) & ~m) & ~31) != 0)
 
 
 def solve_readlane(acc: np.ndarray, care: np.ndarray) -> list[int] | None:
