@@ -222,3 +222,49 @@ def test_legacy_shfl_is_a_site_but_never_rewritten():
 def test_parse_int_reads_ptx_literals():
     assert [parse_int(t) for t in ("31", "-1", "0x1f", "0xffffffff", "4294967295U", "017", "0b101", "%r1")] == \
         [31, 0xFFFFFFFF, 31, 0xFFFFFFFF, 0xFFFFFFFF, 15, 5, None]
+
+
+LOOP_CARRIED = """.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry k(
+	.param .u64 k_in
+)
+{
+	.reg .pred 	%p<10>;
+	.reg .b32 	%r<60>;
+	.reg .b64 	%rd<6>;
+
+	ld.param.u64 	%rd1, [k_in];
+	ld.global.u32 	%r1, [%rd1];
+	shfl.sync.bfly.b32 	%r3|%p3, %r1, 16, 31, -1;
+	add.s32 	%r2, %r1, %r3;
+	mov.u32 	%r50, 0;
+$L__loop:
+	shfl.sync.bfly.b32 	%r10|%p1, %r2, 1, 31, -1;
+	add.s32 	%r11, %r2, %r10;
+	shfl.sync.bfly.b32 	%r12|%p2, %r11, 2, 31, -1;
+	add.s32 	%r2, %r11, %r12;
+	add.s32 	%r50, %r50, 1;
+	setp.lt.s32 	%p9, %r50, 4;
+	@%p9 bra 	$L__loop;
+	st.global.u32 	[%rd1], %r2;
+	ret;
+}
+"""
+
+
+def test_a_loop_carried_chain_does_not_hang_the_chain_finder():
+    """A chain whose result feeds its own first shuffle again through the loop (DeepSpeed's
+    softmax has one) used to send find_chains round the loop forever."""
+    import threading
+
+    found: list = []
+    worker = threading.Thread(target=lambda: found.append(find_chains(ptxir.parse(LOOP_CARRIED, "loop.ptx"))),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert found, "find_chains did not return within 60 s"
+    (chain,) = found[0]
+    assert len(chain.sites) == 3            # the step before the loop, then one round of the loop

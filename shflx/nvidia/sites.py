@@ -425,11 +425,13 @@ def find_chains(module: Module, sites: list[Site] | None = None) -> list[Chain]:
             if isinstance(lk, str) or flow.alias(s.src) in produced:
                 continue                               # not a chain start
             steps = [(s, lk)]
+            seen = {id(s)}
             while True:
                 out = flow.alias(steps[-1][1][0].dests()[0])
                 nxt = [t for t in by_input.get(out, []) if not isinstance(links[id(t)], str)]
-                if len(nxt) != 1:
+                if len(nxt) != 1 or id(nxt[0]) in seen:      # a loop-carried chain leads back to itself
                     break
+                seen.add(id(nxt[0]))
                 steps.append((nxt[0], links[id(nxt[0])]))
             if len(steps) >= 2:
                 chains.append(_analyze(flow, steps))
