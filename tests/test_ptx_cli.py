@@ -96,6 +96,7 @@ def test_ptxas_wrapper_without_ptxas_fails_cleanly(tmp_path, monkeypatch, capsys
     wrapper.chmod(0o755)
     monkeypatch.setenv("PATH", str(fake_bin))
     monkeypatch.delenv("SHFLX_PTXAS", raising=False)
+    monkeypatch.setattr("shflx.nvidia.ptxas._wheel_ptxas", lambda: None)      # nor NVIDIA's nvcc wheel
     code = main(["ptxas", "-arch=sm_90", str(src), "-o", str(tmp_path / "k.cubin")])
     err = capsys.readouterr().err
     assert code == 2 and "ptxas not found" in err and "SHFLX_PTXAS" in err and "Traceback" not in err
@@ -160,3 +161,13 @@ def test_report_names_the_cuda_line_from_loc(tmp_path, capsys):
     assert rep["chains"][0]["source_location"] == "k.cu:5:2"
     assert main(["ptx", str(src), "--no-load-shuffle"]) == 0
     assert f"{src}:" in (out := capsys.readouterr().out) and "(k.cu:5:2)" in out
+
+
+def test_ptxas_of_the_nvcc_wheel_when_none_is_on_path(tmp_path, monkeypatch):
+    """shflx[cuda] brings NVIDIA's nvcc wheel, whose ptxas serves when PATH has none."""
+    from shflx.nvidia.ptxas import real_ptxas
+    wheel = pytest.importorskip("nvidia.cuda_nvcc", reason="NVIDIA's nvcc wheel is not installed (shflx[cuda])")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("SHFLX_PTXAS", raising=False)
+    found = Path(real_ptxas())
+    assert found.name == "ptxas" and found.is_relative_to(Path(list(wheel.__path__)[0]))
