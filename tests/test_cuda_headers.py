@@ -2,6 +2,7 @@
 library headers that are not installed (both vendors)."""
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -100,13 +101,20 @@ def test_missing_host_header_reads_clangs_diagnostic():
     assert missing_host_header(diag.replace("cublas_v2.h", "helper_cuda.h")) is None
 
 
-UNUSED = """#include <cublas_v2.h>
+UNUSED = """#include <cudnn.h>
 #include <nccl.h>
 __global__ void k(int* y) { y[threadIdx.x] = __shfl_xor_sync(0xffffffffu, y[threadIdx.x], 1); }
 """
 USED = """#include <nccl.h>
 __global__ void k(int* y) { ncclComm_t c; y[0] = (int)sizeof(c); }
 """
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:          # its parent package (nvidia) is not installed at all
+        return False
 
 
 def _shflx(*args, cwd):
@@ -121,8 +129,10 @@ def test_unused_missing_host_headers_are_skipped_and_said(arch, tmp_path):
     import json
     (entry,) = json.loads(r.stdout)
     notes = entry["notes"]
+    # cuDNN's and NCCL's wheels are not part of shflx[cuda] (a machine with them installed gets their real headers)
+    assert not any(_installed(f"nvidia.{w}") for w in ("cudnn", "nccl")), "test premise"
     assert len(notes) == 2
-    assert any(n.startswith("skipped host-only header cublas_v2.h (cuBLAS, included at k.cu:1:10)") for n in notes)
+    assert any(n.startswith("skipped host-only header cudnn.h (cuDNN, included at k.cu:1:10)") for n in notes)
     assert any(n.startswith("skipped host-only header nccl.h (NCCL, included at k.cu:2:10)") for n in notes)
     assert len(entry["sites"]) == 1
 
