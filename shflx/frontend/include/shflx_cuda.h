@@ -39,11 +39,8 @@
 #include "shflx_stdint.h"
 
 // ------------------------------------------------------------------------ thread geometry
-struct dim3 {
-  unsigned x, y, z;
-  __host__ __device__ constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
-};
-typedef struct dim3 uint3;
+#include "stubs/vector_types.h"      // dim3, uint3, float4, ... as CUDA declares them
+#include "stubs/vector_functions.h"
 #define __SHFLX_XYZ(NAME, FX, FY, FZ)                                                      \
   struct __shflx_##NAME##_t {                                                              \
     __device__ unsigned __get_x() const { return FX; }                                     \
@@ -53,6 +50,7 @@ typedef struct dim3 uint3;
     __declspec(property(get = __get_y)) unsigned y;                                        \
     __declspec(property(get = __get_z)) unsigned z;                                        \
     __device__ operator dim3() const { return dim3(FX, FY, FZ); }                          \
+    __device__ operator uint3() const { return uint3{FX, FY, FZ}; }                        \
   };                                                                                       \
   extern const __device__ __attribute__((weak)) __shflx_##NAME##_t NAME;
 #if defined(__NVPTX__)
@@ -361,31 +359,9 @@ __device__ double log(double) __shflx_unsupported("log(double)");
 __device__ double pow(double, double) __shflx_unsupported("pow(double)");
 
 // ------------------------------------------------------------------------ half precision
-typedef _Float16 __half;
-struct __half2 { _Float16 x, y; };
-__device__ __forceinline__ __half __float2half(float f) { return (_Float16)f; }
-__device__ __forceinline__ float __half2float(__half h) { return (float)h; }
-__device__ __forceinline__ __half2 __floats2half2_rn(float a, float b) { return {(_Float16)a, (_Float16)b}; }
-__device__ __forceinline__ __half2 __half2half2(__half h) { return {h, h}; }
-__device__ __forceinline__ float __low2float(__half2 h) { return (float)h.x; }
-__device__ __forceinline__ float __high2float(__half2 h) { return (float)h.y; }
-__device__ __forceinline__ __half __hadd(__half a, __half b) { return a + b; }
-__device__ __forceinline__ __half __hmul(__half a, __half b) { return a * b; }
-__device__ __forceinline__ __half __hmax(__half a, __half b) { return a > b ? a : b; }
-__device__ __forceinline__ __half2 __hadd2(__half2 a, __half2 b) { return {a.x + b.x, a.y + b.y}; }
-__device__ __forceinline__ __half2 __hmul2(__half2 a, __half2 b) { return {a.x * b.x, a.y * b.y}; }
-__device__ __forceinline__ __half2 __hmax2(__half2 a, __half2 b) { return {a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y}; }
-__device__ __forceinline__ __half2 __hmin2(__half2 a, __half2 b) { return {a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y}; }
-#define __SHFLX_HALF_SHUFFLES(NAME)                                                           \
-  __device__ __forceinline__ __half NAME(unsigned m, __half v, int b, int w = 32) {          \
-    unsigned short s = __builtin_bit_cast(unsigned short, v);                                 \
-    return __builtin_bit_cast(__half, (unsigned short)NAME(m, (unsigned)s, b, w)); }           \
-  __device__ __forceinline__ __half2 NAME(unsigned m, __half2 v, int b, int w = 32) {        \
-    return __builtin_bit_cast(__half2, NAME(m, __builtin_bit_cast(unsigned, v), b, w)); }
-__SHFLX_HALF_SHUFFLES(__shfl_sync)
-__SHFLX_HALF_SHUFFLES(__shfl_up_sync)
-__SHFLX_HALF_SHUFFLES(__shfl_down_sync)
-__SHFLX_HALF_SHUFFLES(__shfl_xor_sync)
+// CUDA's __half / __nv_bfloat16 classes (their names, conversions, operators, shuffles)
+#include "stubs/cuda_fp16.h"
+#include "stubs/cuda_bf16.h"
 
 #include "shflx_cuda_host.h"
 
