@@ -323,30 +323,7 @@ __device__ float cosf(float) __shflx_unsupported("cosf (no libdevice; use __cosf
 __device__ float tanhf(float) __shflx_unsupported("tanhf (no libdevice)");
 __device__ float erff(float) __shflx_unsupported("erff (no libdevice)");
 #else
-__device__ __forceinline__ float expf(float x) { return __builtin_expf(x); }
-__device__ __forceinline__ float __expf(float x) { return __builtin_expf(x); }
-__device__ __forceinline__ float exp2f(float x) { return __builtin_exp2f(x); }
-__device__ __forceinline__ float logf(float x) { return __builtin_logf(x); }
-__device__ __forceinline__ float __logf(float x) { return __builtin_logf(x); }
-__device__ __forceinline__ float log2f(float x) { return __builtin_log2f(x); }
-__device__ __forceinline__ float powf(float x, float y) { return __builtin_powf(x, y); }
-__device__ __forceinline__ float __powf(float x, float y) { return __builtin_powf(x, y); }
-__device__ __forceinline__ float sinf(float x) { return __builtin_sinf(x); }
-__device__ __forceinline__ float cosf(float x) { return __builtin_cosf(x); }
-__device__ __forceinline__ float __sinf(float x) { return __builtin_sinf(x); }
-__device__ __forceinline__ float __cosf(float x) { return __builtin_cosf(x); }
-__device__ __forceinline__ float tanhf(float x) {   // via expf; |x| > 9: +-1 exactly in f32
-  float a = __builtin_fabsf(x);
-  float e = __builtin_expf(-2.0f * a);
-  float t = a > 9.0f ? 1.0f : (1.0f - e) / (1.0f + e);
-  return __builtin_copysignf(t, x);
-}
-__device__ __forceinline__ float erff(float x) {    // Abramowitz & Stegun 7.1.26, |error| < 1.5e-7
-  float a = __builtin_fabsf(x), t = 1.0f / (1.0f + 0.3275911f * a);
-  float y = 1.0f - (((((1.061405429f * t - 1.453152027f) * t) + 1.421413741f) * t - 0.284496736f) * t +
-                    0.254829592f) * t * __builtin_expf(-a * a);
-  return __builtin_copysignf(y, x);
-}
+#include "shflx_math_amd.h"     // precise math from LLVM intrinsics and short functions
 #endif
 __device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
 __device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }
@@ -357,6 +334,8 @@ __device__ __forceinline__ float max(float a, float b) { return __builtin_fmaxf(
 __device__ double exp(double) __shflx_unsupported("exp(double)");
 __device__ double log(double) __shflx_unsupported("log(double)");
 __device__ double pow(double, double) __shflx_unsupported("pow(double)");
+
+#include "shflx_intrinsics.h"     // integer/cast intrinsics, mixed-sign min/max, __ldcs.., memcpy
 
 // ------------------------------------------------------------------------ half precision
 // CUDA's __half / __nv_bfloat16 classes (their names, conversions, operators, shuffles)
