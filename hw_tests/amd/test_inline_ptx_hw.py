@@ -57,6 +57,18 @@ K u64_shuffle_down(const long long *a, const int *b, long long *out) { I; long l
   asm volatile("{ .reg .u32 lo, hi; mov.b64 {lo, hi}, %1; shfl.sync.down.b32 lo, lo, %2, 31, -1; "
                "shfl.sync.down.b32 hi, hi, %2, 31, -1; mov.b64 %0, {lo, hi}; }" : "=r"(r) : "r"(a[t]), "r"(5));
   out[t] = r; }
+// the same steps with nvcc's typed constraints ("=f"/"f", "=l"/"l", "=d"/"d"), as CUB writes them
+K f32_reduce_step_f(const float *a, const int *b, float *out) { I; float r;
+  asm volatile("{ .reg .f32 r0; .reg .pred p; shfl.sync.down.b32 r0|p, %1, %2, %3, %5; @p add.f32 r0, r0, %4; "
+               "mov.f32 %0, r0; }" : "=f"(r) : "f"(a[t]), "r"(3), "r"(31), "f"(a[t]), "r"(0xffffffff)); out[t] = r; }
+K u64_shuffle_down_l(const long long *a, const int *b, long long *out) { I; long long r;
+  asm volatile("{ .reg .u32 lo, hi; mov.b64 {lo, hi}, %1; shfl.sync.down.b32 lo, lo, %2, 31, -1; "
+               "shfl.sync.down.b32 hi, hi, %2, 31, -1; mov.b64 %0, {lo, hi}; }" : "=l"(r) : "l"(a[t]), "r"(5));
+  out[t] = r; }
+K f64_shuffle_down_d(const double *a, const int *b, double *out) { I; double r;
+  asm volatile("{ .reg .u32 lo, hi; mov.b64 {lo, hi}, %1; shfl.sync.down.b32 lo, lo, %2, 31, -1; "
+               "shfl.sync.down.b32 hi, hi, %2, 31, -1; mov.b64 %0, {lo, hi}; }" : "=d"(r) : "d"(a[t]), "r"(5));
+  out[t] = r; }
 """
 
 
@@ -128,6 +140,9 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
                                      r.integers(0, 32, N).astype(np.int32)), _idx_segment),
     "f32_reduce_step": (lambda r: (r.standard_normal(N).astype(np.float32), _small(r)), _f32_step),
     "u64_shuffle_down": (lambda r: (r.integers(-(1 << 62), 1 << 62, N).astype(np.int64), _small(r)), _u64_down),
+    "f32_reduce_step_f": (lambda r: (r.standard_normal(N).astype(np.float32), _small(r)), _f32_step),
+    "u64_shuffle_down_l": (lambda r: (r.integers(-(1 << 62), 1 << 62, N).astype(np.int64), _small(r)), _u64_down),
+    "f64_shuffle_down_d": (lambda r: (r.standard_normal(N), _small(r)), _u64_down),
 }
 
 
