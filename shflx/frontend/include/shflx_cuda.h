@@ -325,12 +325,12 @@ __device__ float erff(float) __shflx_unsupported("erff (no libdevice)");
 #else
 #include "shflx_math_amd.h"     // precise math from LLVM intrinsics and short functions
 #endif
-__device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
-__device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }
-__device__ __forceinline__ unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
-__device__ __forceinline__ unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
-__device__ __forceinline__ float min(float a, float b) { return __builtin_fminf(a, b); }
-__device__ __forceinline__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
+__host__ __device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ float min(float a, float b) { return __builtin_fminf(a, b); }
+__host__ __device__ __forceinline__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
 __device__ double exp(double) __shflx_unsupported("exp(double)");
 __device__ double log(double) __shflx_unsupported("log(double)");
 __device__ double pow(double, double) __shflx_unsupported("pow(double)");

@@ -149,6 +149,13 @@ __host__ cudaError_t cudaLaunchKernel(const void *, dim3, dim3, void **, __shflx
 __host__ cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **, __shflx_size_t = 0, cudaStream_t = 0);
 template <class T> __host__ inline cudaError_t cudaLaunchCooperativeKernel(T *f, dim3 g, dim3 b, void **a,
     __shflx_size_t s = 0, cudaStream_t st = 0) { return cudaLaunchCooperativeKernel((const void *)f, g, b, a, s, st); }
+template <class T> __host__ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, T func,
+    __shflx_size_t dynamicSMemSize = 0, int blockSizeLimit = 0);
+__host__ cudaError_t cudaGetSymbolAddress(void **, const void *);
+template <class T> __host__ inline cudaError_t cudaGetSymbolAddress(void **p, const T &s) { return cudaGetSymbolAddress(p, (const void *)&s); }
+__host__ cudaError_t cudaGetSymbolSize(__shflx_size_t *, const void *);
+template <class T> __host__ inline cudaError_t cudaGetSymbolSize(__shflx_size_t *n, const T &s) { return cudaGetSymbolSize(n, (const void *)&s); }
+#define CUDART_CB
 __host__ cudaError_t cudaDriverGetVersion(int *);
 __host__ cudaError_t cudaRuntimeGetVersion(int *);
 // `kernel<<<grid, block, shmem, stream>>>(...)` calls one of these (clang's launch ABI: HIP mode for

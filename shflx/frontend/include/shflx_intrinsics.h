@@ -67,39 +67,40 @@ __device__ __forceinline__ double __ull2double_rn(unsigned long long x) { return
 __device__ __forceinline__ float __double2float_rn(double x) { return (float)x; }
 
 // ------------------------------------------------------------------ min / max (math_functions.hpp)
-// Mixed signedness compares as unsigned, as CUDA's overloads do (min(int, unsigned) -> umin).
-__device__ __forceinline__ unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
-__device__ __forceinline__ unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
-__device__ __forceinline__ long long llmin(long long a, long long b) { return a < b ? a : b; }
-__device__ __forceinline__ long long llmax(long long a, long long b) { return a > b ? a : b; }
-__device__ __forceinline__ unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
-__device__ __forceinline__ unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
-__device__ __forceinline__ unsigned min(int a, unsigned b) { return umin((unsigned)a, b); }
-__device__ __forceinline__ unsigned min(unsigned a, int b) { return umin(a, (unsigned)b); }
-__device__ __forceinline__ unsigned max(int a, unsigned b) { return umax((unsigned)a, b); }
-__device__ __forceinline__ unsigned max(unsigned a, int b) { return umax(a, (unsigned)b); }
-__device__ __forceinline__ long min(long a, long b) { return a < b ? a : b; }
-__device__ __forceinline__ long max(long a, long b) { return a > b ? a : b; }
-__device__ __forceinline__ unsigned long min(unsigned long a, unsigned long b) { return a < b ? a : b; }
-__device__ __forceinline__ unsigned long max(unsigned long a, unsigned long b) { return a > b ? a : b; }
-__device__ __forceinline__ unsigned long min(long a, unsigned long b) { return min((unsigned long)a, b); }
-__device__ __forceinline__ unsigned long min(unsigned long a, long b) { return min(a, (unsigned long)b); }
-__device__ __forceinline__ unsigned long max(long a, unsigned long b) { return max((unsigned long)a, b); }
-__device__ __forceinline__ unsigned long max(unsigned long a, long b) { return max(a, (unsigned long)b); }
-__device__ __forceinline__ long long min(long long a, long long b) { return llmin(a, b); }
-__device__ __forceinline__ long long max(long long a, long long b) { return llmax(a, b); }
-__device__ __forceinline__ unsigned long long min(unsigned long long a, unsigned long long b) { return ullmin(a, b); }
-__device__ __forceinline__ unsigned long long max(unsigned long long a, unsigned long long b) { return ullmax(a, b); }
-__device__ __forceinline__ unsigned long long min(long long a, unsigned long long b) { return ullmin((unsigned long long)a, b); }
-__device__ __forceinline__ unsigned long long min(unsigned long long a, long long b) { return ullmin(a, (unsigned long long)b); }
-__device__ __forceinline__ unsigned long long max(long long a, unsigned long long b) { return ullmax((unsigned long long)a, b); }
-__device__ __forceinline__ unsigned long long max(unsigned long long a, long long b) { return ullmax(a, (unsigned long long)b); }
-__device__ __forceinline__ double min(double a, double b) { return __builtin_fmin(a, b); }
-__device__ __forceinline__ double max(double a, double b) { return __builtin_fmax(a, b); }
-__device__ __forceinline__ double min(float a, double b) { return __builtin_fmin((double)a, b); }
-__device__ __forceinline__ double min(double a, float b) { return __builtin_fmin(a, (double)b); }
-__device__ __forceinline__ double max(float a, double b) { return __builtin_fmax((double)a, b); }
-__device__ __forceinline__ double max(double a, float b) { return __builtin_fmax(a, (double)b); }
+// Mixed signedness compares as unsigned, as CUDA's overloads do (min(int, unsigned) -> umin);
+// host and device, as in CUDA (host code calls min/max too).
+__host__ __device__ __forceinline__ unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ long long llmin(long long a, long long b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ long long llmax(long long a, long long b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ unsigned min(int a, unsigned b) { return umin((unsigned)a, b); }
+__host__ __device__ __forceinline__ unsigned min(unsigned a, int b) { return umin(a, (unsigned)b); }
+__host__ __device__ __forceinline__ unsigned max(int a, unsigned b) { return umax((unsigned)a, b); }
+__host__ __device__ __forceinline__ unsigned max(unsigned a, int b) { return umax(a, (unsigned)b); }
+__host__ __device__ __forceinline__ long min(long a, long b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ long max(long a, long b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ unsigned long min(unsigned long a, unsigned long b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ unsigned long max(unsigned long a, unsigned long b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ unsigned long min(long a, unsigned long b) { return min((unsigned long)a, b); }
+__host__ __device__ __forceinline__ unsigned long min(unsigned long a, long b) { return min(a, (unsigned long)b); }
+__host__ __device__ __forceinline__ unsigned long max(long a, unsigned long b) { return max((unsigned long)a, b); }
+__host__ __device__ __forceinline__ unsigned long max(unsigned long a, long b) { return max(a, (unsigned long)b); }
+__host__ __device__ __forceinline__ long long min(long long a, long long b) { return llmin(a, b); }
+__host__ __device__ __forceinline__ long long max(long long a, long long b) { return llmax(a, b); }
+__host__ __device__ __forceinline__ unsigned long long min(unsigned long long a, unsigned long long b) { return ullmin(a, b); }
+__host__ __device__ __forceinline__ unsigned long long max(unsigned long long a, unsigned long long b) { return ullmax(a, b); }
+__host__ __device__ __forceinline__ unsigned long long min(long long a, unsigned long long b) { return ullmin((unsigned long long)a, b); }
+__host__ __device__ __forceinline__ unsigned long long min(unsigned long long a, long long b) { return ullmin(a, (unsigned long long)b); }
+__host__ __device__ __forceinline__ unsigned long long max(long long a, unsigned long long b) { return ullmax((unsigned long long)a, b); }
+__host__ __device__ __forceinline__ unsigned long long max(unsigned long long a, long long b) { return ullmax(a, (unsigned long long)b); }
+__host__ __device__ __forceinline__ double min(double a, double b) { return __builtin_fmin(a, b); }
+__host__ __device__ __forceinline__ double max(double a, double b) { return __builtin_fmax(a, b); }
+__host__ __device__ __forceinline__ double min(float a, double b) { return __builtin_fmin((double)a, b); }
+__host__ __device__ __forceinline__ double min(double a, float b) { return __builtin_fmin(a, (double)b); }
+__host__ __device__ __forceinline__ double max(float a, double b) { return __builtin_fmax((double)a, b); }
+__host__ __device__ __forceinline__ double max(double a, float b) { return __builtin_fmax(a, (double)b); }
 
 // ------------------------------------------------------------------ cache-hinted loads / stores
 // The hints (streaming, L2-only, last use, write-back, write-through) change caching, not
