@@ -282,8 +282,17 @@ __SHFLX_ATOMIC(atomicExch, exchange, float)
     __SHFLX_CAS_OP(p, cmp, v);                                                             \
     return cmp; }
 __SHFLX_CAS(int) __SHFLX_CAS(unsigned) __SHFLX_CAS(unsigned long long)
-__device__ unsigned atomicInc(unsigned *, unsigned) __shflx_unsupported("atomicInc");
-__device__ unsigned atomicDec(unsigned *, unsigned) __shflx_unsupported("atomicDec");
+// atomicInc: old >= v ? 0 : old + 1; atomicDec: old == 0 || old > v ? v : old - 1 (CUDA), which are
+// LLVM's atomicrmw uinc_wrap / udec_wrap (AMDGPU: global_atomic_inc/dec)
+#if defined(__NVPTX__)
+__device__ __forceinline__ unsigned atomicInc(unsigned *p, unsigned v) { return __nvvm_atom_inc_gen_ui(p, v); }
+__device__ __forceinline__ unsigned atomicDec(unsigned *p, unsigned v) { return __nvvm_atom_dec_gen_ui(p, v); }
+#else
+__device__ __forceinline__ unsigned atomicInc(unsigned *p, unsigned v) {
+  return __builtin_amdgcn_atomic_inc32(p, v, __ATOMIC_RELAXED, "agent"); }
+__device__ __forceinline__ unsigned atomicDec(unsigned *p, unsigned v) {
+  return __builtin_amdgcn_atomic_dec32(p, v, __ATOMIC_RELAXED, "agent"); }
+#endif
 
 // ------------------------------------------------------------------------ loads, math
 template <class T> __device__ __forceinline__ T __ldg(const T *p) { return *p; }
