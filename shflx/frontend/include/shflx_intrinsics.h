@@ -54,8 +54,35 @@ __device__ __forceinline__ long long __float2ll_rn(float x) {
 __device__ __forceinline__ long long __float2ll_rz(float x) {
   float r = __builtin_truncf(x);
   return r != r ? (long long)0x8000000000000000ull : r >= 0x1p63f ? 0x7fffffffffffffffll : r < -0x1p63f ? (long long)0x8000000000000000ull : (long long)r; }
-__device__ __forceinline__ int __double2int_rn(double x) { return __shflx_f2i<int>(__builtin_rint(x), -2147483647 - 1, 2147483647); }
-__device__ __forceinline__ int __double2int_rz(double x) { return __shflx_f2i<int>(__builtin_trunc(x), -2147483647 - 1, 2147483647); }
+// double -> integer in the four directions (cvt.rni/rzi/rmi/rpi.sat; NaN -> 0 for 32 bits, 64-bit
+// results of NaN and out-of-range inputs are 0x8000000000000000 as PTX's cvt gives)
+#define __SHFLX_D2I(NAME, I, LO, HI)                                                              \
+  __device__ __forceinline__ I NAME##_rn(double x) { return __shflx_f2i<I>(__builtin_rint(x), LO, HI); } \
+  __device__ __forceinline__ I NAME##_rz(double x) { return __shflx_f2i<I>(__builtin_trunc(x), LO, HI); } \
+  __device__ __forceinline__ I NAME##_rd(double x) { return __shflx_f2i<I>(__builtin_floor(x), LO, HI); } \
+  __device__ __forceinline__ I NAME##_ru(double x) { return __shflx_f2i<I>(__builtin_ceil(x), LO, HI); }
+__SHFLX_D2I(__double2int, int, -2147483647 - 1, 2147483647)
+__SHFLX_D2I(__double2uint, unsigned, 0u, 0xffffffffu)
+#undef __SHFLX_D2I
+template <class I> __device__ __forceinline__ I __shflx_d2ll(double r, bool is_signed) {
+  if (r != r) return (I)0x8000000000000000ull;
+  if (is_signed) return r >= 0x1p63 ? (I)0x7fffffffffffffffll : r < -0x1p63 ? (I)0x8000000000000000ull : (I)(long long)r;
+  return r >= 0x1p64 ? (I)0xffffffffffffffffull : r <= 0.0 ? (I)0 : (I)(unsigned long long)r;
+}
+#define __SHFLX_D2LL(NAME, I, S)                                                                  \
+  __device__ __forceinline__ I NAME##_rn(double x) { return __shflx_d2ll<I>(__builtin_rint(x), S); } \
+  __device__ __forceinline__ I NAME##_rz(double x) { return __shflx_d2ll<I>(__builtin_trunc(x), S); } \
+  __device__ __forceinline__ I NAME##_rd(double x) { return __shflx_d2ll<I>(__builtin_floor(x), S); } \
+  __device__ __forceinline__ I NAME##_ru(double x) { return __shflx_d2ll<I>(__builtin_ceil(x), S); }
+__SHFLX_D2LL(__double2ll, long long, true)
+__SHFLX_D2LL(__double2ull, unsigned long long, false)
+#undef __SHFLX_D2LL
+__device__ __forceinline__ long long __float2ll_rd(float x) { return __double2ll_rd((double)x); }
+__device__ __forceinline__ long long __float2ll_ru(float x) { return __double2ll_ru((double)x); }
+__device__ __forceinline__ unsigned long long __float2ull_rn(float x) { return __double2ull_rn((double)x); }
+__device__ __forceinline__ unsigned long long __float2ull_rz(float x) { return __double2ull_rz((double)x); }
+__device__ __forceinline__ unsigned long long __float2ull_rd(float x) { return __double2ull_rd((double)x); }
+__device__ __forceinline__ unsigned long long __float2ull_ru(float x) { return __double2ull_ru((double)x); }
 __device__ __forceinline__ float __int2float_rn(int x) { return (float)x; }
 __device__ __forceinline__ float __uint2float_rn(unsigned x) { return (float)x; }
 __device__ __forceinline__ float __ll2float_rn(long long x) { return (float)x; }
@@ -65,6 +92,27 @@ __device__ __forceinline__ double __uint2double_rn(unsigned x) { return (double)
 __device__ __forceinline__ double __ll2double_rn(long long x) { return (double)x; }
 __device__ __forceinline__ double __ull2double_rn(unsigned long long x) { return (double)x; }
 __device__ __forceinline__ float __double2float_rn(double x) { return (float)x; }
+
+// ------------------------------------------------------------------ classification
+// CUDA declares these for device code in the global namespace (math_functions.hpp)
+__device__ __forceinline__ bool isnan(float x) { return __builtin_isnan(x); }
+__device__ __forceinline__ bool isnan(double x) { return __builtin_isnan(x); }
+__device__ __forceinline__ bool isinf(float x) { return __builtin_isinf(x); }
+__device__ __forceinline__ bool isinf(double x) { return __builtin_isinf(x); }
+__device__ __forceinline__ bool isfinite(float x) { return __builtin_isfinite(x); }
+__device__ __forceinline__ bool isfinite(double x) { return __builtin_isfinite(x); }
+__device__ __forceinline__ bool signbit(float x) { return __builtin_signbit(x); }
+__device__ __forceinline__ bool signbit(double x) { return __builtin_signbit(x); }
+
+// ------------------------------------------------------------------ address spaces
+// __cvta_generic_to_shared: the LDS (shared) address of a generic pointer to shared memory
+#if !defined(__NVPTX__)
+__device__ __forceinline__ __SIZE_TYPE__ __cvta_generic_to_shared(const void *p) {
+  return (__SIZE_TYPE__)(unsigned)(__SIZE_TYPE__)(const __attribute__((address_space(3))) char *)p; }
+__device__ __forceinline__ unsigned __isShared(const void *p) { return __builtin_amdgcn_is_shared(p); }
+__device__ __forceinline__ unsigned __isGlobal(const void *p) {
+  return !__builtin_amdgcn_is_shared(p) && !__builtin_amdgcn_is_private(p); }
+#endif
 
 // ------------------------------------------------------------------ min / max (math_functions.hpp)
 // Mixed signedness compares as unsigned, as CUDA's overloads do (min(int, unsigned) -> umin);

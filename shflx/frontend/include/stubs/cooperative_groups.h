@@ -11,6 +11,10 @@ struct thread_block {
   __device__ unsigned size() const { return blockDim.x * blockDim.y * blockDim.z; }
   __device__ unsigned num_threads() const { return size(); }
   __device__ void sync() const { __syncthreads(); }
+  __device__ static dim3 group_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  __device__ static dim3 thread_index() { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  __device__ static dim3 group_dim() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+  __device__ static dim3 dim_threads() { return group_dim(); }
 };
 __device__ inline thread_block this_thread_block() { return thread_block(); }
 

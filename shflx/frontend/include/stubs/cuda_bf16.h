@@ -110,7 +110,25 @@ __host__ __device__ __forceinline__ long long __bfloat162ll_rz(__nv_bfloat16 h) 
   return __shflx_b2i_rz<long long>(h, -9223372036854775807ll - 1, 9223372036854775807ll); }
 __host__ __device__ __forceinline__ unsigned long long __bfloat162ull_rz(__nv_bfloat16 h) {
   return __shflx_b2i_rz<unsigned long long>(h, 0ull, 0xffffffffffffffffull); }
+// the other directions: round in float (exact for 16-bit values), then the saturating rz
 __host__ __device__ __forceinline__ int __bfloat162int_rn(__nv_bfloat16 h) { return __bfloat162int_rz(__nv_bfloat16(__builtin_rintf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ int __bfloat162int_rd(__nv_bfloat16 h) { return __bfloat162int_rz(__nv_bfloat16(__builtin_floorf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ int __bfloat162int_ru(__nv_bfloat16 h) { return __bfloat162int_rz(__nv_bfloat16(__builtin_ceilf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ unsigned __bfloat162uint_rn(__nv_bfloat16 h) { return __bfloat162uint_rz(__nv_bfloat16(__builtin_rintf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ unsigned __bfloat162uint_rd(__nv_bfloat16 h) { return __bfloat162uint_rz(__nv_bfloat16(__builtin_floorf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ unsigned __bfloat162uint_ru(__nv_bfloat16 h) { return __bfloat162uint_rz(__nv_bfloat16(__builtin_ceilf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ short __bfloat162short_rn(__nv_bfloat16 h) { return __bfloat162short_rz(__nv_bfloat16(__builtin_rintf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ short __bfloat162short_rd(__nv_bfloat16 h) { return __bfloat162short_rz(__nv_bfloat16(__builtin_floorf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ short __bfloat162short_ru(__nv_bfloat16 h) { return __bfloat162short_rz(__nv_bfloat16(__builtin_ceilf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ unsigned short __bfloat162ushort_rn(__nv_bfloat16 h) { return __bfloat162ushort_rz(__nv_bfloat16(__builtin_rintf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ unsigned short __bfloat162ushort_rd(__nv_bfloat16 h) { return __bfloat162ushort_rz(__nv_bfloat16(__builtin_floorf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ unsigned short __bfloat162ushort_ru(__nv_bfloat16 h) { return __bfloat162ushort_rz(__nv_bfloat16(__builtin_ceilf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ long long __bfloat162ll_rn(__nv_bfloat16 h) { return __bfloat162ll_rz(__nv_bfloat16(__builtin_rintf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ long long __bfloat162ll_rd(__nv_bfloat16 h) { return __bfloat162ll_rz(__nv_bfloat16(__builtin_floorf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ long long __bfloat162ll_ru(__nv_bfloat16 h) { return __bfloat162ll_rz(__nv_bfloat16(__builtin_ceilf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ unsigned long long __bfloat162ull_rn(__nv_bfloat16 h) { return __bfloat162ull_rz(__nv_bfloat16(__builtin_rintf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ unsigned long long __bfloat162ull_rd(__nv_bfloat16 h) { return __bfloat162ull_rz(__nv_bfloat16(__builtin_floorf(__bfloat162float(h)))); }
+__host__ __device__ __forceinline__ unsigned long long __bfloat162ull_ru(__nv_bfloat16 h) { return __bfloat162ull_rz(__nv_bfloat16(__builtin_ceilf(__bfloat162float(h)))); }
 __host__ __device__ inline __nv_bfloat16::operator short() const { return __bfloat162short_rz(*this); }
 __host__ __device__ inline __nv_bfloat16::operator unsigned short() const { return __bfloat162ushort_rz(*this); }
 __host__ __device__ inline __nv_bfloat16::operator int() const { return __bfloat162int_rz(*this); }

@@ -108,7 +108,25 @@ __host__ __device__ __forceinline__ long long __half2ll_rz(__half h) {
   return __shflx_h2i_rz<long long>(h, -9223372036854775807ll - 1, 9223372036854775807ll); }
 __host__ __device__ __forceinline__ unsigned long long __half2ull_rz(__half h) {
   return __shflx_h2i_rz<unsigned long long>(h, 0ull, 0xffffffffffffffffull); }
+// the other directions: round in float (exact for 16-bit values), then the saturating rz
 __host__ __device__ __forceinline__ int __half2int_rn(__half h) { return __half2int_rz(__half(__builtin_rintf(__half2float(h)))); }
+__host__ __device__ __forceinline__ int __half2int_rd(__half h) { return __half2int_rz(__half(__builtin_floorf(__half2float(h)))); }
+__host__ __device__ __forceinline__ int __half2int_ru(__half h) { return __half2int_rz(__half(__builtin_ceilf(__half2float(h)))); }
+__host__ __device__ __forceinline__ unsigned __half2uint_rn(__half h) { return __half2uint_rz(__half(__builtin_rintf(__half2float(h)))); }
+__host__ __device__ __forceinline__ unsigned __half2uint_rd(__half h) { return __half2uint_rz(__half(__builtin_floorf(__half2float(h)))); }
+__host__ __device__ __forceinline__ unsigned __half2uint_ru(__half h) { return __half2uint_rz(__half(__builtin_ceilf(__half2float(h)))); }
+__host__ __device__ __forceinline__ short __half2short_rn(__half h) { return __half2short_rz(__half(__builtin_rintf(__half2float(h)))); }
+__host__ __device__ __forceinline__ short __half2short_rd(__half h) { return __half2short_rz(__half(__builtin_floorf(__half2float(h)))); }
+__host__ __device__ __forceinline__ short __half2short_ru(__half h) { return __half2short_rz(__half(__builtin_ceilf(__half2float(h)))); }
+__host__ __device__ __forceinline__ unsigned short __half2ushort_rn(__half h) { return __half2ushort_rz(__half(__builtin_rintf(__half2float(h)))); }
+__host__ __device__ __forceinline__ unsigned short __half2ushort_rd(__half h) { return __half2ushort_rz(__half(__builtin_floorf(__half2float(h)))); }
+__host__ __device__ __forceinline__ unsigned short __half2ushort_ru(__half h) { return __half2ushort_rz(__half(__builtin_ceilf(__half2float(h)))); }
+__host__ __device__ __forceinline__ long long __half2ll_rn(__half h) { return __half2ll_rz(__half(__builtin_rintf(__half2float(h)))); }
+__host__ __device__ __forceinline__ long long __half2ll_rd(__half h) { return __half2ll_rz(__half(__builtin_floorf(__half2float(h)))); }
+__host__ __device__ __forceinline__ long long __half2ll_ru(__half h) { return __half2ll_rz(__half(__builtin_ceilf(__half2float(h)))); }
+__host__ __device__ __forceinline__ unsigned long long __half2ull_rn(__half h) { return __half2ull_rz(__half(__builtin_rintf(__half2float(h)))); }
+__host__ __device__ __forceinline__ unsigned long long __half2ull_rd(__half h) { return __half2ull_rz(__half(__builtin_floorf(__half2float(h)))); }
+__host__ __device__ __forceinline__ unsigned long long __half2ull_ru(__half h) { return __half2ull_rz(__half(__builtin_ceilf(__half2float(h)))); }
 __host__ __device__ inline __half::operator short() const { return __half2short_rz(*this); }
 __host__ __device__ inline __half::operator unsigned short() const { return __half2ushort_rz(*this); }
 __host__ __device__ inline __half::operator int() const { return __half2int_rz(*this); }
