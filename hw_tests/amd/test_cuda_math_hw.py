@@ -27,7 +27,7 @@ extern "C" __global__ void math1(const float *x, const float *y, float *out, int
     case 12: sincosf(a, &s, &c); r = s - c; break;
     case 13: r = tanhf(a); break;      case 14: r = sinhf(a); break;     case 15: r = coshf(a); break;
     case 16: r = erff(a); break;       case 17: r = sqrtf(a); break;     case 18: r = rsqrtf(a); break;
-    case 19: r = cbrtf(a); break;      case 20: r = exp(a); break;       case 21: r = pow(a, b); break;
+    case 19: r = cbrtf(a); break;      case 20: r = exp(a); break;       case 21: r = pow(a, b); break;    case 22: r = __frsqrt_rn(a); break;
   }
   out[i] = r;
 }
@@ -61,6 +61,7 @@ FUNCS = {
     19: ("cbrtf", np.cbrt, 1, lambda r: (r.uniform(-1e6, 1e6, N), None)),
     20: ("exp(float)", np.exp, 2, lambda r: (r.uniform(-87, 88, N), None)),
     21: ("pow(float, float)", np.power, 4, lambda r: (np.exp(r.uniform(-5, 5, N)), r.uniform(-15, 15, N))),
+    22: ("__frsqrt_rn", lambda v: 1.0 / np.sqrt(v), 0, LOG_U),       # correctly rounded: <= 0.5 ulp
 }
 
 

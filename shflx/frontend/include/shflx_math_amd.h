@@ -234,6 +234,23 @@ __device__ __forceinline__ float erff(float x) {
 
 // ------------------------------------------------------------------ roots, divisions, rounding
 __device__ __forceinline__ double rsqrt(double x) { return 1.0 / __builtin_sqrt(x); }
+// __frsqrt_rn: 1/sqrt(x) correctly rounded. A candidate from double, then each neighbouring
+// midpoint m is tested exactly: 1/sqrt(x) < m  <=>  x m^2 > 1, where m^2 is exact in double
+// (25-bit m) and fma gives the sign of x m^2 - 1 with one rounding.
+__device__ __forceinline__ float __frsqrt_rn(float x) {
+  if (!(x > 0.0f) || __builtin_isinf(x)) {
+    return x == 0.0f ? __builtin_copysignf(__builtin_inff(), x) : x != x || x < 0.0f ? __builtin_nanf("") : 0.0f;
+  }
+  float y = (float)(1.0 / __builtin_sqrt((double)x));
+  float up = __builtin_bit_cast(float, __builtin_bit_cast(unsigned, y) + 1u);
+  float dn = __builtin_bit_cast(float, __builtin_bit_cast(unsigned, y) - 1u);
+  double mh = ((double)y + (double)up) * 0.5, ml = ((double)y + (double)dn) * 0.5;
+  double xd = x;
+  double eh = __builtin_fma(xd, mh * mh, -1.0), el = __builtin_fma(xd, ml * ml, -1.0);
+  if (eh < 0.0 || (eh == 0.0 && (__builtin_bit_cast(unsigned, y) & 1u))) return up;    // value >= mh
+  if (el > 0.0 || (el == 0.0 && (__builtin_bit_cast(unsigned, y) & 1u))) return dn;    // value <= ml
+  return y;
+}
 __device__ __forceinline__ float __fsqrt_rn(float x) { return __builtin_sqrtf(x); }
 __device__ __forceinline__ double __dsqrt_rn(double x) { return __builtin_sqrt(x); }
 __device__ __forceinline__ float cbrtf(float x) {         // Newton in double from a float guess
