@@ -31,9 +31,9 @@
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 #if defined(__NVPTX__)
-#define __shflx_unsupported(name) __attribute__((unavailable("CUDA API '" name "' is not supported by shflx on NVIDIA")))
+#define __shflx_unsupported(name) __attribute__((unavailable("shflx does not support '" name "' on NVIDIA targets")))
 #else
-#define __shflx_unsupported(name) __attribute__((unavailable("CUDA API '" name "' is not supported by shflx on AMD")))
+#define __shflx_unsupported(name) __attribute__((unavailable("shflx does not support '" name "' on AMD targets")))
 #endif
 
 #include "shflx_stdint.h"
