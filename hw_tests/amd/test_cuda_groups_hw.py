@@ -31,6 +31,11 @@ extern "C" __global__ void groups(const int *in, const int *unused, int *out, in
   if (op == 7) { auto g = cg::binary_partition(tile, v & 1); r = g.shfl_down(v, 2); }
   out[t] = r;
 }
+extern "C" __global__ void barrier_votes(const int *in, const int *unused, int *out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x, v = in[t];
+  out[t] = __syncthreads_count(v > 9) | (__syncthreads_and(v >= 0) << 8) | (__syncthreads_or(v > 18) << 9) |
+           (__syncthreads_and(v > 0) << 10);
+}
 extern "C" __global__ void inc_dec(const int *lim, const int *unused, unsigned *out) {
   __shared__ unsigned c[2];
   int t = threadIdx.x;
@@ -88,12 +93,13 @@ def _cases(device):
         yield CASES[op][0], op, ()
     gap = selected().kind == "emulator" and device.arch.startswith("gfx11")
     yield "atomicInc-atomicDec", "atomics", (pytest.mark.xfail(strict=True, reason=EMULATOR_GAP),) if gap else ()
+    yield "syncthreads-count-and-or", "barrier_votes", (pytest.mark.xfail(strict=True, reason=EMULATOR_GAP),) if gap else ()
 
 
-# LLVM emits ds_inc_rtn_u32 / ds_dec_rtn_u32 for these on gfx1100; the emulator's RDNA3 decoder
-# rejects their words ("unknown rdna3 format"), and its global atomics crash the process. A GPU
-# must pass; gfx942 passes on the emulator.
-EMULATOR_GAP = "amdemu: the RDNA3 decoder rejects ds_inc_rtn_u32 / ds_dec_rtn_u32"
+# On gfx1100 the emulator's RDNA3 decoder rejects an instruction word (0xe0ac0000) of LLVM's code
+# for LDS atomics (ds_inc/dec_rtn_u32 here, ds_add_u32 in __syncthreads_count), and its global
+# atomics crash the process. A GPU must pass; gfx942 passes on the emulator.
+EMULATOR_GAP = "amdemu: the RDNA3 decoder rejects a word of the LDS-atomic code (0xe0ac0000)"
 
 
 @functools.lru_cache(maxsize=None)
@@ -129,6 +135,14 @@ def test_group_or_atomic_matches_cuda(device, op, tmp_path_factory):
         sa, sd, fa, fd = _inc_dec_expected(lim)
         assert sorted((got & 0xFF).tolist()) == sa and sorted(((got >> 8) & 0xFF).tolist()) == sd
         assert (int(got[0]) >> 16) & 0xFF == fa and int(got[0]) >> 24 == fd
+        return
+    if op == "barrier_votes":          # per block of 64: count(v > 9), and(v >= 0), or(v > 18), and(v > 0)
+        v = np.random.default_rng(99).integers(0, 20, N).astype(np.int32)
+        got = device.run_kernel(hsaco, "barrier_votes", [v, np.zeros(N, np.int32)], N, np.int32, block=(64, 1, 1),
+                                grid=(N // 64, 1, 1))
+        want = np.concatenate([np.full(64, (b > 9).sum() | (int((b >= 0).all()) << 8) | (int((b > 18).any()) << 9) |
+                                       (int((b > 0).all()) << 10)) for b in v.reshape(-1, 64)])
+        assert_bit_exact(np.asarray(got), want.astype(np.int32), f"__syncthreads_count/and/or ({device.arch})")
         return
     name, fn = CASES[op]
     v = np.random.default_rng(op).integers(0, 20, N).astype(np.int32)

@@ -370,7 +370,19 @@ __device__ __forceinline__ void __brkpt() { __builtin_debugtrap(); }
 extern "C" __device__ __attribute__((noreturn)) inline void __assert_fail(const char *, const char *, unsigned,
                                                                           const char *) { __builtin_trap(); }
 #if !defined(__NVPTX__)
-__device__ __forceinline__ int __syncthreads_count(int p) __shflx_unsupported("__syncthreads_count");
-__device__ int __syncthreads_and(int) __shflx_unsupported("__syncthreads_and");
-__device__ int __syncthreads_or(int) __shflx_unsupported("__syncthreads_or");
+// A barrier that also counts the threads whose predicate is non-zero: one LDS counter, reset
+// before and read between barriers (the third barrier keeps the next call's reset after every read).
+__device__ __forceinline__ int __syncthreads_count(int p) {
+  __shared__ unsigned __shflx_count;
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) __shflx_count = 0;
+  __syncthreads();
+  if (p) __hip_atomic_fetch_add(&__shflx_count, 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+  __syncthreads();
+  int n = (int)__shflx_count;
+  __syncthreads();
+  return n;
+}
+__device__ __forceinline__ int __syncthreads_and(int p) {
+  return __syncthreads_count(p) == (int)(blockDim.x * blockDim.y * blockDim.z); }
+__device__ __forceinline__ int __syncthreads_or(int p) { return __syncthreads_count(p) != 0; }
 #endif
