@@ -222,3 +222,16 @@ def test_inline_ptx_errors_carry_the_line(tmp_path):
         compile_file(src, "gfx942")
     assert "v.cu:3" in str(e.value) and "vote.sync.ballot.b32" in str(e.value)
 
+
+
+def test_memory_instructions_become_loads_and_stores_in_program_order():
+    """ld/st with an "l" address: a plain vector load; a guarded one touches no memory where the
+    guard is false (masked); the store comes after the load it follows in the PTX."""
+    tr = translate("{ .reg .pred p; setp.ne.b32 p, $2, 0; ld.global.v2.u32 {$0, $1}, [$3+8]; "
+                   "@p st.global.u32 [$3], $2; }", ["i32", "i32"], [("i32", "%c"), ("i64", "%a")],
+                   {}, "t", 32, "%r")
+    text = "\n".join(tr.lines)
+    load = next(k for k, ln in enumerate(tr.lines) if "load <2 x i32>, ptr addrspace(1)" in ln)
+    store = next(k for k, ln in enumerate(tr.lines) if "@llvm.masked.store.v1i32.p1(" in ln)
+    assert load < store and "getelementptr i8, ptr addrspace(1)" in text and ", i64 8" in text
+    assert tr.declarations["llvm.masked.store.v1i32.p1"].startswith("declare void @llvm.masked.store.v1i32.p1(")

@@ -17,8 +17,9 @@ from ..amd.asm import step_asm
 from ..amd.llvm_ir import function_ir, local_name
 from ..errors import InputError, UsageError
 from ..files import check_source_text
-from ..frontend.clang import PRELUDE_PREFIX, FrontendOptions, compile_to_ir
+from ..frontend.clang import PRELUDE_PREFIX, FrontendOptions
 from ..frontend.host_only import skipped_headers
+from ..frontend.ptx_operands import compile_to_ir     # clang, plus inline PTX "=f"/"l"/"d"/"h" operands
 from ..ir.symbols import nvcc_kernel_names
 from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite

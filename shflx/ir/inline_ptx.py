@@ -12,7 +12,7 @@ from .text import DBG, declared_names, locations, operand_token, split_args
 _ASM = re.compile(r'^(?P<lhs>\s*(?:%[\w.\-]+ = )?)(?:tail )?call (?P<ty>[^"]*?)asm (?:sideeffect )?(?:inteldialect )?'
                   r'"(?P<tmpl>(?:[^"\\]|\\.)*)", "(?P<cons>[^"]*)"\((?P<args>.*)\)(?P<rest>[^()]*)$')
 _PTX_START = re.compile(r"(@!?\w+\s+)?(shfl|mov|add|sub|mul|min|max|and|or|xor|not|shl|shr|setp|selp|ld|st|cvt|"
-                        r"vote|activemask|redux|match|bar)\.")
+                        r"vote|activemask|redux|match|bar|cp)\.")
 
 
 class InlinePtxError(ValueError):
@@ -70,7 +70,7 @@ def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int) -> Translatio
     ret = types[-1] if types else "void"             # after call attributes and fast-math flags
     outputs = [] if ret == "void" else [t.strip() for t in ret.strip("{} ").split(",")]
     args = split_args(m.group("args"))
-    inputs = [(a.split()[0], operand_token(a)) for a in args]
+    inputs = [(_arg_type(a), operand_token(a)) for a in args]
     cons = [c for c in m.group("cons").split(",") if c and not c.startswith("~")]
     outs = [c for c in cons if c.startswith("=")]
     ins = cons[len(outs):]
@@ -79,3 +79,9 @@ def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int) -> Translatio
     tied = {int(c): len(outs) + j for j, c in enumerate(ins) if c.isdigit()}
     res = m.group("lhs").strip().rstrip("=").strip() or None
     return translate(tmpl, outputs, inputs, tied, prefix, wave, res)
+
+
+def _arg_type(arg: str) -> str:
+    """The LLVM type of a call argument (`ptr addrspace(1) noundef %p` -> `ptr addrspace(1)`)."""
+    m = re.match(r"ptr(?: addrspace\(\d+\))?", arg)
+    return m.group(0) if m else arg.split()[0]

@@ -21,7 +21,13 @@ from .sites import MARKER
 
 # LLVM types an asm operand may have: bits, and the integer type a float travels as.
 IR_TYPES = {"i8": (8, None), "i16": (16, None), "i32": (32, None), "i64": (64, None),
-            "half": (16, "i16"), "float": (32, "i32"), "double": (64, "i64")}
+            "half": (16, "i16"), "float": (32, "i32"), "double": (64, "i64"), "ptr": (64, "i64")}
+# PTX state spaces of ld/st/cp.async -> (AMDGPU address space, address bits): generic is flat
+# (a global pointer's value is its flat address), .shared is the LDS, .const the constant space.
+SPACES = {"": (0, 64), "global": (1, 64), "shared": (3, 32), "const": (4, 64)}
+MEM_TYPES = {"u8": 8, "s8": 8, "b8": 8, "u16": 16, "s16": 16, "b16": 16, "f16": 16,
+             "u32": 32, "s32": 32, "b32": 32, "f32": 32, "u64": 64, "s64": 64, "b64": 64, "f64": 64}
+CACHE_HINTS = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "volatile", "relaxed", "weak"}
 INT_OPS = {"add": "add", "sub": "sub", "mul": "mul", "and": "and", "or": "or", "xor": "xor"}
 ICMP = {"eq": "eq", "ult": "ult", "ule": "ule", "slt": "slt", "sle": "sle"}
 BOOL_OPS = {"band": "and", "bor": "or"}
@@ -52,7 +58,7 @@ def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], 
     """IR for an asm block: `outputs` are the IR types of $0..$n-1, `inputs` (type, IR value) of
     $n.., `tied[k]` = the input operand number that gives output k its value on entry ("+r")."""
     for ty in outputs + [t for t, _ in inputs]:
-        if ty not in IR_TYPES:
+        if ty.split()[0] not in IR_TYPES or (ty.startswith("ptr") and ty in outputs):
             raise PtxBlockError(f"an asm operand of LLVM type '{ty}' is not supported "
                                 f"(supported: {', '.join(IR_TYPES)})")
     em = _Emitter(prefix, wave)
@@ -60,10 +66,14 @@ def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], 
     for k, (ty, val) in enumerate(inputs, start=len(outputs)):
         name = f"${k}"
         em.inputs[name] = em.to_int(ty, val)
-        leaves[name] = symbolic.sym(name, IR_TYPES[ty][0])
+        leaves[name] = symbolic.sym(name, IR_TYPES[ty.split()[0]][0])
     for out, src in tied.items():
         leaves[f"${out}"] = leaves[f"${src}"]
-    env = _execute(template, leaves)
+    accesses: list[_Access] = []
+    out_widths = {f"${k}": IR_TYPES[ty.split()[0]][0] for k, ty in enumerate(outputs)}
+    env = _execute(template, leaves, accesses, out_widths)
+    for acc in accesses:                   # memory in program order, before the outputs
+        em.access(acc, env.origin)
     values = []
     for k, ty in enumerate(outputs):
         if f"${k}" not in env.env:
@@ -73,8 +83,127 @@ def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], 
     return Translation(em.lines, result, em.modes, em.decls)
 
 
-def _execute(template: str, inputs: dict[str, Expr]) -> StraightLine:
-    """Parse the block with ptxir and run it through symbolic's straight-line semantics."""
+@dataclass
+class _Access:
+    """One memory instruction of the block, in program order: a load gives the fresh leaves
+    `names` (its destinations' values), a store writes `values`; `guard` (None: always) says
+    whether it happens at all, `mask` (i1 per element, None: all) which elements it touches."""
+    kind: str                       # "ld" | "st"
+    space: str
+    addr: Expr
+    offset: int
+    width: int
+    names: list[str]
+    values: list[Expr]
+    guard: Expr | None
+    mask: list[Expr] | None = None
+
+
+def _memory(run: StraightLine, inst: ptxir.Instruction, accesses: list, out_widths: dict) -> None:
+    """ld / st / cp.async / cp.async.{commit,wait}_*: recorded as _Access; cp.async is a
+    synchronous copy (its completion waits become no-ops), zero-filled past src-size."""
+    run.current = inst
+    mods = list(inst.modifiers)
+    if inst.base == "cp":
+        if mods[:1] != ["async"]:
+            raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}' is not supported in inline PTX")
+        if len(mods) >= 2 and mods[1] in ("commit_group", "wait_group", "wait_all"):
+            return                                   # copies below complete at once
+        if mods[1:] not in (["ca", "shared", "global"], ["cg", "shared", "global"]) or len(inst.operands) not in (3, 4):
+            raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': only cp.async.{{ca,cg}}.shared.global "
+                                "[dst], [src], size{, src-size} is supported in inline PTX")
+        size = _imm_int(inst, inst.operands[2])
+        if size not in (4, 8, 16):
+            raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': copy size must be 4, 8 or 16")
+        guard = run.guard(run.env, inst)
+        n = size // 4
+        src_size = run.read(run.env, inst.operands[3], 32) if len(inst.operands) == 4 else None
+        dst, doff = _address(run, inst, inst.operands[0], "shared")
+        src, soff = _address(run, inst, inst.operands[1], "global")
+        names = [f"$cp{len(accesses)}.{k}" for k in range(n)]
+        keep = None
+        if src_size is not None:                      # word k is read only where 4k < src-size
+            keep = [symbolic.mk("ult", 1, symbolic.const(4 * k, 32), src_size) for k in range(n)]
+        accesses.append(_Access("ld", "global", src, soff, 32, names, [], guard, keep))
+        words = [symbolic.sym(nm, 32) for nm in names]
+        if src_size is not None:                      # bytes past src-size are zero
+            words = [_zero_fill(w, src_size, 4 * k) for k, w in enumerate(words)]
+        accesses.append(_Access("st", "shared", dst, doff, 32, [], words, guard))
+        return
+    space = next((m for m in mods if m in SPACES), "")
+    vec = next((int(m[1:]) for m in mods if m in ("v2", "v4")), 1)
+    types = [m for m in mods if m in MEM_TYPES]
+    rest = [m for m in mods if m not in SPACES and m not in ("v2", "v4") and m not in MEM_TYPES
+            and m not in CACHE_HINTS and not m.startswith("L1::") and not m.startswith("L2::")]
+    if len(types) != 1 or rest or (space == "const" and inst.base == "st"):
+        raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': shflx translates ld/st of "
+                            "8- to 64-bit (vector) values in the global, shared, const or generic space")
+    width = MEM_TYPES[types[0]]
+    guard = run.guard(run.env, inst)
+    if inst.base in ("ld", "ldu"):
+        dests = inst.dests()
+        addr, off = _address(run, inst, inst.operands[1], space)
+        if len(dests) != vec:
+            raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': {vec} destinations expected")
+        names = [f"$ld{len(accesses)}.{k}" for k in range(vec)]
+        accesses.append(_Access("ld", space, addr, off, width, names, [], guard))
+        for d, nm in zip(dests, names):        # narrower loads widen to the register (.s: sign)
+            v = symbolic.sym(nm, width)
+            dw = run.reg_width(d) or out_widths.get(d)
+            if dw is not None and dw != width:
+                v = symbolic.resize(v, dw, types[0].startswith("s"))
+            run.write(run.env, inst, d, v, guard=guard)
+            run.origin.setdefault(run.env[d].id, inst)
+        return
+    addr, off = _address(run, inst, inst.operands[0], space)
+    srcs = [t.strip() for t in inst.operands[1].strip("{} ").split(",")]
+    if len(srcs) != vec:
+        raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': {vec} sources expected")
+    accesses.append(_Access("st", space, addr, off, width, [], [run.read(run.env, t, width) for t in srcs], guard))
+    # (read takes the low `width` bits of a wider register, as st.u16 / st.u8 store them)
+
+
+def _zero_fill(word: Expr, src_size: Expr, base: int) -> Expr:
+    """word with the bytes at byte offsets >= src-size cleared (base: the word's first byte)."""
+    out = word
+    for b in range(4):
+        inside = symbolic.mk("ult", 1, symbolic.const(base + b, 32), src_size)
+        out = symbolic.ite(inside, out, symbolic.mk("and", 32, out, symbolic.const(~(0xFF << (8 * b)) & 0xFFFFFFFF, 32)))
+    return out
+
+
+def _imm_int(inst: ptxir.Instruction, tok: str) -> int:
+    try:
+        return int(tok.strip(), 0)
+    except ValueError:
+        raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': '{tok}' must be a constant") from None
+
+
+def _address(run: StraightLine, inst: ptxir.Instruction, tok: str, space: str = "") -> tuple[Expr, int]:
+    """[reg], [reg+imm] or [reg-imm]: the register's value and the byte offset; a global, const or
+    generic address must be 64-bit (an "l" operand), a shared one may be 32-bit."""
+    body = tok.strip()
+    if not (body.startswith("[") and body.endswith("]")):
+        raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': address '{tok}' is not [reg{{+imm}}]")
+    body = body[1:-1].replace(" ", "")
+    reg, off = body, 0
+    for sign in ("+", "-"):
+        if sign in body[1:]:
+            reg, imm = body.split(sign, 1)
+            off = _imm_int(inst, imm) * (1 if sign == "+" else -1)
+            break
+    if reg not in run.env:
+        raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': address register '{reg}' has no value")
+    if run.env[reg].w < SPACES[space][1]:
+        raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': a {space or 'generic'} address must be "
+                            f"a {SPACES[space][1]}-bit register (an \"l\" operand)")
+    return run.env[reg], off
+
+
+def _execute(template: str, inputs: dict[str, Expr], accesses: list | None = None,
+             out_widths: dict | None = None) -> StraightLine:
+    """Parse the block with ptxir and run it through symbolic's straight-line semantics; memory
+    instructions are recorded in `accesses` (an error without it)."""
     body = template.rstrip()
     if body and not body.endswith((";", "}")):
         body += ";"                          # a lone statement written without its ';'
@@ -103,6 +232,8 @@ def _execute(template: str, inputs: dict[str, Expr]) -> StraightLine:
                                         "registers are not supported")
                 declared[name] = st.dtype
                 scopes[-1][name] = run.env.pop(name, None)
+        elif isinstance(st, ptxir.Instruction) and accesses is not None and st.base in ("ld", "ldu", "st", "cp"):
+            _memory(run, st, accesses, out_widths or {})
         elif isinstance(st, ptxir.Instruction):
             try:
                 run.execute(st)
@@ -139,8 +270,54 @@ class _Emitter:
         return name
 
     def to_int(self, ty: str, val: str) -> str:
-        as_int = IR_TYPES[ty][1]
+        as_int = IR_TYPES[ty.split()[0]][1]
+        if ty.startswith("ptr"):
+            return self.emit(f"ptrtoint {ty} {val} to {as_int}")
         return self.emit(f"bitcast {ty} {val} to {as_int}") if as_int else val
+
+    def access(self, acc: _Access, origin: dict) -> None:
+        """IR of one memory access: the address as a pointer of its space, then a load (its
+        elements become the inputs named acc.names) or a store; guarded or element-masked
+        accesses are llvm.masked.load/store, so a false guard touches no memory."""
+        aspace, abits = SPACES[acc.space]
+        addr = self.value(acc.addr, origin, None)
+        if acc.addr.w != abits:
+            addr = self.emit(f"{'trunc' if acc.addr.w > abits else 'zext'} i{acc.addr.w} {addr} to i{abits}")
+        pty = f"ptr addrspace({aspace})" if aspace else "ptr"
+        ptr = self.emit(f"inttoptr i{abits} {addr} to {pty}")
+        if acc.offset:
+            ptr = self.emit(f"getelementptr i8, {pty} {ptr}, i{abits} {acc.offset}")
+        n = len(acc.names) or len(acc.values)
+        et, vt = f"i{acc.width}", f"<{n} x i{acc.width}>"
+        align = acc.width // 8 * n
+        bits = None
+        if acc.guard is not None or acc.mask is not None:
+            g = self.value(acc.guard, origin, None) if acc.guard is not None else "true"
+            bits = [g if acc.mask is None else self.emit(f"and i1 {g}, {self.value(m, origin, None)}")
+                    for m in (acc.mask or [None] * n)]
+            mvec = "poison"
+            for k, b in enumerate(bits):
+                mvec = self.emit(f"insertelement <{n} x i1> {mvec}, i1 {b}, i32 {k}")
+        suffix = f"v{n}i{acc.width}.p{aspace}"
+        if acc.kind == "ld":
+            if bits is None:
+                vec = self.emit(f"load {vt}, {pty} {ptr}, align {align}")
+            else:
+                fn = f"llvm.masked.load.{suffix}"
+                self.decls[fn] = f"declare {vt} @{fn}({pty}, i32 immarg, <{n} x i1>, {vt})"
+                vec = self.emit(f"call {vt} @{fn}({pty} {ptr}, i32 {align}, <{n} x i1> {mvec}, {vt} zeroinitializer)")
+            for k, name in enumerate(acc.names):
+                self.inputs[name] = self.emit(f"extractelement {vt} {vec}, i32 {k}")
+            return
+        vec = "poison"
+        for k, v in enumerate(acc.values):
+            vec = self.emit(f"insertelement {vt} {vec}, {et} {self.value(v, origin, None)}, i32 {k}")
+        if bits is None:
+            self.lines.append(f"  store {vt} {vec}, {pty} {ptr}, align {align}")
+        else:
+            fn = f"llvm.masked.store.{suffix}"
+            self.decls[fn] = f"declare void @{fn}({vt}, {pty}, i32 immarg, <{n} x i1>)"
+            self.lines.append(f"  call void @{fn}({vt} {vec}, {pty} {ptr}, i32 {align}, <{n} x i1> {mvec})")
 
     def results(self, values: list[str], types: list[str], name: str | None) -> str:
         conv = []

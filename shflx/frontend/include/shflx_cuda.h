@@ -31,19 +31,16 @@
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 #if defined(__NVPTX__)
-#define __shflx_unsupported(name) __attribute__((unavailable("CUDA API '" name "' is not supported by shflx on NVIDIA")))
+#define __shflx_unsupported(name) __attribute__((unavailable("shflx does not support '" name "' on NVIDIA targets")))
 #else
-#define __shflx_unsupported(name) __attribute__((unavailable("CUDA API '" name "' is not supported by shflx on AMD")))
+#define __shflx_unsupported(name) __attribute__((unavailable("shflx does not support '" name "' on AMD targets")))
 #endif
 
 #include "shflx_stdint.h"
 
 // ------------------------------------------------------------------------ thread geometry
-struct dim3 {
-  unsigned x, y, z;
-  __host__ __device__ constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
-};
-typedef struct dim3 uint3;
+#include "stubs/vector_types.h"      // dim3, uint3, float4, ... as CUDA declares them
+#include "stubs/vector_functions.h"
 #define __SHFLX_XYZ(NAME, FX, FY, FZ)                                                      \
   struct __shflx_##NAME##_t {                                                              \
     __device__ unsigned __get_x() const { return FX; }                                     \
@@ -53,6 +50,7 @@ typedef struct dim3 uint3;
     __declspec(property(get = __get_y)) unsigned y;                                        \
     __declspec(property(get = __get_z)) unsigned z;                                        \
     __device__ operator dim3() const { return dim3(FX, FY, FZ); }                          \
+    __device__ operator uint3() const { return uint3{FX, FY, FZ}; }                        \
   };                                                                                       \
   extern const __device__ __attribute__((weak)) __shflx_##NAME##_t NAME;
 #if defined(__NVPTX__)
@@ -284,8 +282,17 @@ __SHFLX_ATOMIC(atomicExch, exchange, float)
     __SHFLX_CAS_OP(p, cmp, v);                                                             \
     return cmp; }
 __SHFLX_CAS(int) __SHFLX_CAS(unsigned) __SHFLX_CAS(unsigned long long)
-__device__ unsigned atomicInc(unsigned *, unsigned) __shflx_unsupported("atomicInc");
-__device__ unsigned atomicDec(unsigned *, unsigned) __shflx_unsupported("atomicDec");
+// atomicInc: old >= v ? 0 : old + 1; atomicDec: old == 0 || old > v ? v : old - 1 (CUDA), which are
+// LLVM's atomicrmw uinc_wrap / udec_wrap (AMDGPU: global_atomic_inc/dec)
+#if defined(__NVPTX__)
+__device__ __forceinline__ unsigned atomicInc(unsigned *p, unsigned v) { return __nvvm_atom_inc_gen_ui(p, v); }
+__device__ __forceinline__ unsigned atomicDec(unsigned *p, unsigned v) { return __nvvm_atom_dec_gen_ui(p, v); }
+#else
+__device__ __forceinline__ unsigned atomicInc(unsigned *p, unsigned v) {
+  return __builtin_amdgcn_atomic_inc32(p, v, __ATOMIC_RELAXED, "agent"); }
+__device__ __forceinline__ unsigned atomicDec(unsigned *p, unsigned v) {
+  return __builtin_amdgcn_atomic_dec32(p, v, __ATOMIC_RELAXED, "agent"); }
+#endif
 
 // ------------------------------------------------------------------------ loads, math
 template <class T> __device__ __forceinline__ T __ldg(const T *p) { return *p; }
@@ -325,67 +332,24 @@ __device__ float cosf(float) __shflx_unsupported("cosf (no libdevice; use __cosf
 __device__ float tanhf(float) __shflx_unsupported("tanhf (no libdevice)");
 __device__ float erff(float) __shflx_unsupported("erff (no libdevice)");
 #else
-__device__ __forceinline__ float expf(float x) { return __builtin_expf(x); }
-__device__ __forceinline__ float __expf(float x) { return __builtin_expf(x); }
-__device__ __forceinline__ float exp2f(float x) { return __builtin_exp2f(x); }
-__device__ __forceinline__ float logf(float x) { return __builtin_logf(x); }
-__device__ __forceinline__ float __logf(float x) { return __builtin_logf(x); }
-__device__ __forceinline__ float log2f(float x) { return __builtin_log2f(x); }
-__device__ __forceinline__ float powf(float x, float y) { return __builtin_powf(x, y); }
-__device__ __forceinline__ float __powf(float x, float y) { return __builtin_powf(x, y); }
-__device__ __forceinline__ float sinf(float x) { return __builtin_sinf(x); }
-__device__ __forceinline__ float cosf(float x) { return __builtin_cosf(x); }
-__device__ __forceinline__ float __sinf(float x) { return __builtin_sinf(x); }
-__device__ __forceinline__ float __cosf(float x) { return __builtin_cosf(x); }
-__device__ __forceinline__ float tanhf(float x) {   // via expf; |x| > 9: +-1 exactly in f32
-  float a = __builtin_fabsf(x);
-  float e = __builtin_expf(-2.0f * a);
-  float t = a > 9.0f ? 1.0f : (1.0f - e) / (1.0f + e);
-  return __builtin_copysignf(t, x);
-}
-__device__ __forceinline__ float erff(float x) {    // Abramowitz & Stegun 7.1.26, |error| < 1.5e-7
-  float a = __builtin_fabsf(x), t = 1.0f / (1.0f + 0.3275911f * a);
-  float y = 1.0f - (((((1.061405429f * t - 1.453152027f) * t) + 1.421413741f) * t - 0.284496736f) * t +
-                    0.254829592f) * t * __builtin_expf(-a * a);
-  return __builtin_copysignf(y, x);
-}
+#include "shflx_math_amd.h"     // precise math from LLVM intrinsics and short functions
 #endif
-__device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
-__device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }
-__device__ __forceinline__ unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
-__device__ __forceinline__ unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
-__device__ __forceinline__ float min(float a, float b) { return __builtin_fminf(a, b); }
-__device__ __forceinline__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
+__host__ __device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ float min(float a, float b) { return __builtin_fminf(a, b); }
+__host__ __device__ __forceinline__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
 __device__ double exp(double) __shflx_unsupported("exp(double)");
 __device__ double log(double) __shflx_unsupported("log(double)");
 __device__ double pow(double, double) __shflx_unsupported("pow(double)");
 
+#include "shflx_intrinsics.h"     // integer/cast intrinsics, mixed-sign min/max, __ldcs.., memcpy
+
 // ------------------------------------------------------------------------ half precision
-typedef _Float16 __half;
-struct __half2 { _Float16 x, y; };
-__device__ __forceinline__ __half __float2half(float f) { return (_Float16)f; }
-__device__ __forceinline__ float __half2float(__half h) { return (float)h; }
-__device__ __forceinline__ __half2 __floats2half2_rn(float a, float b) { return {(_Float16)a, (_Float16)b}; }
-__device__ __forceinline__ __half2 __half2half2(__half h) { return {h, h}; }
-__device__ __forceinline__ float __low2float(__half2 h) { return (float)h.x; }
-__device__ __forceinline__ float __high2float(__half2 h) { return (float)h.y; }
-__device__ __forceinline__ __half __hadd(__half a, __half b) { return a + b; }
-__device__ __forceinline__ __half __hmul(__half a, __half b) { return a * b; }
-__device__ __forceinline__ __half __hmax(__half a, __half b) { return a > b ? a : b; }
-__device__ __forceinline__ __half2 __hadd2(__half2 a, __half2 b) { return {a.x + b.x, a.y + b.y}; }
-__device__ __forceinline__ __half2 __hmul2(__half2 a, __half2 b) { return {a.x * b.x, a.y * b.y}; }
-__device__ __forceinline__ __half2 __hmax2(__half2 a, __half2 b) { return {a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y}; }
-__device__ __forceinline__ __half2 __hmin2(__half2 a, __half2 b) { return {a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y}; }
-#define __SHFLX_HALF_SHUFFLES(NAME)                                                           \
-  __device__ __forceinline__ __half NAME(unsigned m, __half v, int b, int w = 32) {          \
-    unsigned short s = __builtin_bit_cast(unsigned short, v);                                 \
-    return __builtin_bit_cast(__half, (unsigned short)NAME(m, (unsigned)s, b, w)); }           \
-  __device__ __forceinline__ __half2 NAME(unsigned m, __half2 v, int b, int w = 32) {        \
-    return __builtin_bit_cast(__half2, NAME(m, __builtin_bit_cast(unsigned, v), b, w)); }
-__SHFLX_HALF_SHUFFLES(__shfl_sync)
-__SHFLX_HALF_SHUFFLES(__shfl_up_sync)
-__SHFLX_HALF_SHUFFLES(__shfl_down_sync)
-__SHFLX_HALF_SHUFFLES(__shfl_xor_sync)
+// CUDA's __half / __nv_bfloat16 classes (their names, conversions, operators, shuffles)
+#include "stubs/cuda_fp16.h"
+#include "stubs/cuda_bf16.h"
 
 #include "shflx_cuda_host.h"
 
@@ -406,7 +370,19 @@ __device__ __forceinline__ void __brkpt() { __builtin_debugtrap(); }
 extern "C" __device__ __attribute__((noreturn)) inline void __assert_fail(const char *, const char *, unsigned,
                                                                           const char *) { __builtin_trap(); }
 #if !defined(__NVPTX__)
-__device__ __forceinline__ int __syncthreads_count(int p) __shflx_unsupported("__syncthreads_count");
-__device__ int __syncthreads_and(int) __shflx_unsupported("__syncthreads_and");
-__device__ int __syncthreads_or(int) __shflx_unsupported("__syncthreads_or");
+// A barrier that also counts the threads whose predicate is non-zero: one LDS counter, reset
+// before and read between barriers (the third barrier keeps the next call's reset after every read).
+__device__ __forceinline__ int __syncthreads_count(int p) {
+  __shared__ unsigned __shflx_count;
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) __shflx_count = 0;
+  __syncthreads();
+  if (p) __hip_atomic_fetch_add(&__shflx_count, 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+  __syncthreads();
+  int n = (int)__shflx_count;
+  __syncthreads();
+  return n;
+}
+__device__ __forceinline__ int __syncthreads_and(int p) {
+  return __syncthreads_count(p) == (int)(blockDim.x * blockDim.y * blockDim.z); }
+__device__ __forceinline__ int __syncthreads_or(int p) { return __syncthreads_count(p) != 0; }
 #endif

@@ -3,6 +3,20 @@
 // bodies and these declarations only need to type-check. Names, types and enumerator values follow
 // the CUDA Runtime API reference (cuda_runtime_api.h, driver_types.h).
 #pragma once
+// nvcc's cuda_runtime.h brings the C library into every .cu (crt/common_functions.h includes
+// string.h, time.h; math_functions.h math.h, stdlib.h): real files use EXIT_FAILURE, exit, memcpy,
+// strlen without an include. Only where the host's C headers are usable (they need the
+// compiler's stddef.h).
+#if __has_include(<stddef.h>) && __has_include(<stdlib.h>)
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#endif
+// The guards real headers define, which helpers test (cuda-samples' helper_cuda.h defines
+// checkCudaErrors and getLastCudaError only under __DRIVER_TYPES_H__ / __CUDA_RUNTIME_H__).
+#define __DRIVER_TYPES_H__
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
 typedef __SIZE_TYPE__ __shflx_size_t;
 enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
                  cudaErrorInitializationError = 3, cudaErrorInvalidDevice = 101, cudaErrorNotReady = 600,
@@ -20,8 +34,12 @@ enum cudaFuncCache { cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1,
                      cudaFuncCachePreferEqual = 3 };
 enum cudaSharedMemConfig { cudaSharedMemBankSizeDefault = 0, cudaSharedMemBankSizeFourByte = 1,
                            cudaSharedMemBankSizeEightByte = 2 };
-enum cudaDeviceAttr { cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMultiProcessorCount = 16,
+enum cudaDeviceAttr { cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrClockRate = 13, cudaDevAttrMultiProcessorCount = 16,
+                      cudaDevAttrIntegrated = 18, cudaDevAttrComputeMode = 20,
+                      cudaDevAttrComputeCapabilityMajor = 75, cudaDevAttrComputeCapabilityMinor = 76,
                       cudaDevAttrCooperativeLaunch = 95 };
+enum cudaComputeMode { cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1, cudaComputeModeProhibited = 2,
+                       cudaComputeModeExclusiveProcess = 3 };
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
                          cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
 struct cudaDeviceProp {
@@ -65,6 +83,26 @@ __host__ cudaError_t cudaMemcpyFromSymbol(void *, const void *, __shflx_size_t, 
                                           cudaMemcpyKind = cudaMemcpyDeviceToHost);
 template <class T> __host__ inline cudaError_t cudaMemcpyFromSymbol(void *p, const T &s, __shflx_size_t n,
     __shflx_size_t o = 0, cudaMemcpyKind k = cudaMemcpyDeviceToHost) { return cudaMemcpyFromSymbol(p, (const void *)&s, n, o, k); }
+__host__ cudaError_t cudaMemcpyToSymbolAsync(const void *, const void *, __shflx_size_t, __shflx_size_t = 0,
+                                             cudaMemcpyKind = cudaMemcpyHostToDevice, cudaStream_t = 0);
+template <class T> __host__ inline cudaError_t cudaMemcpyToSymbolAsync(const T &s, const void *p, __shflx_size_t n,
+    __shflx_size_t o = 0, cudaMemcpyKind k = cudaMemcpyHostToDevice, cudaStream_t st = 0) {
+  return cudaMemcpyToSymbolAsync((const void *)&s, p, n, o, k, st); }
+__host__ cudaError_t cudaMemcpyFromSymbolAsync(void *, const void *, __shflx_size_t, __shflx_size_t = 0,
+                                               cudaMemcpyKind = cudaMemcpyDeviceToHost, cudaStream_t = 0);
+template <class T> __host__ inline cudaError_t cudaMemcpyFromSymbolAsync(void *p, const T &s, __shflx_size_t n,
+    __shflx_size_t o = 0, cudaMemcpyKind k = cudaMemcpyDeviceToHost, cudaStream_t st = 0) {
+  return cudaMemcpyFromSymbolAsync(p, (const void *)&s, n, o, k, st); }
+#define cudaHostRegisterDefault 0
+#define cudaHostRegisterPortable 1
+#define cudaHostRegisterMapped 2
+#define cudaHostRegisterIoMemory 4
+#define cudaHostRegisterReadOnly 8
+__host__ cudaError_t cudaHostRegister(void *, __shflx_size_t, unsigned);
+__host__ cudaError_t cudaHostUnregister(void *);
+__host__ cudaError_t cudaHostGetDevicePointer(void **, void *, unsigned);
+template <class T> __host__ inline cudaError_t cudaHostGetDevicePointer(T **d, void *h, unsigned f) {
+  return cudaHostGetDevicePointer((void **)d, h, f); }
 __host__ cudaError_t cudaMemset(void *, int, __shflx_size_t);
 __host__ cudaError_t cudaMemsetAsync(void *, int, __shflx_size_t, cudaStream_t = 0);
 __host__ cudaError_t cudaMemPrefetchAsync(const void *, __shflx_size_t, int, cudaStream_t = 0);
@@ -111,6 +149,13 @@ __host__ cudaError_t cudaLaunchKernel(const void *, dim3, dim3, void **, __shflx
 __host__ cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **, __shflx_size_t = 0, cudaStream_t = 0);
 template <class T> __host__ inline cudaError_t cudaLaunchCooperativeKernel(T *f, dim3 g, dim3 b, void **a,
     __shflx_size_t s = 0, cudaStream_t st = 0) { return cudaLaunchCooperativeKernel((const void *)f, g, b, a, s, st); }
+template <class T> __host__ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, T func,
+    __shflx_size_t dynamicSMemSize = 0, int blockSizeLimit = 0);
+__host__ cudaError_t cudaGetSymbolAddress(void **, const void *);
+template <class T> __host__ inline cudaError_t cudaGetSymbolAddress(void **p, const T &s) { return cudaGetSymbolAddress(p, (const void *)&s); }
+__host__ cudaError_t cudaGetSymbolSize(__shflx_size_t *, const void *);
+template <class T> __host__ inline cudaError_t cudaGetSymbolSize(__shflx_size_t *n, const T &s) { return cudaGetSymbolSize(n, (const void *)&s); }
+#define CUDART_CB
 __host__ cudaError_t cudaDriverGetVersion(int *);
 __host__ cudaError_t cudaRuntimeGetVersion(int *);
 // `kernel<<<grid, block, shmem, stream>>>(...)` calls one of these (clang's launch ABI: HIP mode for

@@ -11,6 +11,10 @@ struct thread_block {
   __device__ unsigned size() const { return blockDim.x * blockDim.y * blockDim.z; }
   __device__ unsigned num_threads() const { return size(); }
   __device__ void sync() const { __syncthreads(); }
+  __device__ static dim3 group_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  __device__ static dim3 thread_index() { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  __device__ static dim3 group_dim() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+  __device__ static dim3 dim_threads() { return group_dim(); }
 };
 __device__ inline thread_block this_thread_block() { return thread_block(); }
 
@@ -41,13 +45,72 @@ __device__ inline thread_block_tile<N> tiled_partition(const thread_block &) { r
 // Any group: what code written against cg::thread_group reads (rank, size, sync).
 struct thread_group {
   unsigned __rank, __size;
-  __device__ thread_group(const thread_block &b) : __rank(b.thread_rank()), __size(b.size()) {}
-  template <unsigned N> __device__ thread_group(const thread_block_tile<N> &t) : __rank(t.thread_rank()), __size(N) {}
+  bool __in_warp;                         // a tile of <= 32 threads: its sync is a warp sync
+  __device__ thread_group(const thread_block &b) : __rank(b.thread_rank()), __size(b.size()), __in_warp(false) {}
+  template <unsigned N> __device__ thread_group(const thread_block_tile<N> &t) : __rank(t.thread_rank()), __size(N), __in_warp(true) {}
+  __device__ thread_group(unsigned rank, unsigned size, bool in_warp) : __rank(rank), __size(size), __in_warp(in_warp) {}
   __device__ unsigned thread_rank() const { return __rank; }
   __device__ unsigned size() const { return __size; }
   __device__ unsigned num_threads() const { return __size; }
-  __device__ void sync() const { __syncthreads(); }
+  __device__ void sync() const { if (__in_warp) __syncwarp(); else __syncthreads(); }
 };
+// tiled_partition(parent, n) with a run-time size: CUDA allows a power of two n <= 32 dividing
+// the parent; threads are numbered by the parent's rank.
+__device__ inline thread_group tiled_partition(const thread_block &b, unsigned n) {
+  return thread_group(b.thread_rank() % n, n, n <= 32);
+}
+__device__ inline thread_group tiled_partition(const thread_group &g, unsigned n) {
+  return thread_group(g.thread_rank() % n, n, n <= 32);
+}
+
+// coalesced_group: the lanes of one CUDA warp named by a 32-bit mask (coalesced_threads(),
+// binary_partition, labeled_partition). Ranks count member lanes below (CUDA Programming Guide,
+// "Coalesced Groups"); shuffles address ranks, so they read the rank-th member lane.
+__device__ inline unsigned __shflx_warp_lane() { return __shflx_lane() & 31u; }
+__device__ inline unsigned __shflx_nth_lane(unsigned mask, unsigned n) {   // the lane of the n-th set bit
+  for (unsigned k = 0; k < n; ++k) mask &= mask - 1u;
+  return mask ? (unsigned)__builtin_ctz(mask) : 32u;
+}
+struct coalesced_group {
+  unsigned __mask;
+  __device__ explicit coalesced_group(unsigned m) : __mask(m) {}
+  __device__ unsigned thread_rank() const { return __popc(__mask & ((1u << __shflx_warp_lane()) - 1u)); }
+  __device__ unsigned size() const { return __popc(__mask); }
+  __device__ unsigned num_threads() const { return size(); }
+  __device__ unsigned meta_group_rank() const { return 0; }
+  __device__ unsigned meta_group_size() const { return 1; }
+  __device__ unsigned mask() const { return __mask; }
+  __device__ void sync() const { __syncwarp(__mask); }
+  template <class T> __device__ T shfl(T v, unsigned src_rank) const {
+    return __shfl_sync(__mask, v, (int)__shflx_nth_lane(__mask, src_rank % size())); }
+  template <class T> __device__ T shfl_down(T v, unsigned d) const {
+    unsigned r = thread_rank() + d;
+    return __shfl_sync(__mask, v, (int)(r < size() ? __shflx_nth_lane(__mask, r) : __shflx_warp_lane())); }
+  template <class T> __device__ T shfl_up(T v, unsigned d) const {
+    unsigned r = thread_rank();
+    return __shfl_sync(__mask, v, (int)(r >= d ? __shflx_nth_lane(__mask, r - d) : __shflx_warp_lane())); }
+  __device__ unsigned ballot(int p) const {            // bit k: the member of rank k
+    unsigned b = __ballot_sync(__mask, p), r = 0;
+    for (unsigned m = __mask, k = 0; m; m &= m - 1u, ++k) r |= ((b >> __builtin_ctz(m)) & 1u) << k;
+    return r; }
+  __device__ int any(int p) const { return (__ballot_sync(__mask, p) & __mask) != 0; }
+  __device__ int all(int p) const { return (__ballot_sync(__mask, p) & __mask) == __mask; }
+};
+__device__ inline coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
+template <unsigned N> __device__ inline coalesced_group binary_partition(const thread_block_tile<N> &t, bool pred) {
+  unsigned m = t.mask(), b = __ballot_sync(m, pred) & m;
+  return coalesced_group(pred ? b : m & ~b);
+}
+__device__ inline coalesced_group binary_partition(const coalesced_group &g, bool pred) {
+  unsigned b = __ballot_sync(g.__mask, pred) & g.__mask;
+  return coalesced_group(pred ? b : g.__mask & ~b);
+}
+template <unsigned N> __device__ inline coalesced_group labeled_partition(const thread_block_tile<N> &t, int label) {
+  return coalesced_group(__match_any_sync(t.mask(), label) & t.mask());
+}
+__device__ inline coalesced_group labeled_partition(const coalesced_group &g, int label) {
+  return coalesced_group(__match_any_sync(g.__mask, label) & g.__mask);
+}
 template <class G> __device__ inline void sync(const G &g) { g.sync(); }
 // The whole grid: ranks and sizes work; a grid-wide barrier needs a cooperative launch and a
 // grid barrier in the runtime, which shflx does not provide on AMD.
@@ -73,6 +136,26 @@ template <class T> struct bit_xor { __device__ T operator()(T a, T b) const { re
 template <unsigned N, class T, class Op>
 __device__ T reduce(const thread_block_tile<N> &g, T v, Op op) {     // a butterfly, as nvcc's fallback
   for (unsigned o = N / 2; o > 0; o >>= 1) v = op(v, g.shfl_xor(v, o));
+  return v;
+}
+// A coalesced group's members are any lanes: fold them in rank order through shuffles (every
+// member gets the same value; a full warp takes the butterfly).
+template <class T, class Op>
+__device__ T reduce(const coalesced_group &g, T v, Op op) {
+  if (g.__mask == 0xffffffffu) {
+    for (unsigned o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, (int)o));
+    return v;
+  }
+  T acc = g.shfl(v, 0);
+  for (unsigned r = 1; r < g.size(); ++r) acc = op(acc, g.shfl(v, r));
+  return acc;
+}
+template <class T, class Op>
+__device__ T inclusive_scan(const coalesced_group &g, T v, Op op) {
+  for (unsigned d = 1; d < g.size(); d <<= 1) {
+    T t = g.shfl_up(v, d);
+    if (g.thread_rank() >= d) v = op(v, t);
+  }
   return v;
 }
 template <unsigned N, class T, class Op>

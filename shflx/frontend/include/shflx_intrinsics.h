@@ -1,0 +1,171 @@
+// shflx: CUDA's integer and conversion intrinsics, mixed-sign min/max, cache-hinted loads and
+// stores, and device memcpy/memset, as plain C++ (the same on every target): CUDA Math API,
+// "Integer Intrinsics", "Type Casting Intrinsics"; math_functions.hpp for min/max.
+#pragma once
+
+// ------------------------------------------------------------------ integer intrinsics
+__device__ __forceinline__ unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+__device__ __forceinline__ int __mul24(int a, int b) {           // low 32 bits of the 24-bit signed product
+  return (int)((unsigned)((a << 8) >> 8) * (unsigned)((b << 8) >> 8)); }
+__device__ __forceinline__ unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+__device__ __forceinline__ int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+__device__ __forceinline__ unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return (unsigned long long)(((unsigned __int128)a * b) >> 64); }
+__device__ __forceinline__ long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+__device__ __forceinline__ int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+__device__ __forceinline__ int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+__device__ __forceinline__ unsigned __uhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b) >> 1); }
+__device__ __forceinline__ unsigned __urhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b + 1) >> 1); }
+__device__ __forceinline__ unsigned __sad(int a, int b, unsigned c) { return c + (unsigned)(a > b ? (long long)a - b : (long long)b - a); }
+__device__ __forceinline__ unsigned __usad(unsigned a, unsigned b, unsigned c) { return c + (a > b ? a - b : b - a); }
+__device__ __forceinline__ unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {   // PRMT default mode
+  unsigned long long v = ((unsigned long long)y << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= (unsigned)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return r;
+}
+
+// ------------------------------------------------------------------ type casting
+__device__ __forceinline__ int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
+__device__ __forceinline__ unsigned __float_as_uint(float x) { return __builtin_bit_cast(unsigned, x); }
+__device__ __forceinline__ float __int_as_float(int x) { return __builtin_bit_cast(float, x); }
+__device__ __forceinline__ float __uint_as_float(unsigned x) { return __builtin_bit_cast(float, x); }
+__device__ __forceinline__ long long __double_as_longlong(double x) { return __builtin_bit_cast(long long, x); }
+__device__ __forceinline__ double __longlong_as_double(long long x) { return __builtin_bit_cast(double, x); }
+__device__ __forceinline__ int __double2hiint(double x) { return (int)(__builtin_bit_cast(unsigned long long, x) >> 32); }
+__device__ __forceinline__ int __double2loint(double x) { return (int)__builtin_bit_cast(unsigned long long, x); }
+__device__ __forceinline__ double __hiloint2double(int hi, int lo) {
+  return __builtin_bit_cast(double, ((unsigned long long)(unsigned)hi << 32) | (unsigned)lo); }
+// Conversions in the default rounding mode (nearest even) are the C++ casts; float -> int are
+// PTX's cvt.rni/rzi/rmi/rpi (saturating, NaN -> 0).
+template <class I> __device__ __forceinline__ I __shflx_f2i(double f, I lo, I hi) {
+  return f != f ? (I)0 : f <= (double)lo ? lo : f >= (double)hi ? hi : (I)f; }
+#define __SHFLX_F2I(NAME, I, LO, HI)                                                              \
+  __device__ __forceinline__ I NAME##_rn(float x) { return __shflx_f2i<I>(__builtin_rintf(x), LO, HI); } \
+  __device__ __forceinline__ I NAME##_rz(float x) { return __shflx_f2i<I>(__builtin_truncf(x), LO, HI); } \
+  __device__ __forceinline__ I NAME##_rd(float x) { return __shflx_f2i<I>(__builtin_floorf(x), LO, HI); } \
+  __device__ __forceinline__ I NAME##_ru(float x) { return __shflx_f2i<I>(__builtin_ceilf(x), LO, HI); }
+__SHFLX_F2I(__float2int, int, -2147483647 - 1, 2147483647)
+__SHFLX_F2I(__float2uint, unsigned, 0u, 0xffffffffu)
+#undef __SHFLX_F2I
+__device__ __forceinline__ long long __float2ll_rn(float x) {
+  float r = __builtin_rintf(x);
+  return r != r ? (long long)0x8000000000000000ull : r >= 0x1p63f ? 0x7fffffffffffffffll : r < -0x1p63f ? (long long)0x8000000000000000ull : (long long)r; }
+__device__ __forceinline__ long long __float2ll_rz(float x) {
+  float r = __builtin_truncf(x);
+  return r != r ? (long long)0x8000000000000000ull : r >= 0x1p63f ? 0x7fffffffffffffffll : r < -0x1p63f ? (long long)0x8000000000000000ull : (long long)r; }
+// double -> integer in the four directions (cvt.rni/rzi/rmi/rpi.sat; NaN -> 0 for 32 bits, 64-bit
+// results of NaN and out-of-range inputs are 0x8000000000000000 as PTX's cvt gives)
+#define __SHFLX_D2I(NAME, I, LO, HI)                                                              \
+  __device__ __forceinline__ I NAME##_rn(double x) { return __shflx_f2i<I>(__builtin_rint(x), LO, HI); } \
+  __device__ __forceinline__ I NAME##_rz(double x) { return __shflx_f2i<I>(__builtin_trunc(x), LO, HI); } \
+  __device__ __forceinline__ I NAME##_rd(double x) { return __shflx_f2i<I>(__builtin_floor(x), LO, HI); } \
+  __device__ __forceinline__ I NAME##_ru(double x) { return __shflx_f2i<I>(__builtin_ceil(x), LO, HI); }
+__SHFLX_D2I(__double2int, int, -2147483647 - 1, 2147483647)
+__SHFLX_D2I(__double2uint, unsigned, 0u, 0xffffffffu)
+#undef __SHFLX_D2I
+template <class I> __device__ __forceinline__ I __shflx_d2ll(double r, bool is_signed) {
+  if (r != r) return (I)0x8000000000000000ull;
+  if (is_signed) return r >= 0x1p63 ? (I)0x7fffffffffffffffll : r < -0x1p63 ? (I)0x8000000000000000ull : (I)(long long)r;
+  return r >= 0x1p64 ? (I)0xffffffffffffffffull : r <= 0.0 ? (I)0 : (I)(unsigned long long)r;
+}
+#define __SHFLX_D2LL(NAME, I, S)                                                                  \
+  __device__ __forceinline__ I NAME##_rn(double x) { return __shflx_d2ll<I>(__builtin_rint(x), S); } \
+  __device__ __forceinline__ I NAME##_rz(double x) { return __shflx_d2ll<I>(__builtin_trunc(x), S); } \
+  __device__ __forceinline__ I NAME##_rd(double x) { return __shflx_d2ll<I>(__builtin_floor(x), S); } \
+  __device__ __forceinline__ I NAME##_ru(double x) { return __shflx_d2ll<I>(__builtin_ceil(x), S); }
+__SHFLX_D2LL(__double2ll, long long, true)
+__SHFLX_D2LL(__double2ull, unsigned long long, false)
+#undef __SHFLX_D2LL
+__device__ __forceinline__ long long __float2ll_rd(float x) { return __double2ll_rd((double)x); }
+__device__ __forceinline__ long long __float2ll_ru(float x) { return __double2ll_ru((double)x); }
+__device__ __forceinline__ unsigned long long __float2ull_rn(float x) { return __double2ull_rn((double)x); }
+__device__ __forceinline__ unsigned long long __float2ull_rz(float x) { return __double2ull_rz((double)x); }
+__device__ __forceinline__ unsigned long long __float2ull_rd(float x) { return __double2ull_rd((double)x); }
+__device__ __forceinline__ unsigned long long __float2ull_ru(float x) { return __double2ull_ru((double)x); }
+__device__ __forceinline__ float __int2float_rn(int x) { return (float)x; }
+__device__ __forceinline__ float __uint2float_rn(unsigned x) { return (float)x; }
+__device__ __forceinline__ float __ll2float_rn(long long x) { return (float)x; }
+__device__ __forceinline__ float __ull2float_rn(unsigned long long x) { return (float)x; }
+__device__ __forceinline__ double __int2double_rn(int x) { return (double)x; }
+__device__ __forceinline__ double __uint2double_rn(unsigned x) { return (double)x; }
+__device__ __forceinline__ double __ll2double_rn(long long x) { return (double)x; }
+__device__ __forceinline__ double __ull2double_rn(unsigned long long x) { return (double)x; }
+__device__ __forceinline__ float __double2float_rn(double x) { return (float)x; }
+
+// ------------------------------------------------------------------ classification
+// CUDA declares these for device code in the global namespace (math_functions.hpp)
+__device__ __forceinline__ bool isnan(float x) { return __builtin_isnan(x); }
+__device__ __forceinline__ bool isnan(double x) { return __builtin_isnan(x); }
+__device__ __forceinline__ bool isinf(float x) { return __builtin_isinf(x); }
+__device__ __forceinline__ bool isinf(double x) { return __builtin_isinf(x); }
+__device__ __forceinline__ bool isfinite(float x) { return __builtin_isfinite(x); }
+__device__ __forceinline__ bool isfinite(double x) { return __builtin_isfinite(x); }
+__device__ __forceinline__ bool signbit(float x) { return __builtin_signbit(x); }
+__device__ __forceinline__ bool signbit(double x) { return __builtin_signbit(x); }
+
+// ------------------------------------------------------------------ address spaces
+// __cvta_generic_to_shared: the LDS (shared) address of a generic pointer to shared memory
+#if !defined(__NVPTX__)
+__device__ __forceinline__ __SIZE_TYPE__ __cvta_generic_to_shared(const void *p) {
+  return (__SIZE_TYPE__)(unsigned)(__SIZE_TYPE__)(const __attribute__((address_space(3))) char *)p; }
+__device__ __forceinline__ unsigned __isShared(const void *p) { return __builtin_amdgcn_is_shared(p); }
+__device__ __forceinline__ unsigned __isGlobal(const void *p) {
+  return !__builtin_amdgcn_is_shared(p) && !__builtin_amdgcn_is_private(p); }
+#endif
+
+// ------------------------------------------------------------------ min / max (math_functions.hpp)
+// Mixed signedness compares as unsigned, as CUDA's overloads do (min(int, unsigned) -> umin);
+// host and device, as in CUDA (host code calls min/max too).
+__host__ __device__ __forceinline__ unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ long long llmin(long long a, long long b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ long long llmax(long long a, long long b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ unsigned min(int a, unsigned b) { return umin((unsigned)a, b); }
+__host__ __device__ __forceinline__ unsigned min(unsigned a, int b) { return umin(a, (unsigned)b); }
+__host__ __device__ __forceinline__ unsigned max(int a, unsigned b) { return umax((unsigned)a, b); }
+__host__ __device__ __forceinline__ unsigned max(unsigned a, int b) { return umax(a, (unsigned)b); }
+__host__ __device__ __forceinline__ long min(long a, long b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ long max(long a, long b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ unsigned long min(unsigned long a, unsigned long b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ unsigned long max(unsigned long a, unsigned long b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ unsigned long min(long a, unsigned long b) { return min((unsigned long)a, b); }
+__host__ __device__ __forceinline__ unsigned long min(unsigned long a, long b) { return min(a, (unsigned long)b); }
+__host__ __device__ __forceinline__ unsigned long max(long a, unsigned long b) { return max((unsigned long)a, b); }
+__host__ __device__ __forceinline__ unsigned long max(unsigned long a, long b) { return max(a, (unsigned long)b); }
+__host__ __device__ __forceinline__ long long min(long long a, long long b) { return llmin(a, b); }
+__host__ __device__ __forceinline__ long long max(long long a, long long b) { return llmax(a, b); }
+__host__ __device__ __forceinline__ unsigned long long min(unsigned long long a, unsigned long long b) { return ullmin(a, b); }
+__host__ __device__ __forceinline__ unsigned long long max(unsigned long long a, unsigned long long b) { return ullmax(a, b); }
+__host__ __device__ __forceinline__ unsigned long long min(long long a, unsigned long long b) { return ullmin((unsigned long long)a, b); }
+__host__ __device__ __forceinline__ unsigned long long min(unsigned long long a, long long b) { return ullmin(a, (unsigned long long)b); }
+__host__ __device__ __forceinline__ unsigned long long max(long long a, unsigned long long b) { return ullmax((unsigned long long)a, b); }
+__host__ __device__ __forceinline__ unsigned long long max(unsigned long long a, long long b) { return ullmax(a, (unsigned long long)b); }
+__host__ __device__ __forceinline__ double min(double a, double b) { return __builtin_fmin(a, b); }
+__host__ __device__ __forceinline__ double max(double a, double b) { return __builtin_fmax(a, b); }
+__host__ __device__ __forceinline__ double min(float a, double b) { return __builtin_fmin((double)a, b); }
+__host__ __device__ __forceinline__ double min(double a, float b) { return __builtin_fmin(a, (double)b); }
+__host__ __device__ __forceinline__ double max(float a, double b) { return __builtin_fmax((double)a, b); }
+__host__ __device__ __forceinline__ double max(double a, float b) { return __builtin_fmax(a, (double)b); }
+
+// ------------------------------------------------------------------ cache-hinted loads / stores
+// The hints (streaming, L2-only, last use, write-back, write-through) change caching, not
+// values: plain loads and stores (CUDA: "Load Functions Using Cache Hints").
+template <class T> __device__ __forceinline__ T __ldcg(const T *p) { return *p; }
+template <class T> __device__ __forceinline__ T __ldca(const T *p) { return *p; }
+template <class T> __device__ __forceinline__ T __ldcs(const T *p) { return *p; }
+template <class T> __device__ __forceinline__ T __ldlu(const T *p) { return *p; }
+template <class T> __device__ __forceinline__ T __ldcv(const T *p) { return *(const volatile T *)p; }
+template <class T> __device__ __forceinline__ void __stwb(T *p, T v) { *p = v; }
+template <class T> __device__ __forceinline__ void __stcg(T *p, T v) { *p = v; }
+template <class T> __device__ __forceinline__ void __stcs(T *p, T v) { *p = v; }
+template <class T> __device__ __forceinline__ void __stwt(T *p, T v) { *p = v; }
+
+// ------------------------------------------------------------------ memcpy / memset in device code
+// Device overloads of the C library names; LLVM expands the intrinsics inline (loops for
+// non-constant sizes).
+__device__ __forceinline__ void *memcpy(void *d, const void *s, __SIZE_TYPE__ n) { return __builtin_memcpy(d, s, n); }
+__device__ __forceinline__ void *memset(void *d, int c, __SIZE_TYPE__ n) { return __builtin_memset(d, c, n); }
+__device__ __forceinline__ void *memmove(void *d, const void *s, __SIZE_TYPE__ n) { return __builtin_memmove(d, s, n); }
