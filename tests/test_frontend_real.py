@@ -137,3 +137,14 @@ def test_cooperative_groups_rank_by_linear_thread_id_and_grid_sync_is_named(tmp_
                    '__global__ void k(int *p) { cg::grid_group g = cg::this_grid(); p[g.thread_rank()] = 0; g.sync(); }\n')
     with pytest.raises(InputError, match="grid_group::sync"):
         compile_file(src, "gfx942")
+
+
+def test_an_api_the_cuda_layer_lacks_is_one_line_naming_shflx(tmp_path):
+    """clang words it "'sync' is unavailable: <our message>"; the user sees our message alone."""
+    src = tmp_path / "g.cu"
+    src.write_text("#include <cooperative_groups.h>\n__global__ void k(int* p) { cooperative_groups::this_grid().sync(); }\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    line = next(ln for ln in str(e.value).splitlines() if ": error: " in ln)
+    assert line.startswith(f"{src}:2:") and "is unavailable" not in line
+    assert line.split(": error: ", 1)[1].startswith("shflx does not support 'cooperative_groups::grid_group::sync")

@@ -155,11 +155,19 @@ _HOST_REF = re.compile(r"^(?P<where>.*?): error: reference to __host__ function 
                        r"__(?:device|global|host__ __device)__ function$")
 
 
+_UNAVAILABLE = re.compile(r"^(?P<where>.*?): error: '[^']+' is unavailable: (?P<what>shflx does not support .*)$")
+
+
 def explain_diagnostics(stderr: str, vendor: str) -> str:
     """clang's diagnostics, with each call from device code to a host-only CUDA/C function said as
-    what it is: `file:line:col: error: shflx does not support 'X' in device code on AMD targets (why)`."""
+    what it is: `file:line:col: error: shflx does not support 'X' in device code on AMD targets (why)`,
+    and an API the CUDA layer marks unavailable said without clang's `'f' is unavailable:` prefix."""
     out = []
     for line in stderr.splitlines():
+        m = _UNAVAILABLE.match(line)
+        if m:
+            out.append(f"{m.group('where')}: error: {m.group('what')}")
+            continue
         m = _HOST_REF.match(line)
         if m:
             name = m.group("name")
