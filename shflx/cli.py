@@ -287,7 +287,7 @@ def _cmd_coverage(ns: argparse.Namespace) -> int:
 def _compile_one(job: tuple) -> dict:
     """One (file, target) compile, run in a worker process; returns the report entry or an error."""
     from .driver.amd import compile_file
-    from .driver.report import instruction_counts
+    from .driver.report import compile_entry
     from .files import write_atomically
 
     source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, debug_info, ptxas, load_shuffle = job
@@ -308,20 +308,7 @@ def _compile_one(job: tuple) -> dict:
     except OSError as e:
         return {"file": source, "arch": arch, "exit_code": UsageError.exit_code,
                 "error": f"shflx: error: cannot write {out}: {e.strerror or e}"}
-    resynth = [c for c in res.chains if c.cost is not None]     # the others are costed per site
-    entry = {"file": source, "arch": arch, "wave": res.wave, "output": out, "notes": res.notes,
-             "sites": [r.to_json() for r in res.sites], "chains": [c.to_json() for c in res.chains],
-             "kernels": res.kernels,
-             "summary": {"sites": len(res.sites), "chains": len(res.chains),
-                         "cost": sum(r.cost for r in res.sites) + sum(c.cost for c in resynth),
-                         "baseline_cost": sum(r.baseline_cost for r in res.sites)
-                         + sum(c.baseline_cost for c in resynth)}}
-    if nvidia:
-        entry["loads"] = res.loads
-        entry["summary"]["rewritten_loads"] = sum(e.get("status") == "rewritten" for e in res.loads)
-    if ns_emit == "asm":
-        entry["summary"]["instructions"] = instruction_counts(res.output)
-    return entry
+    return compile_entry(res, source, arch, out, asm=ns_emit == "asm")
 
 
 def _sources(args: Sequence[str]) -> list[Path]:

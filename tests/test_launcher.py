@@ -14,6 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from shflx.schemas import report_schema
+from tests.reference.schema_check import errors
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -142,6 +145,8 @@ def test_every_object_embeds_lowered_code_for_each_target(builds):
                         if name == "reduce.hip" else []), kept
         assert report[0]["sites"]
         assert {e["semantics"] for e in report} == {"cuda" if name.endswith(".cu") else "hip"}
+        schema = report_schema()                         # the compile report's schema, shared
+        assert errors(report, schema["$defs"]["compile_report"], schema) == []
     print("\ncode-object instruction counts (shflx vs --baseline):")
     for key in total["ours"]:
         print(f"  {key[0]:<13} {key[1]:<8} shflx {total['ours'][key]}  baseline {total['base'][key]}")

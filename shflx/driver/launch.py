@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, Location, ShflxError, ToolchainError, UsageError
+from ..schemas import versioned
+from .report import compile_entry
 
 HIP_SUFFIXES = (".hip", ".cpp", ".cc", ".cxx", ".c++", ".C", ".hpp")
 CUDA_SUFFIXES = (".cu",)
@@ -221,10 +223,7 @@ def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[st
                            fp_reassoc=opts.fp_reassoc, chains=opts.chains, features=target_features(tid),
                            debug_info=debug, code_object_version=cov)
         objects[tid] = res.output
-        report.append({"file": cmd.source, "arch": tid, "wave": res.wave, "output": cmd.output,
-                       "semantics": "cuda" if cmd.cuda else "hip",
-                       "sites": [r.to_json() for r in res.sites], "chains": [c.to_json() for c in res.chains],
-                       "kernels": res.kernels})
+        report.append(versioned(compile_entry(res, cmd.source, tid, cmd.output, semantics="cuda" if cmd.cuda else "hip")))
     return objects, report
 
 

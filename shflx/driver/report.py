@@ -140,3 +140,24 @@ def instruction_counts(asm: str) -> dict[str, int]:
                 out[k] += 1
     return out
 
+
+
+def compile_entry(res: CompileResult, source: str, arch: str, output: str, asm: bool = False,
+                  **extra: Any) -> dict[str, Any]:
+    """The report entry of one (file, target) compile (docs/report-schema.md), as `shflx compile`
+    and the build launcher both write it; `arch` as given (a target ID keeps its features);
+    `extra` keys (the launcher's `semantics`) go in too."""
+    resynth = [c for c in res.chains if c.cost is not None]     # the others are costed per site
+    entry = {"file": source, "arch": arch, "wave": res.wave, "output": output, "notes": res.notes, **extra,
+             "sites": [r.to_json() for r in res.sites], "chains": [c.to_json() for c in res.chains],
+             "kernels": res.kernels,
+             "summary": {"sites": len(res.sites), "chains": len(res.chains),
+                         "cost": sum(r.cost for r in res.sites) + sum(c.cost for c in resynth),
+                         "baseline_cost": sum(r.baseline_cost for r in res.sites)
+                         + sum(c.baseline_cost for c in resynth)}}
+    if arch.startswith("sm_"):
+        entry["loads"] = res.loads
+        entry["summary"]["rewritten_loads"] = sum(e.get("status") == "rewritten" for e in res.loads)
+    if asm:
+        entry["summary"]["instructions"] = instruction_counts(res.output)
+    return entry
