@@ -90,7 +90,8 @@ def test_host_only_table(header, lib):
     assert library_of(header) == lib
 
 
-@pytest.mark.parametrize("header", ["cub/cub.cuh", "cuda_runtime.h", "myproject/cublas_v2.h.in", "cublas_v2.hpp"])
+@pytest.mark.parametrize("header", ["cub/cub.cuh", "cuda_runtime.h", "myproject/cublas_v2.h.in", "cublas_v2.hpp",
+                                    "nvtx3/../../../../tmp/evil.h", "/usr/include/nvtx3/x.h", "nvtx3/a b.h"])
 def test_other_headers_are_not_host_only(header):
     assert library_of(header) is None
 
@@ -143,7 +144,8 @@ def test_a_missing_header_device_code_uses_is_the_error(arch, tmp_path):
     r = _shflx("compile", "k.cu", "--offload-arch", arch, "-o", "k.out", cwd=tmp_path)
     assert r.returncode == 1
     assert "k.cu:1:10: fatal error: 'nccl.h' file not found" in r.stderr
-    assert "ncclComm_t" not in r.stderr and "Traceback" not in r.stderr
+    assert "the device pass fails at: k.cu:2:" in r.stderr and "'ncclComm_t'" in r.stderr   # where, and why
+    assert "Traceback" not in r.stderr
     assert not (tmp_path / "k.out").exists()
 
 
@@ -197,3 +199,23 @@ def test_host_code_calling_cudas_host_min_max_compiles(tmp_path):
                    " + (int)llmax(1ll, 2ll); }\n")
     ptx = compile_cuda(src, "sm_90", emit="ptx").output
     assert re.search(r"\.entry _Z1kPii\(", ptx) and "blocks" not in ptx      # host code is not emitted
+
+
+def test_a_stand_in_never_leaves_its_directory(tmp_path):
+    """`#include <nvtx3/../../x.h>` must not make shflx write outside its stand-in directory."""
+    from shflx.frontend.host_only import stand_in
+    with pytest.raises(ValueError):
+        stand_in(tmp_path / "root", "nvtx3/../../escaped.h")
+    assert not (tmp_path / "escaped.h").exists()
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_host_code_that_uses_a_missing_library_names_both(arch, tmp_path):
+    """The stand-in cannot serve a file whose host code calls the library (clang parses host code
+    in its device pass): the error is the missing header, then where the stand-in failed."""
+    (tmp_path / "k.cu").write_text("#include <nccl.h>\n__global__ void k(int* y) { y[0] = 1; }\n"
+                                   "int host() { ncclComm_t c; return c != 0; }\n")
+    r = _shflx("compile", "k.cu", "--offload-arch", arch, "-o", "k.out", cwd=tmp_path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "k.cu:1:10: fatal error: 'nccl.h' file not found" in r.stderr
+    assert "with an empty stand-in for the missing host-only header(s), the device pass fails at: k.cu:3:" in r.stderr

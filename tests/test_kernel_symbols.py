@@ -8,7 +8,7 @@ import pytest
 
 from shflx.driver.amd import device_ir
 from shflx.driver.nvidia import compile_cuda
-from shflx.ir.symbols import nvcc_kernel_names
+from shflx.ir.symbols import external_spelling, nvcc_kernel_names
 
 IR = """$_ZL1kPi = comdat any
 define internal ptx_kernel void @_ZL1kPi(ptr %p) comdat !dbg !5 {
@@ -57,3 +57,23 @@ def test_nvidia_static_kernel_has_nvccs_entry_name(tmp_path):
     src = tmp_path / "s.cu"
     src.write_text(SRC)
     assert re.search(r"\.entry _Z1kPi\(", compile_cuda(src, "sm_90", emit="ptx").output)
+
+
+@pytest.mark.parametrize("clang,nvcc", [
+    ("_ZL1kPi", "_Z1kPi"),                     # nvcc 13.0 -ptx: `static __global__ void k(int*)`
+    ("_ZN2nsL1kEPf", "_ZN2ns1kEPf"),           # nvcc 13.0 -ptx: `namespace ns { static __global__ void k(float*) }`
+    ("_ZN1a1bL3fooEv", "_ZN1a1b3fooEv"),
+    ("_Z1kPi", None), ("_ZN2ns1kEPf", None),   # external already
+    ("_ZN12_GLOBAL__N_11aEPl", None),          # anonymous namespace: nvcc's name is a file hash
+    ("_ZN2nsIiE1kEv", None),                   # a template scope is not walked
+])
+def test_external_spelling(clang, nvcc):
+    assert external_spelling(clang) == nvcc
+
+
+def test_the_build_launcher_keeps_clangs_names(tmp_path):
+    """The launcher's host object comes from the user's clang, whose HIP stub registers `_ZL1kPi`:
+    the code object must hold that name (nvcc_names=False)."""
+    cu = tmp_path / "s.cu"
+    cu.write_text(SRC)
+    assert re.search(r"^define .*@_ZL1kPi\(", device_ir(cu, "gfx942", 64, nvcc_names=False), re.M)

@@ -268,3 +268,4 @@ def test_a_loop_carried_chain_does_not_hang_the_chain_finder():
     assert found, "find_chains did not return within 60 s"
     (chain,) = found[0]
     assert len(chain.sites) == 3            # the step before the loop, then one round of the loop
+    assert chain.reason and "label" in chain.reason     # never a collective: the loop repeats its steps

@@ -225,15 +225,18 @@ def user_frames(frames: list[str]) -> list[str]:
     return mine or frames
 
 
-def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = FrontendOptions()) -> str:
-    """The optimized AMDGPU IR of a .cu/.hip file (or a .ll/.bc as given), inline PTX translated."""
+def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = FrontendOptions(),
+              nvcc_names: bool = True) -> str:
+    """The optimized AMDGPU IR of a .cu/.hip file (or a .ll/.bc as given), inline PTX translated.
+    `nvcc_names`: a .cu file's static kernels get nvcc's symbols (ir/symbols.py); off in the build
+    launcher, whose host object comes from the user's clang/hipcc and registers clang's names."""
     target = amd_target(arch)
     if source.suffix in (".ll", ".bc"):
         ir = read_ir(source)
     else:
         check_source_text(source, "CUDA or HIP source")
         ir = compile_to_ir(source, target.llvm_cpu, wave, opts, _selectable_wave(target))
-        if source.suffix != ".hip":          # CUDA sources: kernel symbols as nvcc names them
+        if nvcc_names and source.suffix != ".hip":     # CUDA sources: kernel symbols as nvcc names them
             ir = nvcc_kernel_names(ir)
     try:
         return translate_inline_ptx(ir, wave)
@@ -244,7 +247,8 @@ def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = Fronte
 def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str = "hsaco",
                  opts: FrontendOptions = FrontendOptions(), baseline: bool = False,
                  fp_reassoc: bool = False, chains: bool = True, features: tuple[str, ...] = (),
-                 debug_info: bool = True, code_object_version: int | None = None) -> CompileResult:
+                 debug_info: bool = True, code_object_version: int | None = None,
+                 nvcc_names: bool = True) -> CompileResult:
     """`features`: a target ID's (+xnack, -sramecc); `debug_info=False` (-g0) drops the line tables
     from the output once the report has read them; `code_object_version` overrides the module's."""
     if arch not in known_amd_targets():
@@ -253,7 +257,7 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     wave = amd_target(arch).resolve_wave(wave)
     if emit not in EMITS:
         raise UsageError(f"--emit {emit} is not for AMD targets; for {arch}: {', '.join(EMITS)}")
-    ir = device_ir(source, arch, wave, opts)
+    ir = device_ir(source, arch, wave, opts, nvcc_names)
     if code_object_version is not None:
         from ..ir.moduleflags import with_code_object_version
         ir = with_code_object_version(ir, code_object_version)

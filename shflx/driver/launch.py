@@ -221,7 +221,8 @@ def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[st
             cov = None if code_object_version(read_ir(source)) else users_code_object_version(cmd, tid, probe=False)
         res = compile_file(source, base_arch(tid), wave=64 if wave64 else None, opts=fe, baseline=opts.baseline,
                            fp_reassoc=opts.fp_reassoc, chains=opts.chains, features=target_features(tid),
-                           debug_info=debug, code_object_version=cov)
+                           debug_info=debug, code_object_version=cov,
+                           nvcc_names=False)   # the user's host stub registers clang's kernel names
         objects[tid] = res.output
         report.append(versioned(compile_entry(res, cmd.source, tid, cmd.output, semantics="cuda" if cmd.cuda else "hip")))
     return objects, report

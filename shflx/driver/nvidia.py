@@ -261,7 +261,7 @@ def cuda_headers(opts: FrontendOptions) -> CudaSdk | None:
     from ..frontend.toolchain import find_clang
 
     try:
-        return find_cuda_sdk(int(find_clang(opts.llvm_bin).version.split(".")[0]))
+        return find_cuda_sdk(int(find_clang(opts.llvm_bin).version.split(".")[0]), os.environ.get("SHFLX_CUDA_PATH"))
     except ToolchainError:
         if os.environ.get("SHFLX_CUDA_PATH"):
             raise                               # an explicit choice is never silently replaced

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
 from .cuda_sdk import SHIMS, CudaSdk
-from .host_only import HOST_ONLY, missing_host_header, note, stand_in
+from .host_only import missing_host_header, note, stand_in
 from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
@@ -128,7 +128,7 @@ def _run_cc1(source: Path, opts: FrontendOptions, make_args, vendor: str = "AMD"
         args[-1:-1] = ["-idirafter", str(standins)]          # before the source, searched last
         notes: list[str] = []
         first_failure = None
-        for _ in range(len(HOST_ONLY) + 1):
+        for _ in range(64):                              # at most 63 different missing headers
             proc = _run_clang(tool, args)
             if proc.returncode == 0 and out.exists():
                 return "".join(n + "\n" for n in notes) + out.read_text()
@@ -140,6 +140,11 @@ def _run_cc1(source: Path, opts: FrontendOptions, make_args, vendor: str = "AMD"
             notes.append(note(*missing))
         failed = first_failure or proc
         diag = explain_diagnostics(failed.stderr.strip(), vendor) or f"clang exited with {failed.returncode}"
+        if first_failure is not None:            # the stand-ins did not help: say what they led to
+            after = next((ln for ln in proc.stderr.splitlines() if ": error: " in ln), None)
+            if after:
+                diag += (f"\n(with an empty stand-in for the missing host-only header(s), the device pass "
+                         f"fails at: {explain_diagnostics(after, vendor)})")
         raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))
 
 

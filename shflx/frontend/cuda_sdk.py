@@ -113,7 +113,8 @@ def find_cuda_sdk(clang_major: int, override: str | None = None) -> CudaSdk:
             raise ToolchainError(f"SHFLX_CUDA_PATH={override}: not a CUDA toolkit (needs include/cuda.h "
                                  "and nvvm/libdevice/libdevice.10.bc)")
         ptxas = root / "bin" / "ptxas"
-        return CudaSdk((inc,), libdevice, ptxas if ptxas.is_file() else None, res, version,
+        cccl = (inc / "cccl",) if (inc / "cccl" / "cub").is_dir() else ()     # CUDA 13 keeps CCCL there
+        return CudaSdk((inc, *cccl), libdevice, ptxas if ptxas.is_file() else None, res, version,
                        f"SHFLX_CUDA_PATH={override}")
     dirs = {name: _package_dir(name) for name in WHEELS}
     missing = [n for n, d in dirs.items() if d is None or not (d / "include").is_dir()]

@@ -4,13 +4,14 @@ Real CUDA files include the host APIs of NVIDIA's libraries (`cublas_v2.h`, `cuf
 ...) for their host code in the same file. Their wheels are large (cuBLAS alone is hundreds of MB)
 and nothing in device code can call them, so when one is not installed the device pass goes on
 with an empty stand-in for it, and the report says so. Only the headers listed here are stood in
-for: a missing project header, or any header whose declarations device code does use, still stops
-the compile with clang's `file not found` at its `#include` line (a compile that fails with a
-stand-in reports the original missing header, not the follow-on errors)."""
+for; a missing project header still stops the compile with clang's `file not found` at its
+`#include` line. clang's device pass also parses host functions, so a file whose host code calls
+the library fails with the stand-in too: that is reported as the missing header (install the
+library's wheel, e.g. nvidia-cublas-cu12), followed by the first error the stand-in led to."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 # header name pattern -> the host library it declares
 HOST_ONLY = {
@@ -21,12 +22,16 @@ HOST_ONLY = {
     r"nvml\.h": "NVML", r"library_types\.h": "the CUDA library data types (cudaDataType)",
     r"cuda_profiler_api\.h": "the CUDA profiler API", r"cudaProfiler\.h": "the CUDA profiler API",
 }
-_NOT_FOUND = re.compile(r"^(?P<where>\S+?:\d+:\d+): fatal error: '(?P<name>[^']+)' file not found$")
+_NOT_FOUND = re.compile(r"^(?P<where>.+?:\d+:\d+): fatal error: '(?P<name>[^']+)' file not found$")
 NOTE_PREFIX = "; shflx: skipped host-only header "       # carried at the top of the device IR
 
 
 def library_of(header: str) -> str | None:
-    """The host library `header` belongs to, if it is one device code may go without."""
+    """The host library `header` belongs to, if it is one device code may go without (a plain
+    relative name: no `..`, not absolute, so a stand-in stays inside its directory)."""
+    parts = PurePosixPath(header).parts
+    if not parts or header.startswith("/") or ".." in parts or not re.fullmatch(r"[\w.+/-]+", header):
+        return None
     return next((lib for pat, lib in HOST_ONLY.items() if re.fullmatch(pat, header)), None)
 
 
@@ -42,6 +47,8 @@ def missing_host_header(diagnostics: str) -> tuple[str, str] | None:
 def stand_in(root: Path, header: str) -> None:
     """An empty `header` under `root` (searched last, with -idirafter)."""
     path = root / header
+    if library_of(header) is None or not path.resolve().is_relative_to(root.resolve()):
+        raise ValueError(f"not a host-only header name: {header!r}")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"/* shflx: stand-in for the host-only header {header} ({library_of(header)}): "
                     "not installed, and not needed by device code */\n")
