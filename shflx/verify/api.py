@@ -152,7 +152,7 @@ def _classify(prov: np.ndarray, want: np.ndarray, care: np.ndarray, wave: int, t
     qs = tuple(sorted(trace.questions))
     detail = "; ".join(f"{q}: {OPEN_QUESTION_TEXT.get(q, q)}" for q in qs)
     return Proof("unknown", lane, f"{_lane_name(lane, wave)} depends on an open question of "
-                 f"spec/amd_crosslane.md §17 ({detail}){where}", method, tuple(sorted(assumptions)), qs)
+                 f"the AMD documents, docs/proved.md ({detail}){where}", method, tuple(sorted(assumptions)), qs)
 
 
 def _cross_check_shuffle(plan: Plan, want: np.ndarray, care: np.ndarray, active: np.ndarray | None) -> None:
