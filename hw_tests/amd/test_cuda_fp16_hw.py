@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from hw_devices import assert_bit_exact, device_params, require
+from hw_devices import assert_bit_exact, device_params, require, selected
 
 SOURCE = r"""
 #include <cuda_fp16.h>
@@ -191,3 +191,98 @@ def test_fp16_operation_bit_exact(device, case, tmp_path_factory):
     got = device.run_kernel(hsaco, kernel, [a, b, c, fl], N, np.uint16, block=(64, 1, 1), grid=(N // 64, 1, 1),
                             scalars=[op])
     assert_bit_exact(np.asarray(got), expected(f, op, a, b, c, fl), f"{name} {OPS[op]} ({device.arch})")
+
+
+# ------------------------------------------------------------------ to integers
+# CUDA's __half2int_rz ... __bfloat162ull_ru and the class conversions: NaN -> 0, saturated at the
+# integer type's range (PTX cvt.rzi.sat), rounded as named. The reference rounds the exact value
+# (a Fraction) and clamps; no float arithmetic of the code under test.
+TO_INT_SOURCE = r"""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#define TO_INT_KERNEL(NAME, T, FROM_BITS, N)                                                       \
+extern "C" __global__ void NAME(const unsigned short *a, long long *out, int op) {                 \
+  int i = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
+  T x = FROM_BITS(a[i]); long long r = 0;                                                         \
+  switch (op) {                                                                                   \
+    case 0: r = __##N##2int_rz(x); break;  case 1: r = __##N##2int_rn(x); break;                 \
+    case 2: r = __##N##2int_rd(x); break;  case 3: r = __##N##2int_ru(x); break;                 \
+    case 4: r = __##N##2uint_rz(x); break; case 5: r = __##N##2short_rn(x); break;               \
+    case 6: r = __##N##2ushort_rd(x); break; case 7: r = __##N##2ll_ru(x); break;                \
+    case 8: r = (long long)__##N##2ull_rz(x); break; case 9: r = (int)x; break;                  \
+    case 10: r = (unsigned short)x; break;                                                        \
+  }                                                                                               \
+  out[i] = r;                                                                                     \
+}
+TO_INT_KERNEL(half_to_int, __half, __ushort_as_half, half)
+TO_INT_KERNEL(bf16_to_int, __nv_bfloat16, __ushort_as_bfloat16, bfloat16)
+"""
+# op -> (rounding, lowest, highest) of the integer type
+TO_INT = {0: ("rz", -(1 << 31), (1 << 31) - 1), 1: ("rn", -(1 << 31), (1 << 31) - 1),
+          2: ("rd", -(1 << 31), (1 << 31) - 1), 3: ("ru", -(1 << 31), (1 << 31) - 1),
+          4: ("rz", 0, (1 << 32) - 1), 5: ("rn", -(1 << 15), (1 << 15) - 1), 6: ("rd", 0, (1 << 16) - 1),
+          7: ("ru", -(1 << 63), (1 << 63) - 1), 8: ("rz", 0, (1 << 64) - 1),
+          9: ("rz", -(1 << 31), (1 << 31) - 1), 10: ("rz", 0, (1 << 16) - 1)}
+N_INT = 2048
+
+
+def _to_int_patterns(f: Fmt) -> np.ndarray:
+    """Every 32nd bit pattern with a random low part (all exponents, both signs, inf and NaN),
+    without subnormals (the emulator flushes them; a flushed -tiny would round down to 0, not -1)."""
+    rng = np.random.default_rng(7)
+    bits = np.arange(N_INT, dtype=np.int64) * 32 + rng.integers(0, 32, N_INT)
+    exp = (bits >> f.m) & ((1 << f.e) - 1)
+    bits = np.where((exp == 0) & ((bits & ((1 << f.m) - 1)) != 0), bits & 0x8000, bits)
+    return bits.astype(np.uint16)
+
+
+def _int_of(f: Fmt, bits: int, op: int) -> int:
+    mode, lo, hi = TO_INT[op]
+    if (bits >> f.m) & ((1 << f.e) - 1) == (1 << f.e) - 1:        # inf or NaN
+        if bits & ((1 << f.m) - 1):
+            return 0
+        v = hi if not bits >> 15 else lo
+    else:
+        x = f.value(bits)
+        n = {"rz": int(x), "rd": x.__floor__(), "ru": x.__ceil__(), "rn": round(x)}[mode]   # round(): half-even
+        v = min(max(n, lo), hi)
+    return v - (1 << 64) if v >= 1 << 63 else v                  # as the kernel's long long holds it
+
+
+# LLVM folds rintf(float(h)) into v_rndne_f16 on the half; amdemu's v_rndne_f16 rounds exact odd
+# integers from 1024 up to even (1529 -> 1530, -1081 -> -1080; its v_rndne_f32 does not: checked
+# here on gfx942), where the ISA's round-to-nearest-even leaves every integer as it is. A GPU must
+# pass these; the emulator fails them.
+EMULATOR_GAPS = {("half", 1): "amdemu v_rndne_f16 rounds exact odd integers >= 1024 (1529 -> 1530)",
+                 ("half", 5): "amdemu v_rndne_f16 rounds exact odd integers >= 1024 (1529 -> 1530)"}
+
+
+def _to_int_cases(device):
+    emulated = selected().kind == "emulator"
+    for name in ("half", "bf16"):
+        for op in sorted(TO_INT):
+            gap = EMULATOR_GAPS.get((name, op)) if emulated else None
+            yield f"{name}-to-int-{op}", (name, op), ((pytest.mark.xfail(strict=True, reason=gap),) if gap else ())
+
+
+@functools.lru_cache(maxsize=None)
+def _to_int_object(arch: str, workdir: str) -> bytes:
+    from pathlib import Path
+
+    from shflx.driver.amd import compile_file
+    src = Path(workdir) / "cuda_fp16_to_int.cu"
+    src.write_text(TO_INT_SOURCE)
+    return compile_file(src, arch).output
+
+
+@pytest.mark.parametrize("device,case", device_params(_to_int_cases))
+def test_fp16_to_integer_bit_exact(device, case, tmp_path_factory):
+    require(device)
+    name, op = case
+    f = fmt(name)
+    a = _to_int_patterns(f)
+    hsaco = _to_int_object(device.arch, str(tmp_path_factory.getbasetemp()))
+    got = device.run_kernel(hsaco, "half_to_int" if name == "half" else "bf16_to_int", [a], N_INT, np.int64,
+                            block=(64, 1, 1), grid=(N_INT // 64, 1, 1), scalars=[op])
+    want = np.array([_int_of(f, int(b), op) for b in a], dtype=np.int64)
+    assert_bit_exact(np.asarray(got), want, f"{name} to integer, op {op} ({device.arch})")
