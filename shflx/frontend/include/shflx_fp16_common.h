@@ -174,6 +174,38 @@ __host__ __device__ __forceinline__ unsigned short __shflx_step16(unsigned short
   __SHFLX_FP16_SHUFFLE(T, T2, __shfl_sync) __SHFLX_FP16_SHUFFLE(T, T2, __shfl_up_sync)              \
   __SHFLX_FP16_SHUFFLE(T, T2, __shfl_down_sync) __SHFLX_FP16_SHUFFLE(T, T2, __shfl_xor_sync)
 
+// T -> integer (CUDA's __half2int_rz ... __bfloat162ull_ru, and the class conversions; N is the
+// name stem, half or bfloat16). Toward zero: NaN -> 0, saturated at the integer type's range (PTX
+// cvt.rzi.sat). The other directions round in float first (exact for 16-bit values), then the
+// saturating rz. Expanded after __SHFLX_FP16_OPS(T, ...), which defines __shflx_f.
+template <class I, class T> __host__ __device__ __forceinline__ I __shflx_to_int_rz(T h, I lo, I hi) {
+  float f = __shflx_f(h);
+  if (f != f) return 0;
+  f = __builtin_truncf(f);
+  return f <= (float)lo ? lo : f >= (float)hi ? hi : (I)f;
+}
+#define __SHFLX_FP16_TO_ONE_INT(T, N, I, NAME, LO, HI)                                             \
+  __host__ __device__ __forceinline__ I __##N##2##NAME##_rz(T h) { return __shflx_to_int_rz<I>(h, LO, HI); } \
+  __host__ __device__ __forceinline__ I __##N##2##NAME##_rn(T h) {                                 \
+    return __##N##2##NAME##_rz(T(__builtin_rintf(__shflx_f(h)))); }                               \
+  __host__ __device__ __forceinline__ I __##N##2##NAME##_rd(T h) {                                 \
+    return __##N##2##NAME##_rz(T(__builtin_floorf(__shflx_f(h)))); }                              \
+  __host__ __device__ __forceinline__ I __##N##2##NAME##_ru(T h) {                                 \
+    return __##N##2##NAME##_rz(T(__builtin_ceilf(__shflx_f(h)))); }
+#define __SHFLX_FP16_TO_INT(T, N)                                                                  \
+  __SHFLX_FP16_TO_ONE_INT(T, N, int, int, -2147483647 - 1, 2147483647)                             \
+  __SHFLX_FP16_TO_ONE_INT(T, N, unsigned, uint, 0u, 0xffffffffu)                                   \
+  __SHFLX_FP16_TO_ONE_INT(T, N, short, short, (short)-32768, (short)32767)                         \
+  __SHFLX_FP16_TO_ONE_INT(T, N, unsigned short, ushort, (unsigned short)0, (unsigned short)65535)  \
+  __SHFLX_FP16_TO_ONE_INT(T, N, long long, ll, -9223372036854775807ll - 1, 9223372036854775807ll)  \
+  __SHFLX_FP16_TO_ONE_INT(T, N, unsigned long long, ull, 0ull, 0xffffffffffffffffull)             \
+  __host__ __device__ inline T::operator short() const { return __##N##2short_rz(*this); }         \
+  __host__ __device__ inline T::operator unsigned short() const { return __##N##2ushort_rz(*this); } \
+  __host__ __device__ inline T::operator int() const { return __##N##2int_rz(*this); }             \
+  __host__ __device__ inline T::operator unsigned int() const { return __##N##2uint_rz(*this); }   \
+  __host__ __device__ inline T::operator long long() const { return __##N##2ll_rz(*this); }        \
+  __host__ __device__ inline T::operator unsigned long long() const { return __##N##2ull_rz(*this); }
+
 #define __SHFLX_FP16_CMP2(T, T2, OP)                                                               \
   __host__ __device__ __forceinline__ T2 __h##OP##2(T2 a, T2 b) {                                  \
     return __shflx_pair(__shflx_t(__h##OP(a.x, b.x) ? 1.0f : 0.0f, (T *)0),                         \

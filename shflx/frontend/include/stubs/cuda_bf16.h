@@ -94,47 +94,7 @@ __host__ __device__ inline __nv_bfloat16::__nv_bfloat16(int v) : __x(__nv_bfloat
 __host__ __device__ inline __nv_bfloat16::__nv_bfloat16(unsigned int v) : __x(__nv_bfloat16_raw(__shflx_from_double((double)v, (__nv_bfloat16 *)0)).x) {}
 __host__ __device__ inline __nv_bfloat16::__nv_bfloat16(long long v) : __x(__nv_bfloat16_raw(__shflx_from_double((double)v, (__nv_bfloat16 *)0)).x) {}
 __host__ __device__ inline __nv_bfloat16::__nv_bfloat16(unsigned long long v) : __x(__nv_bfloat16_raw(__shflx_from_double((double)v, (__nv_bfloat16 *)0)).x) {}
-// bfloat16 -> integer, toward zero (CUDA's __bfloat162int_rz and the class conversions): NaN -> 0,
-// saturated at the integer type's range (PTX cvt.rzi.sat).
-template <class I> __host__ __device__ __forceinline__ I __shflx_b2i_rz(__nv_bfloat16 h, I lo, I hi) {
-  float f = __bfloat162float(h);
-  if (f != f) return 0;
-  f = __builtin_truncf(f);
-  return f <= (float)lo ? lo : f >= (float)hi ? hi : (I)f;
-}
-__host__ __device__ __forceinline__ int __bfloat162int_rz(__nv_bfloat16 h) { return __shflx_b2i_rz<int>(h, -2147483647 - 1, 2147483647); }
-__host__ __device__ __forceinline__ unsigned __bfloat162uint_rz(__nv_bfloat16 h) { return __shflx_b2i_rz<unsigned>(h, 0u, 0xffffffffu); }
-__host__ __device__ __forceinline__ short __bfloat162short_rz(__nv_bfloat16 h) { return __shflx_b2i_rz<short>(h, -32768, 32767); }
-__host__ __device__ __forceinline__ unsigned short __bfloat162ushort_rz(__nv_bfloat16 h) { return __shflx_b2i_rz<unsigned short>(h, 0, 65535); }
-__host__ __device__ __forceinline__ long long __bfloat162ll_rz(__nv_bfloat16 h) {
-  return __shflx_b2i_rz<long long>(h, -9223372036854775807ll - 1, 9223372036854775807ll); }
-__host__ __device__ __forceinline__ unsigned long long __bfloat162ull_rz(__nv_bfloat16 h) {
-  return __shflx_b2i_rz<unsigned long long>(h, 0ull, 0xffffffffffffffffull); }
-// the other directions: round in float (exact for 16-bit values), then the saturating rz
-__host__ __device__ __forceinline__ int __bfloat162int_rn(__nv_bfloat16 h) { return __bfloat162int_rz(__nv_bfloat16(__builtin_rintf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ int __bfloat162int_rd(__nv_bfloat16 h) { return __bfloat162int_rz(__nv_bfloat16(__builtin_floorf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ int __bfloat162int_ru(__nv_bfloat16 h) { return __bfloat162int_rz(__nv_bfloat16(__builtin_ceilf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ unsigned __bfloat162uint_rn(__nv_bfloat16 h) { return __bfloat162uint_rz(__nv_bfloat16(__builtin_rintf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ unsigned __bfloat162uint_rd(__nv_bfloat16 h) { return __bfloat162uint_rz(__nv_bfloat16(__builtin_floorf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ unsigned __bfloat162uint_ru(__nv_bfloat16 h) { return __bfloat162uint_rz(__nv_bfloat16(__builtin_ceilf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ short __bfloat162short_rn(__nv_bfloat16 h) { return __bfloat162short_rz(__nv_bfloat16(__builtin_rintf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ short __bfloat162short_rd(__nv_bfloat16 h) { return __bfloat162short_rz(__nv_bfloat16(__builtin_floorf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ short __bfloat162short_ru(__nv_bfloat16 h) { return __bfloat162short_rz(__nv_bfloat16(__builtin_ceilf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ unsigned short __bfloat162ushort_rn(__nv_bfloat16 h) { return __bfloat162ushort_rz(__nv_bfloat16(__builtin_rintf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ unsigned short __bfloat162ushort_rd(__nv_bfloat16 h) { return __bfloat162ushort_rz(__nv_bfloat16(__builtin_floorf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ unsigned short __bfloat162ushort_ru(__nv_bfloat16 h) { return __bfloat162ushort_rz(__nv_bfloat16(__builtin_ceilf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ long long __bfloat162ll_rn(__nv_bfloat16 h) { return __bfloat162ll_rz(__nv_bfloat16(__builtin_rintf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ long long __bfloat162ll_rd(__nv_bfloat16 h) { return __bfloat162ll_rz(__nv_bfloat16(__builtin_floorf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ long long __bfloat162ll_ru(__nv_bfloat16 h) { return __bfloat162ll_rz(__nv_bfloat16(__builtin_ceilf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ unsigned long long __bfloat162ull_rn(__nv_bfloat16 h) { return __bfloat162ull_rz(__nv_bfloat16(__builtin_rintf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ unsigned long long __bfloat162ull_rd(__nv_bfloat16 h) { return __bfloat162ull_rz(__nv_bfloat16(__builtin_floorf(__bfloat162float(h)))); }
-__host__ __device__ __forceinline__ unsigned long long __bfloat162ull_ru(__nv_bfloat16 h) { return __bfloat162ull_rz(__nv_bfloat16(__builtin_ceilf(__bfloat162float(h)))); }
-__host__ __device__ inline __nv_bfloat16::operator short() const { return __bfloat162short_rz(*this); }
-__host__ __device__ inline __nv_bfloat16::operator unsigned short() const { return __bfloat162ushort_rz(*this); }
-__host__ __device__ inline __nv_bfloat16::operator int() const { return __bfloat162int_rz(*this); }
-__host__ __device__ inline __nv_bfloat16::operator unsigned int() const { return __bfloat162uint_rz(*this); }
-__host__ __device__ inline __nv_bfloat16::operator long long() const { return __bfloat162ll_rz(*this); }
-__host__ __device__ inline __nv_bfloat16::operator unsigned long long() const { return __bfloat162ull_rz(*this); }
+__SHFLX_FP16_TO_INT(__nv_bfloat16, bfloat16)
 __host__ __device__ __forceinline__ short __bfloat16_as_short(__nv_bfloat16 h) { return (short)__shflx_raw(h); }
 __host__ __device__ __forceinline__ unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return __shflx_raw(h); }
 __host__ __device__ __forceinline__ __nv_bfloat16 __short_as_bfloat16(short v) { return __nv_bfloat16_raw{(unsigned short)v}; }

@@ -92,47 +92,7 @@ __host__ __device__ inline __half::__half(int v) : __x(__shflx_h_from_f((float)v
 __host__ __device__ inline __half::__half(unsigned int v) : __x(__shflx_h_from_f((float)v)) {}
 __host__ __device__ inline __half::__half(long long v) : __x(__shflx_h_from_f((float)v)) {}
 __host__ __device__ inline __half::__half(unsigned long long v) : __x(__shflx_h_from_f((float)v)) {}
-// half -> integer, toward zero (CUDA's __half2int_rz and the class conversions): NaN -> 0,
-// saturated at the integer type's range (PTX cvt.rzi.sat).
-template <class I> __host__ __device__ __forceinline__ I __shflx_h2i_rz(__half h, I lo, I hi) {
-  float f = __half2float(h);
-  if (f != f) return 0;
-  f = __builtin_truncf(f);
-  return f <= (float)lo ? lo : f >= (float)hi ? hi : (I)f;
-}
-__host__ __device__ __forceinline__ int __half2int_rz(__half h) { return __shflx_h2i_rz<int>(h, -2147483647 - 1, 2147483647); }
-__host__ __device__ __forceinline__ unsigned __half2uint_rz(__half h) { return __shflx_h2i_rz<unsigned>(h, 0u, 0xffffffffu); }
-__host__ __device__ __forceinline__ short __half2short_rz(__half h) { return __shflx_h2i_rz<short>(h, -32768, 32767); }
-__host__ __device__ __forceinline__ unsigned short __half2ushort_rz(__half h) { return __shflx_h2i_rz<unsigned short>(h, 0, 65535); }
-__host__ __device__ __forceinline__ long long __half2ll_rz(__half h) {
-  return __shflx_h2i_rz<long long>(h, -9223372036854775807ll - 1, 9223372036854775807ll); }
-__host__ __device__ __forceinline__ unsigned long long __half2ull_rz(__half h) {
-  return __shflx_h2i_rz<unsigned long long>(h, 0ull, 0xffffffffffffffffull); }
-// the other directions: round in float (exact for 16-bit values), then the saturating rz
-__host__ __device__ __forceinline__ int __half2int_rn(__half h) { return __half2int_rz(__half(__builtin_rintf(__half2float(h)))); }
-__host__ __device__ __forceinline__ int __half2int_rd(__half h) { return __half2int_rz(__half(__builtin_floorf(__half2float(h)))); }
-__host__ __device__ __forceinline__ int __half2int_ru(__half h) { return __half2int_rz(__half(__builtin_ceilf(__half2float(h)))); }
-__host__ __device__ __forceinline__ unsigned __half2uint_rn(__half h) { return __half2uint_rz(__half(__builtin_rintf(__half2float(h)))); }
-__host__ __device__ __forceinline__ unsigned __half2uint_rd(__half h) { return __half2uint_rz(__half(__builtin_floorf(__half2float(h)))); }
-__host__ __device__ __forceinline__ unsigned __half2uint_ru(__half h) { return __half2uint_rz(__half(__builtin_ceilf(__half2float(h)))); }
-__host__ __device__ __forceinline__ short __half2short_rn(__half h) { return __half2short_rz(__half(__builtin_rintf(__half2float(h)))); }
-__host__ __device__ __forceinline__ short __half2short_rd(__half h) { return __half2short_rz(__half(__builtin_floorf(__half2float(h)))); }
-__host__ __device__ __forceinline__ short __half2short_ru(__half h) { return __half2short_rz(__half(__builtin_ceilf(__half2float(h)))); }
-__host__ __device__ __forceinline__ unsigned short __half2ushort_rn(__half h) { return __half2ushort_rz(__half(__builtin_rintf(__half2float(h)))); }
-__host__ __device__ __forceinline__ unsigned short __half2ushort_rd(__half h) { return __half2ushort_rz(__half(__builtin_floorf(__half2float(h)))); }
-__host__ __device__ __forceinline__ unsigned short __half2ushort_ru(__half h) { return __half2ushort_rz(__half(__builtin_ceilf(__half2float(h)))); }
-__host__ __device__ __forceinline__ long long __half2ll_rn(__half h) { return __half2ll_rz(__half(__builtin_rintf(__half2float(h)))); }
-__host__ __device__ __forceinline__ long long __half2ll_rd(__half h) { return __half2ll_rz(__half(__builtin_floorf(__half2float(h)))); }
-__host__ __device__ __forceinline__ long long __half2ll_ru(__half h) { return __half2ll_rz(__half(__builtin_ceilf(__half2float(h)))); }
-__host__ __device__ __forceinline__ unsigned long long __half2ull_rn(__half h) { return __half2ull_rz(__half(__builtin_rintf(__half2float(h)))); }
-__host__ __device__ __forceinline__ unsigned long long __half2ull_rd(__half h) { return __half2ull_rz(__half(__builtin_floorf(__half2float(h)))); }
-__host__ __device__ __forceinline__ unsigned long long __half2ull_ru(__half h) { return __half2ull_rz(__half(__builtin_ceilf(__half2float(h)))); }
-__host__ __device__ inline __half::operator short() const { return __half2short_rz(*this); }
-__host__ __device__ inline __half::operator unsigned short() const { return __half2ushort_rz(*this); }
-__host__ __device__ inline __half::operator int() const { return __half2int_rz(*this); }
-__host__ __device__ inline __half::operator unsigned int() const { return __half2uint_rz(*this); }
-__host__ __device__ inline __half::operator long long() const { return __half2ll_rz(*this); }
-__host__ __device__ inline __half::operator unsigned long long() const { return __half2ull_rz(*this); }
+__SHFLX_FP16_TO_INT(__half, half)
 __host__ __device__ __forceinline__ short __half_as_short(__half h) { return (short)__shflx_raw(h); }
 __host__ __device__ __forceinline__ unsigned short __half_as_ushort(__half h) { return __shflx_raw(h); }
 __host__ __device__ __forceinline__ __half __short_as_half(short v) { return __half_raw{(unsigned short)v}; }
