@@ -68,3 +68,14 @@ def assert_bit_exact(got: np.ndarray, want: np.ndarray, what: str) -> None:
                 for i in bad[:16]]
         pytest.fail(f"{what}: {bad.size} of {want.size} elements differ (bitwise)\n"
                     f"{'index':>5} {'got':>{digits + 2}} {'want':>{digits + 2}}\n" + "\n".join(rows), pytrace=False)
+
+
+@functools.lru_cache(maxsize=None)
+def code_object(source: str, name: str, arch: str, workdir: str, baseline: bool = False) -> bytes:
+    """`source` (CUDA text) written to `workdir/name` and compiled by shflx for `arch`, once per
+    process (the tests of one file share it across their cases)."""
+    from shflx.driver.amd import compile_file
+    src = Path(workdir) / name
+    src.write_text(source)
+    return compile_file(src, arch, baseline=baseline).output
+

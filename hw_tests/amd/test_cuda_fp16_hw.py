@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from hw_devices import assert_bit_exact, device_params, require, selected
+from hw_devices import code_object, assert_bit_exact, device_params, require, selected
 
 SOURCE = r"""
 #include <cuda_fp16.h>
@@ -170,14 +170,6 @@ def _cases(device):
             yield f"{name}-{OPS[op]}", (name, op), ()
 
 
-@functools.lru_cache(maxsize=None)
-def _code_object(arch: str, workdir: str) -> bytes:
-    from pathlib import Path
-
-    from shflx.driver.amd import compile_file
-    src = Path(workdir) / "cuda_fp16.cu"
-    src.write_text(SOURCE)
-    return compile_file(src, arch).output
 
 
 @pytest.mark.parametrize("device,case", device_params(_cases))
@@ -186,7 +178,7 @@ def test_fp16_operation_bit_exact(device, case, tmp_path_factory):
     name, op = case
     f = fmt(name)
     a, b, c, fl = _inputs(f, op, np.random.default_rng(100 + op))
-    hsaco = _code_object(device.arch, str(tmp_path_factory.getbasetemp()))
+    hsaco = code_object(SOURCE, "cuda_fp16.cu", device.arch, str(tmp_path_factory.getbasetemp()))
     kernel = "half_ops" if name == "half" else "bf16_ops"
     got = device.run_kernel(hsaco, kernel, [a, b, c, fl], N, np.uint16, block=(64, 1, 1), grid=(N // 64, 1, 1),
                             scalars=[op])
@@ -265,14 +257,6 @@ def _to_int_cases(device):
             yield f"{name}-to-int-{op}", (name, op), ((pytest.mark.xfail(strict=True, reason=gap),) if gap else ())
 
 
-@functools.lru_cache(maxsize=None)
-def _to_int_object(arch: str, workdir: str) -> bytes:
-    from pathlib import Path
-
-    from shflx.driver.amd import compile_file
-    src = Path(workdir) / "cuda_fp16_to_int.cu"
-    src.write_text(TO_INT_SOURCE)
-    return compile_file(src, arch).output
 
 
 @pytest.mark.parametrize("device,case", device_params(_to_int_cases))
@@ -281,7 +265,7 @@ def test_fp16_to_integer_bit_exact(device, case, tmp_path_factory):
     name, op = case
     f = fmt(name)
     a = _to_int_patterns(f)
-    hsaco = _to_int_object(device.arch, str(tmp_path_factory.getbasetemp()))
+    hsaco = code_object(TO_INT_SOURCE, "cuda_fp16_to_int.cu", device.arch, str(tmp_path_factory.getbasetemp()))
     got = device.run_kernel(hsaco, "half_to_int" if name == "half" else "bf16_to_int", [a], N_INT, np.int64,
                             block=(64, 1, 1), grid=(N_INT // 64, 1, 1), scalars=[op])
     want = np.array([_int_of(f, int(b), op) for b in a], dtype=np.int64)

@@ -6,12 +6,11 @@ the member lanes of one 32-lane CUDA warp, ranked in lane order.
   pytest hw_tests/amd/test_cuda_groups_hw.py"""
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 import pytest
 
-from hw_devices import assert_bit_exact, device_params, require, selected
+from hw_devices import code_object, assert_bit_exact, device_params, require, selected
 
 SOURCE = r"""
 #include <cooperative_groups.h>
@@ -102,14 +101,6 @@ def _cases(device):
 EMULATOR_GAP = "amdemu: the RDNA3 decoder rejects a word of the LDS-atomic code (0xe0ac0000)"
 
 
-@functools.lru_cache(maxsize=None)
-def _code_object(arch: str, workdir: str) -> bytes:
-    from pathlib import Path
-
-    from shflx.driver.amd import compile_file
-    src = Path(workdir) / "cuda_groups.cu"
-    src.write_text(SOURCE)
-    return compile_file(src, arch).output
 
 
 def _inc_dec_expected(lim: int, n: int = 64):
@@ -127,7 +118,7 @@ def _inc_dec_expected(lim: int, n: int = 64):
 @pytest.mark.parametrize("device,op", device_params(_cases))
 def test_group_or_atomic_matches_cuda(device, op, tmp_path_factory):
     require(device)
-    hsaco = _code_object(device.arch, str(tmp_path_factory.getbasetemp()))
+    hsaco = code_object(SOURCE, "cuda_groups.cu", device.arch, str(tmp_path_factory.getbasetemp()))
     if op == "atomics":
         lim = 9
         got = np.asarray(device.run_kernel(hsaco, "inc_dec", [np.array([lim], np.int32), np.zeros(1, np.int32)], 64,

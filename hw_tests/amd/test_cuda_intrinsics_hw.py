@@ -5,12 +5,11 @@ CUDA Math API's definitions, over random 32-bit operands and edge values.
   pytest hw_tests/amd/test_cuda_intrinsics_hw.py"""
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 import pytest
 
-from hw_devices import assert_bit_exact, device_params, require, selected
+from hw_devices import code_object, assert_bit_exact, device_params, require, selected
 
 SOURCE = r"""
 extern "C" __global__ void intr(const unsigned *a, const unsigned *b, const float *f, unsigned *out, int op) {
@@ -106,14 +105,6 @@ def _cases(device):
         yield CASES[op][0], op, marks
 
 
-@functools.lru_cache(maxsize=None)
-def _code_object(arch: str, workdir: str) -> bytes:
-    from pathlib import Path
-
-    from shflx.driver.amd import compile_file
-    src = Path(workdir) / "cuda_intrinsics.cu"
-    src.write_text(SOURCE)
-    return compile_file(src, arch).output
 
 
 @pytest.mark.parametrize("device,op", device_params(_cases))
@@ -121,7 +112,7 @@ def test_intrinsic_bit_exact(device, op, tmp_path_factory):
     require(device)
     name, ref = CASES[op]
     x, y, f = _inputs(np.random.default_rng(op))
-    hsaco = _code_object(device.arch, str(tmp_path_factory.getbasetemp()))
+    hsaco = code_object(SOURCE, "cuda_intrinsics.cu", device.arch, str(tmp_path_factory.getbasetemp()))
     got = device.run_kernel(hsaco, "intr", [x, y, f], N, np.uint32, block=(64, 1, 1), grid=(N // 64, 1, 1),
                             scalars=[op])
     with np.errstate(all="ignore"):

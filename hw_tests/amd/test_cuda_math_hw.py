@@ -7,13 +7,12 @@ denormals flushed, so inputs keep results normal.
   pytest hw_tests/amd/test_cuda_math_hw.py"""
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 import pytest
 
-from hw_devices import device_params, require
+from hw_devices import code_object, device_params, require
 
 SOURCE = r"""
 extern "C" __global__ void math1(const float *x, const float *y, float *out, int fn) {
@@ -72,14 +71,6 @@ def ulp_error(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return np.abs(got.astype(np.float64) - ref) / ulp
 
 
-@functools.lru_cache(maxsize=None)
-def _code_object(arch: str, workdir: str) -> bytes:
-    from pathlib import Path
-
-    from shflx.driver.amd import compile_file
-    src = Path(workdir) / "cuda_math.cu"
-    src.write_text(SOURCE)
-    return compile_file(src, arch).output
 
 
 def _cases(device):
@@ -94,7 +85,7 @@ def test_math_function_within_cuda_ulp_bound(device, fn, tmp_path_factory):
     x, y = make(np.random.default_rng(fn))
     x = x.astype(np.float32)
     y = (y if y is not None else np.zeros(N)).astype(np.float32)
-    hsaco = _code_object(device.arch, str(tmp_path_factory.getbasetemp()))
+    hsaco = code_object(SOURCE, "cuda_math.cu", device.arch, str(tmp_path_factory.getbasetemp()))
     got = np.asarray(device.run_kernel(hsaco, "math1", [x, y], N, np.float32, block=(64, 1, 1), grid=(N // 64, 1, 1),
                                        scalars=[fn]))
     with np.errstate(all="ignore"):

@@ -6,12 +6,11 @@ ISA: setp with `.and/.or/.xor`, guarded setp, selp, `@!p`, and shfl.sync with it
   pytest hw_tests/amd/test_inline_ptx_hw.py        (GPU, else shared/amdemu; skips without both)"""
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 import pytest
 
-from hw_devices import ROOT, assert_bit_exact, device_params, require, selected  # noqa: F401
+from hw_devices import code_object, ROOT, assert_bit_exact, device_params, require, selected  # noqa: F401
 
 N = 128                       # 2 blocks of 64 threads: 4 CUDA warps; 1 or 2 waves per block
 M32 = 0xFFFFFFFF
@@ -200,21 +199,13 @@ def _cases(device):
             yield f"{kernel}-{'baseline' if baseline else 'shflx'}", (kernel, baseline), marks
 
 
-@functools.lru_cache(maxsize=None)
-def _code_object(arch: str, baseline: bool, workdir: str) -> bytes:
-    from pathlib import Path
-
-    from shflx.driver.amd import compile_file
-    src = Path(workdir) / "inline_ptx.cu"
-    src.write_text(SOURCE)
-    return compile_file(src, arch, baseline=baseline).output
 
 
 @pytest.mark.parametrize("device,case", device_params(_cases))
 def test_inline_ptx_kernel_matches_numpy(device, case, tmp_path_factory):
     require(device)
     kernel, baseline = case
-    hsaco = _code_object(device.arch, baseline, str(tmp_path_factory.getbasetemp()))
+    hsaco = code_object(SOURCE, "inline_ptx.cu", device.arch, str(tmp_path_factory.getbasetemp()), baseline=baseline)
     make, expect = CASES[kernel]
     ins = make(np.random.default_rng(sum(map(ord, kernel))))
     dtype = ins[0].dtype
