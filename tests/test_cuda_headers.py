@@ -219,3 +219,13 @@ def test_host_code_that_uses_a_missing_library_names_both(arch, tmp_path):
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "k.cu:1:10: fatal error: 'nccl.h' file not found" in r.stderr
     assert "with an empty stand-in for the missing host-only header(s), the device pass fails at: k.cu:3:" in r.stderr
+
+
+def test_which_nvidia_front_end_compiled_is_in_the_report(tmp_path, monkeypatch):
+    import shflx.driver.nvidia as nv
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int* p) { p[threadIdx.x] = 1; }\n")
+    if nv.cuda_headers(FrontendOptions()) is not None:
+        assert nv.PRELUDE_NOTE not in compile_cuda(src, "sm_90", emit="llvm").notes
+    monkeypatch.setattr(nv, "cuda_headers", lambda opts: None)
+    assert nv.PRELUDE_NOTE in compile_cuda(src, "sm_90", emit="llvm").notes

@@ -255,6 +255,10 @@ def device_ir(source: Path, target: NvidiaTarget, opts: FrontendOptions) -> str:
     return nvcc_kernel_names(ir)
 
 
+PRELUDE_NOTE = ("compiled against the shflx prelude's CUDA subset, not NVIDIA's headers (not installed: "
+                "pip install 'shflx[cuda]'): no CUB/Thrust, no precise math")
+
+
 def cuda_headers(opts: FrontendOptions) -> CudaSdk | None:
     """NVIDIA's real headers when `shflx[cuda]` (or SHFLX_CUDA_PATH) provides them, else None: the
     shflx prelude's NVPTX side stands in (a subset of the CUDA API; see README)."""
@@ -291,6 +295,8 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
     lowered, reports = lower_shuffles(ir, target, baseline)
     check_resolved(lowered, source, "NVIDIA", NVPTX_PROVIDED)
     result = CompileResult(arch, 32, lowered, reports, chains=chains, notes=skipped_headers(ir))
+    if source.suffix not in (".ll", ".bc") and cuda_headers(opts) is None:
+        result.notes.append(PRELUDE_NOTE)
     if emit == "llvm":
         result.output = lowered
         return result

@@ -80,12 +80,12 @@ def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> l
 def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool) -> str:
     """LLVM IR text of the AMDGPU device code; clang's diagnostics become an InputError (exit 1)."""
     host = host_cxx_args(find_clang(opts.llvm_bin))
-    return _run_cc1(source, opts, lambda out, tmp: cc1_args(source, cpu, wave, out, opts, selectable_wave, host))
+    return _run_front_end(source, opts, lambda out, tmp: cc1_args(source, cpu, wave, out, opts, selectable_wave, host))
 
 
 def compile_to_nvptx_ir(source: Path, sm: str, ptx_feature: str, opts: FrontendOptions) -> str:
     """LLVM IR text of the NVPTX device code with the shflx prelude (see nvptx_cc1_args)."""
-    return _run_cc1(source, opts, lambda out, tmp: nvptx_cc1_args(source, sm, ptx_feature, out, opts), "NVIDIA")
+    return _run_front_end(source, opts, lambda out, tmp: nvptx_cc1_args(source, sm, ptx_feature, out, opts), "NVIDIA")
 
 
 def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: Path, opts: FrontendOptions) -> list[str]:
@@ -113,11 +113,11 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
 
 def compile_with_cuda_headers(source: Path, sm: str, sdk: CudaSdk, opts: FrontendOptions) -> str:
     """LLVM IR text of the NVPTX device code compiled against NVIDIA's real CUDA headers."""
-    return _run_cc1(source, opts, lambda out, tmp: cuda_driver_args(source, sm, sdk.lay_out(tmp), sdk, out, opts),
+    return _run_front_end(source, opts, lambda out, tmp: cuda_driver_args(source, sm, sdk.lay_out(tmp), sdk, out, opts),
                     "NVIDIA")
 
 
-def _run_cc1(source: Path, opts: FrontendOptions, make_args, vendor: str = "AMD") -> str:
+def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AMD") -> str:
     """Run clang with `make_args(output path, temporary dir)`; its diagnostics become an InputError."""
     if not source.is_file():
         raise InputError("cannot read the source file", Location(str(source)))

@@ -50,9 +50,9 @@ class CudaSdk:
 
     def lay_out(self, into: Path) -> Path:
         """A toolkit directory clang's `--cuda-path` accepts (`include/cuda.h`, by which it detects
-        the version, `nvvm/libdevice`, `bin/ptxas`), as links; the headers themselves are searched
-        in their real directories (`-isystem`, `includes`), so diagnostics and line tables name
-        real files, not this temporary one."""
+        the version, `nvvm/libdevice`, `bin/ptxas`), as links. Every other header is searched in its
+        real directory (`includes`), so diagnostics and line tables name real files; only cuda.h
+        (declarations, no device code) is read through the link."""
         root = into / "cuda"
         (root / "include").mkdir(parents=True, exist_ok=True)
         (root / "include" / "cuda.h").symlink_to(self.includes[0] / "cuda.h")

@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 
 # header name pattern -> the host library it declares
 HOST_ONLY = {
-    r"cublas(_v2|_api|Lt|Xt)?\.h": "cuBLAS", r"cublas_api\.h": "cuBLAS", r"cusparse(Lt)?\.h": "cuSPARSE",
+    r"cublas(_v2|_api|Lt|Xt)?\.h": "cuBLAS", r"cusparse(Lt)?\.h": "cuSPARSE",
     r"cufft(XT|w)?\.h": "cuFFT", r"curand\.h": "cuRAND (host API)", r"cusolver(Dn|Sp|Rf|Mg)?\.h": "cuSOLVER",
     r"cudnn(_\w+)?\.h": "cuDNN", r"nccl\.h": "NCCL", r"nvrtc\.h": "NVRTC", r"nvjpeg\.h": "nvJPEG",
     r"npp\w*\.h": "NPP", r"nvToolsExt\w*\.h": "NVTX", r"nvtx3/.*": "NVTX", r"cupti\w*\.h": "CUPTI",
