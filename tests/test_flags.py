@@ -142,3 +142,11 @@ def test_any_mix_of_flags_is_read_back_in_order(flags, action):
                                            (["-gsplit-dwarf"], None), (["-O2", "-ggdb0"], False)])
 def test_debug_flags_last_one_wins(words, wanted):
     assert debug_wanted(words) is wanted
+
+
+@pytest.mark.parametrize("words,level", [([], 0), (["-O3"], 3), (["-O0", "-O2"], 2), (["-Os"], 2), (["-Og"], 1),
+                                         (["-O"], 1), (["-Ofast"], 3), (["-O2", "-c", "-O0"], 0)])
+def test_opt_wanted_reads_the_last_o_flag_as_compile_does(words, level):
+    """The launcher's -O reading is compile's table (OPT_LEVELS), not a second one."""
+    from shflx.driver.flags import opt_wanted
+    assert opt_wanted(words) == level

@@ -276,6 +276,12 @@ def check_target_id(target_id: str) -> None:
                              f"(it takes: {', '.join(allowed) or 'none'})")
 
 
+def opt_wanted(words: list[str]) -> int:
+    """The optimization level a command's -O flags ask for (the last one wins; OPT_LEVELS reads
+    -Os/-Oz/-Og/-Ofast as the level shflx's front end runs), 0 without one, as clang's default."""
+    return next((OPT_LEVELS.get(w[2:], 2) for w in reversed(words) if w.startswith("-O")), 0)
+
+
 def debug_wanted(words: list[str]) -> bool | None:
     """What a command's -g flags ask for, the last one winning: True (-g, -g2, -ggdb, -gdwarf-5,
     -gline-tables-only ...), False (-g0, -ggdb0), None (no -g flag)."""

@@ -202,16 +202,16 @@ def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[st
     from ..frontend.clang import FrontendOptions
     from ..ir.moduleflags import code_object_version
     from .amd import compile_file
-    from .flags import base_arch, debug_wanted, feature_words, target_features
+    from .flags import base_arch, debug_wanted, feature_words, opt_wanted, target_features
     from .inputs import read_ir
 
     objects, report = {}, []
     wave64 = any(w in ("-mwavefrontsize64",) for w in cmd.argv)
     debug = bool(debug_wanted(cmd.argv))
-    opt = next((int(w[2]) if w[2:3].isdigit() else 2 for w in reversed(cmd.argv) if w.startswith("-O")), 0)
+    opt = opt_wanted(cmd.argv)
     for tid in cmd.targets:
         if cmd.cuda:
-            fe = FrontendOptions(opt=min(max(opt, 0), 3), extra=cuda_options(cmd) + feature_words(tid))
+            fe = FrontendOptions(opt=opt, extra=cuda_options(cmd) + feature_words(tid))
             source = Path(cmd.source)
             cov = users_code_object_version(cmd, tid)
         else:
