@@ -39,7 +39,15 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"shflx {__version__}")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for add in (_add_verify, _add_lower, _add_compile, _add_launch, _add_coverage, _add_ptx, _add_ptxas):
+        add(sub)
+    sub.add_parser("doctor", help="what toolchain and runtimes shflx found, and what each is used for")
+    t = sub.add_parser("targets", help="list the known AMD and NVIDIA targets and their features")
+    t.add_argument("--json", action="store_true")
+    return p
 
+
+def _add_verify(sub: argparse._SubParsersAction) -> None:
     v = sub.add_parser("verify", help="prove plans (JSON) against their target pattern",
                        description="Prove each PLAN.json against its 'target' (or --target). "
                        "Exit 0: all proved; 1: some refuted (counterexample printed); "
@@ -51,6 +59,8 @@ def _build_parser() -> argparse.ArgumentParser:
     v.add_argument("--diagram", action="store_true", help="draw the lanes of every plan that is not proved")
     _add_verbosity(v)
 
+
+def _add_lower(sub: argparse._SubParsersAction) -> None:
     lo = sub.add_parser("lower", help="the cheapest proven AMD sequence (or PTX) for a shuffle pattern",
                         description="Synthesize, prove and print the cheapest sequence for PATTERN, e.g. "
                         "'xor 5', 'down 1 width 16', 'shfl.idx b=3 c=0x181f', 'map 1,0,...'.")
@@ -67,6 +77,8 @@ def _build_parser() -> argparse.ArgumentParser:
     lo.add_argument("--no-cache", action="store_true", help="do not read or write the plan cache")
     _add_verbosity(lo)
 
+
+def _add_compile(sub: argparse._SubParsersAction) -> None:
     co = sub.add_parser("compile", help="CUDA/HIP device code -> AMD code object (or NVIDIA cubin/PTX), "
                         "shuffles lowered", description="Compile the device code of FILE for each --offload-arch, "
                         "lowering every warp shuffle to its cheapest proven sequence (AMD: DPP, permlane, ...; "
@@ -80,6 +92,8 @@ def _build_parser() -> argparse.ArgumentParser:
                         "Quiet on success: the report goes to --report-file (or stdout with --report json).")
     co.add_argument("args", nargs=argparse.REMAINDER, metavar="FLAGS FILE.cu")
 
+
+def _add_launch(sub: argparse._SubParsersAction) -> None:
     la = sub.add_parser("launch", help="compiler launcher: run a HIP compile with shflx's device code embedded",
                         description="shflx launch [--baseline] [--report-file F] [-Rpass=shflx] -- clang++ ... -c "
                         "a.hip -o a.o. For CMAKE_HIP_COMPILER_LAUNCHER and Makefiles: per -c, device code is "
@@ -87,6 +101,8 @@ def _build_parser() -> argparse.ArgumentParser:
                         "command writes; every other command runs unchanged.")
     la.add_argument("args", nargs=argparse.REMAINDER, metavar="-- COMPILER ARGS")
 
+
+def _add_coverage(sub: argparse._SubParsersAction) -> None:
     cov = sub.add_parser("coverage", help="how every uniform shfl.sync map lowers, per target")
     cov.add_argument("--arch", action="append", help="target (repeatable; default: the main six)")
     cov.add_argument("--out", help="write the JSON here (default benchmarks/results/coverage.json "
@@ -94,6 +110,8 @@ def _build_parser() -> argparse.ArgumentParser:
     cov.add_argument("--limit", type=int, help="only the first N maps (a quick look)")
     _add_verbosity(cov)
 
+
+def _add_ptx(sub: argparse._SubParsersAction) -> None:
     px = sub.add_parser("ptx", help="report (and with -o rewrite) the warp shuffles of a PTX file",
                         description="Find every shfl.sync site and reduction chain in IN.ptx, report them, and "
                         "with -o write the PTX with proven rewrites (redux.sync, load -> shuffle).")
@@ -104,16 +122,12 @@ def _build_parser() -> argparse.ArgumentParser:
     px.add_argument("--report", choices=["text", "json"], default="text")
     px.add_argument("--no-load-shuffle", action="store_true", help="skip the load -> shuffle synthesis")
 
+
+def _add_ptxas(sub: argparse._SubParsersAction) -> None:
     pa = sub.add_parser("ptxas", help="rewrite the input PTX, then run the real ptxas with the same arguments",
                         description="A ptxas wrapper: the real ptxas comes from SHFLX_PTXAS or PATH (skipping "
                         "shflx wrappers). The input file is never modified.")
     pa.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
-
-    sub.add_parser("doctor", help="what toolchain and runtimes shflx found, and what each is used for")
-
-    t = sub.add_parser("targets", help="list the known AMD and NVIDIA targets and their features")
-    t.add_argument("--json", action="store_true")
-    return p
 
 
 def _plan_files(args: Sequence[str]) -> list[Path]:
@@ -373,11 +387,8 @@ def _compile_namespace(words: list[str]) -> argparse.Namespace:
 
 
 def _cmd_compile(ns: argparse.Namespace) -> int:
-    import dataclasses
-    import os
-
-    from .driver.flags import depfile_words, device_words, feature_words
     from .frontend.clang import FrontendOptions
+    from .driver.flags import device_words
 
     f = ns.flags
     if f.action == "c":
@@ -388,7 +399,33 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     if f.action == "E":
         from .driver.preprocess import preprocess
         return preprocess(f, sources, opts)
-    suffixes = {"hsaco": ".hsaco", "obj": ".o", "asm": ".s", "llvm": ".ll", "cubin": ".cubin", "ptx": ".ptx"}
+    jobs = _compile_jobs(ns, opts, sources)
+    many = len(sources) > 1
+    _check_outputs(sources, [Path(j[2]) for j in jobs], many and bool(ns.output), ns.output)
+    if many and ns.output:
+        try:
+            Path(ns.output).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"cannot create the output directory {ns.output}: {e.strerror or e}") from None
+    results = _run_compile_jobs(jobs, ns.jobs)
+    failed = [r for r in results if "error" in r]
+    for r in failed:
+        print(r["error"], file=sys.stderr)
+    _write_compile_report(ns, [r for r in results if "error" not in r])
+    return max((r["exit_code"] for r in failed), default=0)
+
+
+OUTPUT_SUFFIXES = {"hsaco": ".hsaco", "obj": ".o", "asm": ".s", "llvm": ".ll", "cubin": ".cubin", "ptx": ".ptx"}
+
+
+def _compile_jobs(ns: argparse.Namespace, opts, sources: list[Path]) -> list[tuple]:
+    """One job per (source, target): its output file (-o, or NAME.ARCH.SUFFIX; a directory with
+    several sources), what to emit, and the front-end options with the target's own words."""
+    import dataclasses
+
+    from .driver.flags import depfile_words, feature_words
+
+    f = ns.flags
     def emit_of(arch: str) -> str:  # noqa: E306 - the default output kind differs per vendor
         nvidia = arch.startswith("sm_")
         return ns.emit or ((("ptx" if nvidia else "asm") if f.action == "S" else ("cubin" if nvidia else "hsaco")))
@@ -396,10 +433,10 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     stems = [s.stem for s in sources]
     def stem_of(src: Path) -> str:  # noqa: E306 - unique output names for same-named inputs
         return f"{src.parent.name}_{src.stem}" if stems.count(src.stem) > 1 else src.stem
-    jobs = []
+    jobs: list[tuple] = []
     for src in sources:
         for arch in ns.archs:
-            suffix = suffixes[emit_of(arch)]
+            suffix = OUTPUT_SUFFIXES[emit_of(arch)]
             if ns.output and not many and len(ns.archs) == 1:
                 out = Path(ns.output)
             elif ns.output and many:
@@ -413,22 +450,23 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
             jobs.append((str(src), arch, str(out), emit_of(arch), 64 if ns.wave64 else None,
                          dataclasses.replace(opts, extra=words + extra), ns.baseline, ns.fp_reassoc,
                          not ns.no_chains, f.debug is not False, tuple(f.xptxas), ns.load_shuffle))
-    _check_outputs(sources, [Path(j[2]) for j in jobs], many and bool(ns.output), ns.output)
-    if many and ns.output:
-        try:
-            Path(ns.output).mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise UsageError(f"cannot create the output directory {ns.output}: {e.strerror or e}") from None
-    workers = ns.jobs or os.cpu_count() or 1
-    results: list[dict] = []
+    return jobs
+
+
+def _run_compile_jobs(jobs: list[tuple], jobs_flag: int | None) -> list[dict]:
+    """Each job's report entry (or error), in job order: in this process for one job or -j 1, else
+    in worker processes."""
+    import os
+
+    workers = jobs_flag or os.cpu_count() or 1
     if len(jobs) == 1 or workers == 1:
-        results = [_compile_one(j) for j in jobs]
-    else:
-        results = _compile_parallel(jobs, min(workers, len(jobs)))
-    failed = [r for r in results if "error" in r]
-    for r in failed:
-        print(r["error"], file=sys.stderr)
-    good = [r for r in results if "error" not in r]
+        return [_compile_one(j) for j in jobs]
+    return _compile_parallel(jobs, min(workers, len(jobs)))
+
+
+def _write_compile_report(ns: argparse.Namespace, good: list[dict]) -> None:
+    """-Rpass=shflx remarks on stderr; the report to --report-file, or on stdout with --report json."""
+    f = ns.flags
     if f.remarks:
         from .driver.remarks import remarks
         for line in remarks(good):
@@ -443,7 +481,6 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
             raise UsageError(f"cannot write the report to {f.report_file}: {e.strerror or e}") from None
     elif ns.report == "json":                   # asked for on stdout; the text report is not (quiet)
         print(report)
-    return max((r["exit_code"] for r in failed), default=0)
 
 
 def _text_report(good: list[dict]) -> str:

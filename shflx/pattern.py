@@ -140,11 +140,19 @@ def parse_pattern(text: str) -> Pattern:
         raise InputError("empty pattern; expected e.g. 'xor 1', 'shfl.down b=1 c=0x1f', 'map 1,0,...', "
                          "'reduce add'")
     head, rest = toks[0], toks[1:]
+    body, opts, exclusive = _words(text, head, rest)
+    if head in ("reduce", "scan"):
+        return _collective(text, head, body, opts, exclusive)
+    return _shuffle(text, head, body, opts)
+
+
+def _words(text: str, head: str, rest: list[str]) -> tuple[list[str], dict[str, str], bool]:
+    """(positional words, options, `exclusive`): positional words first, then options in any order."""
     body: list[str] = []
     opts: dict[str, str] = {}
     exclusive = False
     k = 0
-    while k < len(rest):          # positional words, then options in any order
+    while k < len(rest):
         tok = rest[k]
         if tok in OPTIONS:
             if k + 1 >= len(rest):
@@ -160,24 +168,32 @@ def parse_pattern(text: str) -> Pattern:
         else:
             body.append(tok)
             k += 1
-    if head in ("reduce", "scan"):
-        if "mask" in opts:
-            raise _err(text, "mask", "reductions and scans take 'lanes M' (the live lanes), not 'mask'")
-        if len(body) != 1 or body[0] not in COLLECTIVE_OPS:
-            got = " ".join(body) or "nothing"
-            raise _err(text, body[0] if body else head,
-                       f"{head} needs one operator of {', '.join(COLLECTIVE_OPS)}; got '{got}'")
-        width = _width(opts.get("width", "32"), text)
-        live = _mask(opts["lanes"], text) if "lanes" in opts else FULL_MASK
-        if "bits" not in opts:
-            return Collective(head, body[0], width, exclusive, live)
-        if head != "reduce" or "width" in opts:
-            raise _err(text, "bits", "'bits' is for a strided reduce (the lane bits it combines over), "
-                                     "without 'width'")
-        bits = _bits(opts["bits"], text)
-        if bits & (bits + 1) == 0:             # the low k bits: a width-2^k reduction
-            return Collective(head, body[0], bits + 1, False, live)
-        return Collective(head, body[0], CUDA_WARP, False, live, bits)
+    return body, opts, exclusive
+
+
+def _collective(text: str, head: str, body: list[str], opts: dict[str, str], exclusive: bool) -> Collective:
+    """`reduce OP` / `scan OP [exclusive]` with width, live lanes, or (reduce) strided lane bits."""
+    if "mask" in opts:
+        raise _err(text, "mask", "reductions and scans take 'lanes M' (the live lanes), not 'mask'")
+    if len(body) != 1 or body[0] not in COLLECTIVE_OPS:
+        got = " ".join(body) or "nothing"
+        raise _err(text, body[0] if body else head,
+                   f"{head} needs one operator of {', '.join(COLLECTIVE_OPS)}; got '{got}'")
+    width = _width(opts.get("width", "32"), text)
+    live = _mask(opts["lanes"], text) if "lanes" in opts else FULL_MASK
+    if "bits" not in opts:
+        return Collective(head, body[0], width, exclusive, live)
+    if head != "reduce" or "width" in opts:
+        raise _err(text, "bits", "'bits' is for a strided reduce (the lane bits it combines over), "
+                                 "without 'width'")
+    bits = _bits(opts["bits"], text)
+    if bits & (bits + 1) == 0:             # the low k bits: a width-2^k reduction
+        return Collective(head, body[0], bits + 1, False, live)
+    return Collective(head, body[0], CUDA_WARP, False, live, bits)
+
+
+def _shuffle(text: str, head: str, body: list[str], opts: dict[str, str]) -> Shuffle:
+    """idx/up/down/xor ARG [width W], shfl.MODE b=B c=C, or map s0,...,s31; each with [mask M]."""
     if "lanes" in opts or "bits" in opts:
         word = "lanes" if "lanes" in opts else "bits"
         raise _err(text, word, f"'{word}' is for reduce/scan; a shuffle takes 'mask M'")
@@ -194,26 +210,34 @@ def parse_pattern(text: str) -> Pattern:
     if "width" in opts:
         raise _err(text, "width", f"'width' goes with idx/up/down/xor, not '{head}'")
     if head.startswith("shfl."):
-        mode = head[5:]
-        if mode not in MODES:
-            raise _err(text, head, f"unknown shfl mode '{mode}'; known: {', '.join(MODES)}")
-        fields = dict(t.split("=", 1) for t in body if "=" in t)
-        if len(body) != 2 or set(fields) != {"b", "c"}:
-            raise _err(text, head, "expected 'shfl.MODE b=B c=C'")
-        b = _int(fields["b"], text, "b") & 0xFFFFFFFF
-        c = _int(fields["c"], text, "c") & 0xFFFFFFFF
-        return Shuffle(ShflOperands(mode, b, c, mask))
+        return _ptx_shuffle(text, head, body, mask)
     if head == "map":
-        vals = [t for t in body if t != ","]
-        if len(vals) != CUDA_WARP or body.count(",") != CUDA_WARP - 1:
-            raise _err(text, head, f"'map' needs {CUDA_WARP} comma-separated source lanes, got {len(vals)}")
-        src = tuple(_int(v, text, "source lane") for v in vals)
-        bad = [v for v in src if not 0 <= v < CUDA_WARP]
-        if bad:
-            raise _err(text, str(bad[0]), f"source lane {bad[0]} is outside 0..31")
-        return Shuffle(None, src, mask=mask)
+        return _map(text, head, body, mask)
     known = ", ".join([*KINDS, "shfl.MODE", "map", "reduce", "scan"])
     raise _err(text, head, f"unknown pattern kind '{head}'; known: {known}")
+
+
+def _ptx_shuffle(text: str, head: str, body: list[str], mask: int) -> Shuffle:
+    mode = head[5:]
+    if mode not in MODES:
+        raise _err(text, head, f"unknown shfl mode '{mode}'; known: {', '.join(MODES)}")
+    fields = dict(t.split("=", 1) for t in body if "=" in t)
+    if len(body) != 2 or set(fields) != {"b", "c"}:
+        raise _err(text, head, "expected 'shfl.MODE b=B c=C'")
+    b = _int(fields["b"], text, "b") & 0xFFFFFFFF
+    c = _int(fields["c"], text, "c") & 0xFFFFFFFF
+    return Shuffle(ShflOperands(mode, b, c, mask))
+
+
+def _map(text: str, head: str, body: list[str], mask: int) -> Shuffle:
+    vals = [t for t in body if t != ","]
+    if len(vals) != CUDA_WARP or body.count(",") != CUDA_WARP - 1:
+        raise _err(text, head, f"'map' needs {CUDA_WARP} comma-separated source lanes, got {len(vals)}")
+    src = tuple(_int(v, text, "source lane") for v in vals)
+    bad = [v for v in src if not 0 <= v < CUDA_WARP]
+    if bad:
+        raise _err(text, str(bad[0]), f"source lane {bad[0]} is outside 0..31")
+    return Shuffle(None, src, mask=mask)
 
 
 def format_pattern(p: Pattern) -> str:

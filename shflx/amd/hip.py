@@ -29,9 +29,30 @@ def intrinsic_alias(prim: Primitive, decls: dict[str, str]) -> str:
 
 
 def function_hip(plan: PlanLike, name: str = "shflx_shuffle") -> str:
-    fn_name = next((s.fn for s in plan.steps if isinstance(s, Combine)), None)
+    body = _HipBody(plan)
+    if any(s.op in LANE_TABLE_OPS for s in plan.steps):
+        body.lines.append("  const unsigned lane = __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));")
+    for s in emission_order(plan.steps):
+        body.step(s)
+    head = (f"// shflx: '{plan.target}' on {plan.arch} (wave{plan.wave}); cost {plan.cost:g} cycles; "
+            f"proof: {(plan.proof or {}).get('status', 'not proved')}\n")
+    return head + "".join(body.decls.values()) + f"__device__ __forceinline__ int {name}(int x) {{\n" + \
+        "\n".join(body.lines) + f"\n  return {body.ref(plan.result)};\n}}\n"
 
-    def ref(r: str) -> str:
+
+class _HipBody:
+    """One device function's body under construction: its lines, the asm-label declarations of the
+    intrinsics clang has no builtin for, and the calls already made for two-result instructions."""
+
+    def __init__(self, plan: PlanLike):
+        self.plan = plan
+        self.fn_name = next((s.fn for s in plan.steps if isinstance(s, Combine)), None)
+        self.lines: list[str] = []
+        self.decls: dict[str, str] = {}
+        self.swaps: dict[tuple, str] = {}
+
+    def ref(self, r: str) -> str:
+        """The C value of a reference: x, a constant, or a step's result."""
         if r == "x":
             return "x"
         if r == "zero":
@@ -39,26 +60,22 @@ def function_hip(plan: PlanLike, name: str = "shflx_shuffle") -> str:
         if r == "undef":
             return "0 /* undef */"
         if r == "identity":
-            return f"(int){FNS[fn_name].identity:#x}u" if fn_name else "0"
+            return f"(int){FNS[self.fn_name].identity:#x}u" if self.fn_name else "0"
         return _name(r)
 
-    lines: list[str] = []
-    decls: dict[str, str] = {}
-    swaps: dict[tuple, str] = {}
-    if any(s.op in LANE_TABLE_OPS for s in plan.steps):
-        lines.append("  const unsigned lane = __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));")
-
-    def operand(s: Step, field: str, kind: str, d: str) -> str:
+    def operand(self, s: Step, field: str, kind: str, d: str) -> str:
+        """One builtin argument from the step's field of that operand kind (amd.primitives)."""
         v = getattr(s, field)
         if kind == "value":
-            return ref(v)
+            return self.ref(v)
         if kind in ("lanes", "addr"):
             ctype = "unsigned char" if kind == "addr" else "unsigned"
-            lines.append(f"  static constexpr {ctype} {d}_{field}[{plan.wave}] = {{{', '.join(map(str, v))}}};")
+            self.lines.append(f"  static constexpr {ctype} {d}_{field}[{self.plan.wave}] = {{{', '.join(map(str, v))}}};")
             return f"(int){d}_{field}[lane] << 2" if kind == "addr" else f"{d}_{field}[lane]"
         return _bool(v) if kind == "flag" else (f"{v & 0xFFFFFFFF:#x}u" if v > 0xFFFF else f"{v:#x}")
 
-    for s in emission_order(plan.steps):
+    def step(self, s: Step) -> None:
+        """`const int v_<id> = ...;` for one step (a builtin call, a select or a combine)."""
         if getattr(s, "exec", None) is not None:
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
         d = _name(s.id)
@@ -67,39 +84,43 @@ def function_hip(plan: PlanLike, name: str = "shflx_shuffle") -> str:
             if getattr(s, field) not in (0, None):
                 raise EmitError(f"step {s.id!r}: llvm.amdgcn.{prim.intrinsic} has no operand for {field!r}")
         if prim is not None and prim.intrinsic is not None:
-            args = ", ".join(operand(s, f, k, d) for f, k in prim.operands)
-            callee = f"__builtin_amdgcn_{prim.builtin}" if prim.builtin else intrinsic_alias(prim, decls)
-            if prim.result == "pair":
-                key = s.instruction  # type: ignore[attr-defined]
-                if key not in swaps:
-                    swaps[key] = f"{d}_pair"
-                    lines.append(f"  const auto {d}_pair = {callee}({args});")
-                call = f"(int){swaps[key]}[{s.take}]"  # type: ignore[attr-defined]
-            else:
-                call = f"{callee}({args})"
+            call = self.primitive_call(s, prim, d)
         elif isinstance(s, Select):
-            # clang's __builtin_amdgcn_inverse_ballot_w32/_w64 (BuiltinsAMDGPU.def; clang 22.1):
-            # the lane mask in VCC and one v_cndmask, as the LLVM IR emitter writes it
-            ballot = (f"__builtin_amdgcn_inverse_ballot_w32({s.lanes & 0xFFFFFFFF:#x}u)" if plan.wave == 32
-                      else f"__builtin_amdgcn_inverse_ballot_w64({s.lanes:#x}ull)")
-            call = f"({ballot} ? {ref(s.a)} : {ref(s.b)})"
+            call = self.select(s)
         elif isinstance(s, Combine):
-            if s.fn in C_OPS:
-                call = f"(int)((unsigned){ref(s.a)} {C_OPS[s.fn]} (unsigned){ref(s.b)})"
-            elif s.fn in ("smin", "smax"):
-                call = f"{s.fn[1:]}({ref(s.a)}, {ref(s.b)})"
-            elif s.fn in ("umin", "umax"):
-                call = f"(int){s.fn[1:]}((unsigned){ref(s.a)}, (unsigned){ref(s.b)})"
-            else:
-                op = {"fadd": "{a} + {b}", "fmul": "{a} * {b}", "fmin": "fminf({a}, {b})", "fmax": "fmaxf({a}, {b})"}[s.fn]
-                call = ("__float_as_int(" + op.format(a=f"__int_as_float({ref(s.a)})", b=f"__int_as_float({ref(s.b)})") + ")")
+            call = self.combine(s)
         else:
             raise EmitError(f"no HIP form for {s.op}")
-        lines.append(f"  const int {d} = {call};")
-    head = (f"// shflx: '{plan.target}' on {plan.arch} (wave{plan.wave}); cost {plan.cost:g} cycles; "
-            f"proof: {(plan.proof or {}).get('status', 'not proved')}\n")
-    return head + "".join(decls.values()) + f"__device__ __forceinline__ int {name}(int x) {{\n" + "\n".join(lines) + \
-        f"\n  return {ref(plan.result)};\n}}\n"
+        self.lines.append(f"  const int {d} = {call};")
+
+    def primitive_call(self, s: Step, prim: Primitive, d: str) -> str:
+        args = ", ".join(self.operand(s, f, k, d) for f, k in prim.operands)
+        callee = f"__builtin_amdgcn_{prim.builtin}" if prim.builtin else intrinsic_alias(prim, self.decls)
+        if prim.result != "pair":
+            return f"{callee}({args})"
+        key = s.instruction  # type: ignore[attr-defined]
+        if key not in self.swaps:
+            self.swaps[key] = f"{d}_pair"
+            self.lines.append(f"  const auto {d}_pair = {callee}({args});")
+        return f"(int){self.swaps[key]}[{s.take}]"  # type: ignore[attr-defined]
+
+    def select(self, s: Select) -> str:
+        # clang's __builtin_amdgcn_inverse_ballot_w32/_w64 (BuiltinsAMDGPU.def; clang 22.1):
+        # the lane mask in VCC and one v_cndmask, as the LLVM IR emitter writes it
+        ballot = (f"__builtin_amdgcn_inverse_ballot_w32({s.lanes & 0xFFFFFFFF:#x}u)" if self.plan.wave == 32
+                  else f"__builtin_amdgcn_inverse_ballot_w64({s.lanes:#x}ull)")
+        return f"({ballot} ? {self.ref(s.a)} : {self.ref(s.b)})"
+
+    def combine(self, s: Combine) -> str:
+        a, b = self.ref(s.a), self.ref(s.b)
+        if s.fn in C_OPS:
+            return f"(int)((unsigned){a} {C_OPS[s.fn]} (unsigned){b})"
+        if s.fn in ("smin", "smax"):
+            return f"{s.fn[1:]}({a}, {b})"
+        if s.fn in ("umin", "umax"):
+            return f"(int){s.fn[1:]}((unsigned){a}, (unsigned){b})"
+        op = {"fadd": "{a} + {b}", "fmul": "{a} * {b}", "fmin": "fminf({a}, {b})", "fmax": "fmaxf({a}, {b})"}[s.fn]
+        return "__float_as_int(" + op.format(a=f"__int_as_float({a})", b=f"__int_as_float({b})") + ")"
 
 
 # C type -> (bits, the type its bits are read as); 16-bit values travel in 32-bit lanes as CUDA's do

@@ -39,14 +39,31 @@ def function_ir(plan: PlanLike, name: str = "shflx_plan", attrs: str = "#0", *, 
     spliced into a module that has its own attribute groups). `params` (extra i32 parameters),
     `prologue` and `lane_operands` (step id -> the IR value a readlane reads its lane from) emit a
     family of plans that differ only in a runtime lane (match.broadcast)."""
-    lane_operands = {sid: {"lane": v} for sid, v in (lane_operands or {}).items()}
-    fn_name = _combine_fn(plan)
-    lines: list[str] = []
-    needed: set[str] = set()
-    tables: list[str] = []
-    swaps: dict[tuple, str] = {}
+    body = _Body(plan, name, {sid: {"lane": v} for sid, v in (lane_operands or {}).items()})
+    body.lane_id()
+    body.lines += prologue
+    for s in emission_order(plan.steps):
+        body.step(s)
+    signature = ", ".join(("i32 %x",) + tuple(f"i32 {p}" for p in params))
+    text = (f"define internal i32 @{name}({signature}) {attrs} {{\nentry:\n" + "\n".join(body.lines)
+            + f"\n  ret i32 {body.ref(plan.result)}\n}}\n")
+    return "\n".join(body.tables) + ("\n" if body.tables else "") + text, body.needed
 
-    def ref(r: str) -> str:
+
+class _Body:
+    """One helper's body under construction: its lines, the declarations (DECLS keys) and the
+    per-lane constant tables it needs, and the calls already made for two-result instructions."""
+
+    def __init__(self, plan: PlanLike, name: str, lane_operands: dict[str, dict[str, str]]):
+        self.plan, self.name, self.lane_operands = plan, name, lane_operands
+        self.fn_name = _combine_fn(plan)
+        self.lines: list[str] = []
+        self.needed: set[str] = set()
+        self.tables: list[str] = []
+        self.swaps: dict[tuple, str] = {}
+
+    def ref(self, r: str) -> str:
+        """The IR value of a reference: x, a constant, or a step's result."""
         if r == "x":
             return "%x"
         if r == "zero":
@@ -54,35 +71,39 @@ def function_ir(plan: PlanLike, name: str = "shflx_plan", attrs: str = "#0", *, 
         if r == "undef":
             return "poison"
         if r == "identity":
-            if fn_name is None:
+            if self.fn_name is None:
                 raise EmitError("'identity' needs a combine step")
-            return str(_signed(FNS[fn_name].identity))
+            return str(_signed(FNS[self.fn_name].identity))
         return f"%{local_name(r)}"
 
-    if any(s.op in LANE_TABLE_OPS for s in plan.steps):
-        needed.add("mbcnt")
-        lines.append("  %lane.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)")
-        lines.append("  %lane = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lane.lo)" if plan.wave == 64
-                     else "  %lane = add i32 %lane.lo, 0")
-    lines += prologue
+    def lane_id(self) -> None:
+        """%lane (the lane id) for the per-lane tables, when a step reads one."""
+        if any(s.op in LANE_TABLE_OPS for s in self.plan.steps):
+            self.needed.add("mbcnt")
+            self.lines.append("  %lane.lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)")
+            self.lines.append("  %lane = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lane.lo)" if self.plan.wave == 64
+                              else "  %lane = add i32 %lane.lo, 0")
 
-    def operand(s: Step, field: str, kind: str, d: str) -> str:
+    def operand(self, s: Step, field: str, kind: str, d: str) -> str:
+        """One intrinsic argument, typed, from the step's field of that operand kind (amd.primitives)."""
         v = getattr(s, field)
         if kind == "value":
-            return f"i32 {ref(v)}"
-        if kind == "sgpr" and field in lane_operands.get(s.id, {}):
-            return f"i32 {lane_operands[s.id][field]}"
+            return f"i32 {self.ref(v)}"
+        if kind == "sgpr" and field in self.lane_operands.get(s.id, {}):
+            return f"i32 {self.lane_operands[s.id][field]}"
         if kind in ("lanes", "addr"):
-            return "i32 " + _lane_table(d, v, plan.wave, name, tables, lines, scale=4 if kind == "addr" else 1)
+            return "i32 " + _lane_table(d, v, self.plan.wave, self.name, self.tables, self.lines,
+                                        scale=4 if kind == "addr" else 1)
         return f"i1 {_b(v)}" if kind == "flag" else f"i32 {_signed(v)}"
 
-    for s in emission_order(plan.steps):
+    def step(self, s: Step) -> None:
+        """The lines of one step: a combine, a select, or its primitive's intrinsic call."""
         if getattr(s, "exec", None) is not None:
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
         d = f"%{local_name(s.id)}"
         if isinstance(s, Combine):
-            lines += combine_ir(d, s.fn, ref(s.a), ref(s.b), needed)
-            continue
+            self.lines += combine_ir(d, s.fn, self.ref(s.a), self.ref(s.b), self.needed)
+            return
         prim = PRIMITIVES.get(s.op)
         if prim is None:
             raise EmitError(f"no LLVM IR form for {s.op}")
@@ -90,23 +111,19 @@ def function_ir(plan: PlanLike, name: str = "shflx_plan", attrs: str = "#0", *, 
             if getattr(s, field) not in (0, None):
                 raise EmitError(f"step {s.id!r}: {prim.intrinsic or 'a select'} has no operand for {field!r}")
         if isinstance(s, Select):
-            lines += select_ir(d, s.lanes, plan.wave, ref(s.a), ref(s.b), needed)
-            continue
-        needed.add(s.op)
-        args = ", ".join(operand(s, f, k, d) for f, k in prim.operands)
-        if prim.result == "pair":
-            # one instruction yields both results: steps naming either half share the call
-            key = s.instruction  # type: ignore[attr-defined]
-            if key not in swaps:
-                swaps[key] = f"{d}.pair"
-                lines.append(f"  {d}.pair = call {{ i32, i32 }} @llvm.amdgcn.{prim.intrinsic}({args})")
-            lines.append(f"  {d} = extractvalue {{ i32, i32 }} {swaps[key]}, {s.take}")  # type: ignore[attr-defined]
-        else:
-            lines.append(f"  {d} = call i32 @llvm.amdgcn.{prim.intrinsic}({args})")
-    body = "\n".join(lines)
-    signature = ", ".join(("i32 %x",) + tuple(f"i32 {p}" for p in params))
-    text = (f"define internal i32 @{name}({signature}) {attrs} {{\nentry:\n{body}\n  ret i32 {ref(plan.result)}\n}}\n")
-    return "\n".join(tables) + ("\n" if tables else "") + text, needed
+            self.lines += select_ir(d, s.lanes, self.plan.wave, self.ref(s.a), self.ref(s.b), self.needed)
+            return
+        self.needed.add(s.op)
+        args = ", ".join(self.operand(s, f, k, d) for f, k in prim.operands)
+        if prim.result != "pair":
+            self.lines.append(f"  {d} = call i32 @llvm.amdgcn.{prim.intrinsic}({args})")
+            return
+        # one instruction yields both results: steps naming either half share the call
+        key = s.instruction  # type: ignore[attr-defined]
+        if key not in self.swaps:
+            self.swaps[key] = f"{d}.pair"
+            self.lines.append(f"  {d}.pair = call {{ i32, i32 }} @llvm.amdgcn.{prim.intrinsic}({args})")
+        self.lines.append(f"  {d} = extractvalue {{ i32, i32 }} {self.swaps[key]}, {s.take}")  # type: ignore[attr-defined]
 
 
 def tied_olds(step: Step) -> tuple[str, ...]:

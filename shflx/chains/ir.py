@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -513,67 +514,97 @@ def _liveness(body: _Body, chain: Chain, readers: dict[str, int], where: dict,
     along that edge); a use contributes its own lanes within those. Each lane set is a union over
     warps, so their intersection still bounds the live lanes of every warp (sound). `deciders`
     gets the tokens the lanes were read off (conditions, the readers' source-lane operands)."""
-    def line_loc(tok: str) -> str:
-        return where.get(tok, tok)
-
-    live = 0
-    steps_block = body.block_of[max(s.line_index for s in chain.sites) - body.first]
-    conds: list[str] = []
-    through_phi = False
-    holds: dict[str, int] = {}             # value -> lanes where it may hold the chain result
-    todo = [(chain.result, FULL_MASK)]
-    while todo:
-        value, lanes_in = todo.pop()
-        if value in holds and lanes_in & ~holds[value] == 0:
-            continue
-        lanes_in |= holds.get(value, 0)
-        values = body.aliases(value)
-        for v in values:
-            holds[v] = lanes_in
-        for tok in values:
-            for u in body.users.get(tok, []):
-                if isinstance(u, str) and u in values:
-                    continue
-                if isinstance(u, str) and u in readers:        # read by another shuffle: its source lanes
-                    live |= readers[u] & lanes_in
-                    deciders.append(where.get(("b", u), ""))
-                    conds.append(f"the shuffle at {line_loc(u)}")
-                    continue
-                if isinstance(u, str) and body.op(u) == "select":     # `lane == 0 ? v : 0`
-                    picked = _select_lanes(body, u, values)
-                    if picked is not None:
-                        live |= picked & lanes_in
-                        deciders.append(body.operands(body.defs[u])[0])
-                        conds.append(body.operands(body.defs[u])[0])
-                        continue
-                if isinstance(u, str) and body.op(u) == "phi":
-                    through_phi = True
-                    edge = 0
-                    phi_block = body.block_of[body.line_of[u] - body.first]
-                    for inc, pred in re.findall(r"\[\s*([^,\]\s]+)\s*,\s*%([\w.\-]+)\s*\]", body.defs[u]):
-                        if inc in values:
-                            edge |= _edge_lanes(body, pred, phi_block, deciders)
-                    todo.append((u, lanes_in & edge))
-                    continue
-                if isinstance(u, str) and _per_lane(body, u):
-                    todo.append((u, lanes_in))
-                    continue
-                line = body.line_of[u] if isinstance(u, str) else u
-                block = body.block_of[line - body.first]
-                lanes = None if block == steps_block else _block_lanes(body, block)   # a use where the
-                if lanes is None:                                       # steps run: the sunk combine
-                    if lanes_in == FULL_MASK:
-                        guard = body.branch_to.get(block)
-                        if guard is not None and body.preds.get(block, 0) == 1 and block != steps_block:
-                            return FULL_MASK, "every lane (a use under a condition that is not a lane condition)"
-                        return FULL_MASK, f"every lane ({'through a phi' if through_phi else 'an unguarded use'})"
-                    lanes = FULL_MASK
-                    conds.append("the phi edges' branch conditions")
-                else:
-                    deciders.append(body.branch_to[block][1])
-                    conds.append(body.branch_to[block][1])
-                live |= lanes & lanes_in
-    if not conds:
+    walk = _LiveUses(body, chain, readers, where, deciders)
+    verdict = walk.run()
+    if verdict is not None:
+        return verdict
+    if not walk.conds:
         return FULL_MASK, "every lane (no use found)"
-    how = " through phis" if through_phi else ""
-    return live, f"lanes {live:#x} (uses only under {', '.join(sorted(set(conds)))}{how})"
+    how = " through phis" if walk.through_phi else ""
+    return walk.live, f"lanes {walk.live:#x} (uses only under {', '.join(sorted(set(walk.conds)))}{how})"
+
+
+class _LiveUses:
+    """_liveness's walk over the uses of the chain result: the live lanes found, the conditions they
+    were read off, whether a phi was passed, and per value the lanes where it may hold the result."""
+
+    def __init__(self, body: _Body, chain: Chain, readers: dict[str, int], where: dict, deciders: list[str]):
+        self.body, self.readers, self.where, self.deciders = body, readers, where, deciders
+        self.steps_block = body.block_of[max(s.line_index for s in chain.sites) - body.first]
+        self.live = 0
+        self.conds: list[str] = []
+        self.through_phi = False
+        self.holds: dict[str, int] = {}            # value -> lanes where it may hold the chain result
+        self.todo = [(chain.result, FULL_MASK)]
+
+    def run(self) -> tuple[int, str] | None:
+        """Follow every use; the every-lane verdict of an unguarded use, or None when all are bounded."""
+        while self.todo:
+            value, lanes_in = self.todo.pop()
+            if value in self.holds and lanes_in & ~self.holds[value] == 0:
+                continue
+            lanes_in |= self.holds.get(value, 0)
+            values = self.body.aliases(value)
+            for v in values:
+                self.holds[v] = lanes_in
+            for tok in values:
+                for u in self.body.users.get(tok, []):
+                    if isinstance(u, str) and (u in values or self.value_use(u, values, lanes_in)):
+                        continue
+                    verdict = self.final_use(u, lanes_in)
+                    if verdict is not None:
+                        return verdict
+        return None
+
+    def value_use(self, u: str, values: Any, lanes_in: int) -> bool:
+        """A use whose lanes are read off it or followed on: another shuffle (its source lanes), a lane
+        select (`lane == 0 ? v : 0`), a phi (the lanes of the edges the value comes along), or a
+        per-lane instruction. False for anything else."""
+        body = self.body
+        if u in self.readers:
+            self.live |= self.readers[u] & lanes_in
+            self.deciders.append(self.where.get(("b", u), ""))
+            self.conds.append(f"the shuffle at {self.where.get(u, u)}")
+            return True
+        if body.op(u) == "select":
+            picked = _select_lanes(body, u, values)
+            if picked is not None:
+                self.live |= picked & lanes_in
+                self.deciders.append(body.operands(body.defs[u])[0])
+                self.conds.append(body.operands(body.defs[u])[0])
+                return True
+        if body.op(u) == "phi":
+            self.through_phi = True
+            edge = 0
+            phi_block = body.block_of[body.line_of[u] - body.first]
+            for inc, pred in re.findall(r"\[\s*([^,\]\s]+)\s*,\s*%([\w.\-]+)\s*\]", body.defs[u]):
+                if inc in values:
+                    edge |= _edge_lanes(body, pred, phi_block, self.deciders)
+            self.todo.append((u, lanes_in & edge))
+            return True
+        if _per_lane(body, u):
+            self.todo.append((u, lanes_in))
+            return True
+        return False
+
+    def final_use(self, u: Any, lanes_in: int) -> tuple[int, str] | None:
+        """A use that is not followed (a store, a call, ...): the lanes of its block's guard; where
+        there is none (or it is where the steps run: the sunk combine) and the value may be in every
+        lane, the every-lane verdict."""
+        body = self.body
+        line = body.line_of[u] if isinstance(u, str) else u
+        block = body.block_of[line - body.first]
+        lanes = None if block == self.steps_block else _block_lanes(body, block)
+        if lanes is None:
+            if lanes_in == FULL_MASK:
+                guard = body.branch_to.get(block)
+                if guard is not None and body.preds.get(block, 0) == 1 and block != self.steps_block:
+                    return FULL_MASK, "every lane (a use under a condition that is not a lane condition)"
+                return FULL_MASK, f"every lane ({'through a phi' if self.through_phi else 'an unguarded use'})"
+            lanes = FULL_MASK
+            self.conds.append("the phi edges' branch conditions")
+        else:
+            self.deciders.append(body.branch_to[block][1])
+            self.conds.append(body.branch_to[block][1])
+        self.live |= lanes & lanes_in
+        return None

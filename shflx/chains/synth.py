@@ -22,7 +22,7 @@ import numpy as np
 from ..combine import FNS
 from ..lanes import LaneMap, ZERO, lanes_to_mask
 from ..match.cost import chain_cost, folds_into_combine
-from ..match.search import SearchReport, candidates, pool
+from ..match.search import SearchReport, guesses, pool
 from ..match.solvers import dpp16_solutions
 from ..pattern import Collective, format_pattern
 from ..plan import Combine, Plan, Readlane, Select, Step, UpdateDpp, Writelane, rename_steps
@@ -99,11 +99,11 @@ def _moves(target: Target, fn: str, want: bytes) -> tuple[tuple[tuple[Step, ...]
     # any shuffle the synthesizer finds for the real lanes; identity lanes then need a select
     if real.any():
         want = LaneMap(np.where(real, src, lanes), real)
-        for cand in sorted(candidates(target, want, SearchReport()), key=lambda c: c.rank)[:MAX_MOVES]:
+        for cand in sorted(guesses(target, want, SearchReport()), key=lambda c: c.rank)[:MAX_MOVES]:
             out.append((cand.cost, cand.steps, cand.result, bool(ident.any())))
     if ident.any() and FNS[fn].identity_is_zero:     # an injected 0 is the identity: no select
         want = LaneMap(np.where(real, src, np.where(ident, ZERO, lanes)), ~free)
-        for cand in sorted(candidates(target, want, SearchReport()), key=lambda c: c.rank)[:MAX_MOVES]:
+        for cand in sorted(guesses(target, want, SearchReport()), key=lambda c: c.rank)[:MAX_MOVES]:
             out.append((cand.cost, cand.steps, cand.result, False))
     return tuple((steps, ref, sel) for _, steps, ref, sel in out)
 

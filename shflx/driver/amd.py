@@ -135,87 +135,114 @@ def is_uniform_broadcast(site: Any) -> bool:
 
 
 def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, list[SiteReport]]:
-    """Every marker in `ir` replaced by its proven lowering; a report entry per site."""
+    """Every marker in `ir` replaced by its proven lowering, a report entry per site: the synthesized
+    plan of a constant map, else the readlane broadcast of a warp-uniform lane, else the exact
+    general lowering (always, with `baseline`)."""
     sites = find_sites(ir)
-    edits: dict[int, str] = {}
-    functions: list[str] = []
-    needed: set[str] = set()
-    reports: list[SiteReport] = []
     lines = ir.splitlines()
-    helpers: set[str] = set()
+    helpers = _Helpers()
+    edits: dict[int, str] = {}
+    reports: list[SiteReport] = []
     base_cost = bpermute_cost(target)
-    wave = target.wave
-
-    def define(name: str, made: tuple[str, set[str]] | None = None, maker=None) -> None:
-        """Append a lowering function (and its declarations) once per module."""
-        nonlocal needed
-        if name in helpers:
-            return
-        fn, need = made if made is not None else maker()
-        functions.append(fn)
-        needed |= need
-        helpers.add(name)
-
     for k, site in enumerate(sites):
         mapped = None if baseline else site_map(site)
         if site.mode.kind != "const":
             raise InputError(f"{site.location}: a shuffle whose mode is not a constant (internal prelude misuse)")
         mode = MODE_NAMES[site.mode.value & 3]
         cls = classify_site(site, mapped[1] if mapped else None)
-        plan = None
-        if mapped is not None:
-            src = mapped[1]
-            mask = site.mask.value & 0xFFFFFFFF if site.mask.kind == "const" else 0xFFFFFFFF
-            text = "map " + ",".join(str(int(v)) for v in src) + (f" mask {mask:#x}" if mask != 0xFFFFFFFF else "")
-            plan = lower(text, target, runtime_mask=site.mask.kind != "const")
-            if all(s.op == "ds.bpermute" for s in plan.steps) and plan.steps:
-                plan = None                   # the general lowering computes the index with ALU ops
-        if plan is not None:
-            name = f"shflx.site.{k}"
-            made = function_ir(plan, name, INLINE_ATTRS)
-            wrong = emitted_differences(plan, made[0], local_name)
-            if wrong:                         # an emitter bug: the exact general lowering (DESIGN 6)
-                plan = None
-                site.notes.append(f"internal: the emitted code did not read back as the proven plan ({wrong[0]})")
-        broadcast = None
-        if plan is None and not baseline and mode == "idx" and is_uniform_broadcast(site):
-            name = "shflx.uniform_idx"
-            broadcast = uniform_broadcast(target)
-            made = helper_ir(broadcast, name, INLINE_ATTRS)
-            wrong = helper_differences(broadcast, made[0])
-            if wrong:                         # an emitter bug: the exact general lowering (DESIGN 6)
-                broadcast = None
-                site.notes.append(f"internal: the emitted broadcast did not read back as its proven plans ({wrong[0]})")
-        if plan is not None:
-            define(name, made)
+        name = f"shflx.site.{k}"
+        synthesized = _site_plan(site, mapped[1], target, name) if mapped is not None else None
+        if synthesized is not None:
+            plan, made = synthesized
+            helpers.define(name, made)
             edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value])
-            lowering = [step_asm(s, target) for s in plan.steps] or ["(no instruction: every lane keeps its value)"]
-            reports.append(SiteReport(site.location, site.function, describe_site(site), cls, lowering, plan.cost,
-                                      base_cost, plan.proof["status"],
-                                      site.notes + list(plan.proof.get("assumptions", []))))
-        elif broadcast is not None:
-            define(name, made)
-            edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value, site.b.text])
-            reports.append(SiteReport(site.location, site.function, describe_site(site), "broadcast (uniform lane)",
-                                      ["v_readlane_b32 (lane b & 31 of each CUDA warp)"]
-                                      + (["v_readlane_b32 (lane (b & 31) | 32)", "v_cndmask_b32 (upper half)"]
-                                         if wave == 64 else []),
-                                      broadcast.cost, base_cost, "proved",
-                                      ["warp-uniform source lane with the full mask: readlane, proven for every b & 31"]
-                                      + site.notes + list(broadcast.assumptions)))
-        else:
-            name = f"shflx.general.{mode}"
-            define(name, maker=lambda: general.function_ir(mode, wave, name))
-            edits[site.line_index] = replace_call(lines[site.line_index], site, name,
-                                                  [site.mask.text, site.value, site.b.text, site.c.text])
-            why = "baseline" if baseline else ("per-lane dynamic operands" if cls == "dynamic" else
-                                               "runtime operands" if cls == "uniform" else "nothing cheaper proven")
-            reports.append(SiteReport(site.location, site.function, describe_site(site), cls,
-                                      ["ds_bpermute_b32 (exact general lowering: index from the CUDA formula)"],
-                                      base_cost, base_cost, "exact by construction", [why] + site.notes))
+            reports.append(_plan_report(site, cls, plan, target, base_cost))
+            continue
+        broadcast = None
+        if not baseline and mode == "idx" and is_uniform_broadcast(site):
+            broadcast = _site_broadcast(site, target, "shflx.uniform_idx")
+        if broadcast is not None:
+            helpers.define("shflx.uniform_idx", broadcast[1])
+            edits[site.line_index] = replace_call(lines[site.line_index], site, "shflx.uniform_idx",
+                                                  [site.value, site.b.text])
+            reports.append(_broadcast_report(site, broadcast[0], target.wave, base_cost))
+            continue
+        name = f"shflx.general.{mode}"
+        helpers.define(name, maker=lambda: general.function_ir(mode, target.wave, name))
+        edits[site.line_index] = replace_call(lines[site.line_index], site, name,
+                                              [site.mask.text, site.value, site.b.text, site.c.text])
+        reports.append(_general_report(site, cls, baseline, base_cost))
     for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):
         rep.inlined = user_frames(frames)
-    return rewrite(ir, edits, functions, needed), reports
+    return rewrite(ir, edits, helpers.functions, helpers.needed), reports
+
+
+class _Helpers:
+    """The lowering functions a module gets, each defined once, and the declarations they need."""
+
+    def __init__(self) -> None:
+        self.functions: list[str] = []
+        self.needed: set[str] = set()
+        self.names: set[str] = set()
+
+    def define(self, name: str, made: tuple[str, set[str]] | None = None, maker=None) -> None:
+        if name in self.names:
+            return
+        fn, need = made if made is not None else maker()
+        self.functions.append(fn)
+        self.needed |= need
+        self.names.add(name)
+
+
+def _site_plan(site: Any, src: Any, target: Target, name: str) -> tuple[Any, tuple[str, set[str]]] | None:
+    """The synthesizer's proven plan for a constant map and its helper `name`; None where the plan is
+    ds_bpermute (the general lowering computes the index with ALU ops instead of a table) or where the
+    emitted helper does not read back as the plan (an emitter bug: DESIGN 6, noted on the site)."""
+    mask = site.mask.value & 0xFFFFFFFF if site.mask.kind == "const" else 0xFFFFFFFF
+    text = "map " + ",".join(str(int(v)) for v in src) + (f" mask {mask:#x}" if mask != 0xFFFFFFFF else "")
+    plan = lower(text, target, runtime_mask=site.mask.kind != "const")
+    if all(s.op == "ds.bpermute" for s in plan.steps) and plan.steps:
+        return None
+    made = function_ir(plan, name, INLINE_ATTRS)
+    wrong = emitted_differences(plan, made[0], local_name)
+    if wrong:
+        site.notes.append(f"internal: the emitted code did not read back as the proven plan ({wrong[0]})")
+        return None
+    return plan, made
+
+
+def _site_broadcast(site: Any, target: Target, name: str) -> tuple[Any, tuple[str, set[str]]] | None:
+    """The proven uniform-broadcast family and its helper `name`; None (noted) if it does not read back."""
+    broadcast = uniform_broadcast(target)
+    made = helper_ir(broadcast, name, INLINE_ATTRS)
+    wrong = helper_differences(broadcast, made[0])
+    if wrong:                         # an emitter bug: the exact general lowering (DESIGN 6)
+        site.notes.append(f"internal: the emitted broadcast did not read back as its proven plans ({wrong[0]})")
+        return None
+    return broadcast, made
+
+
+def _plan_report(site: Any, cls: str, plan: Any, target: Target, base_cost: float) -> SiteReport:
+    lowering = [step_asm(s, target) for s in plan.steps] or ["(no instruction: every lane keeps its value)"]
+    return SiteReport(site.location, site.function, describe_site(site), cls, lowering, plan.cost, base_cost,
+                      plan.proof["status"], site.notes + list(plan.proof.get("assumptions", [])))
+
+
+def _broadcast_report(site: Any, broadcast: Any, wave: int, base_cost: float) -> SiteReport:
+    return SiteReport(site.location, site.function, describe_site(site), "broadcast (uniform lane)",
+                      ["v_readlane_b32 (lane b & 31 of each CUDA warp)"]
+                      + (["v_readlane_b32 (lane (b & 31) | 32)", "v_cndmask_b32 (upper half)"] if wave == 64 else []),
+                      broadcast.cost, base_cost, "proved",
+                      ["warp-uniform source lane with the full mask: readlane, proven for every b & 31"]
+                      + site.notes + list(broadcast.assumptions))
+
+
+def _general_report(site: Any, cls: str, baseline: bool, base_cost: float) -> SiteReport:
+    why = "baseline" if baseline else ("per-lane dynamic operands" if cls == "dynamic" else
+                                       "runtime operands" if cls == "uniform" else "nothing cheaper proven")
+    return SiteReport(site.location, site.function, describe_site(site), cls,
+                      ["ds_bpermute_b32 (exact general lowering: index from the CUDA formula)"],
+                      base_cost, base_cost, "exact by construction", [why] + site.notes)
 
 
 def user_frames(frames: list[str]) -> list[str]:

@@ -145,85 +145,125 @@ def gencode_targets(value: str) -> list[str]:
 
 def parse_compile_args(argv: list[str]) -> CompileFlags:
     """`shflx compile` words (after @file expansion) -> CompileFlags; a UsageError names the first
-    word it does not know."""
-    words = expand_response_files(list(argv))
+    word it does not know. Each family of flags is read by its own function, in this order."""
+    words = _Words(expand_response_files(list(argv)))
     f = CompileFlags()
-    k = 0
-
-    def value(flag: str, rest: str) -> str:
-        """The flag's value: joined (`-ox`, `--x=v`) or the next word."""
-        nonlocal k
-        if rest:
-            return rest[1:] if rest.startswith("=") else rest
-        if k + 1 >= len(words):
-            raise UsageError(f"{flag} needs a value")
-        k += 1
-        return words[k]
-
-    while k < len(words):
-        w = words[k]
+    while words.k < len(words.all):
+        w = words.all[words.k]
         if not w.startswith("-") or w == "-":
             f.sources.append(w)
         elif w == "--":
-            f.sources += words[k + 1:]
+            f.sources += words.all[words.k + 1:]
             break
-        elif w in REJECTED:
-            raise UsageError(f"{w}: {REJECTED[w]}")
-        elif w in SWITCHES:
-            attr, v = SWITCHES[w]
-            setattr(f, attr, v)
-        elif debug_wanted([w]):
-            f.debug = True
-        elif (m := re.fullmatch(r"-O(\d+|s|z|g|fast)?", w)):
-            level = m.group(1) or ""
-            if level not in OPT_LEVELS:
-                level = "3" if level.isdigit() else level
-            f.opt = "1" if level == "" else level
-        elif w.startswith("-gencode") or w.startswith("--generate-code"):
-            flag = "-gencode" if w.startswith("-gencode") else "--generate-code"
-            rest = w[len(flag):]
-            if rest and not rest.startswith("="):
-                raise UsageError(f"unknown flag '{w}'")
-            f.archs += gencode_targets(value(flag, rest))
-        elif (t := next((t for t in TARGET_FLAGS if w == t or w.startswith(t + "=")), None)):
-            f.archs += split_targets(value(t, w[len(t):]), t)
-        elif w == "-Xclang":
-            f.device.append(value(w, ""))
-        elif w in ("-Xptxas", "--ptxas-options"):
-            f.xptxas += value(w, "").split(",")
-        elif w.startswith("--ptxas-options="):
-            f.xptxas += w.split("=", 1)[1].split(",")
-        elif w in ("-Xcompiler", "--compiler-options"):
-            f.host += value(w, "").split(",")
-        elif (p := next((p for p in PREPROCESSOR if w.startswith(p)), None)):
-            rest = w[len(p):]
-            f.preprocessor += [p, value(p, rest)]
-        elif w.startswith("-std="):
-            f.device.append(w)
-        elif w in DEPFILE_SWITCHES:
-            f.deps.append(w)
-        elif (d := next((d for d in DEPFILE_VALUED if w.startswith(d)), None)):
-            f.deps += [d, value(d, w[len(d):])]
-        elif w == "-w" or re.fullmatch(r"-W(no-)?(error(=[\w-]+)?|[\w+=-]+)", w) and not w[:4] in ("-Wl,", "-Wa,", "-Wp,"):
-            f.device.append(w)
-        elif w[:4] in ("-Wl,", "-Wa,", "-Wp,"):
-            f.host.append(w)
-        elif w.startswith("-f"):
-            f.host.append(w)
-            f.device += device_f(w)
-        elif (v := next((v for v in VALUED if w == v or w.startswith(v + "=")
-                         or (v in ("-o", "-j", "-x") and w.startswith(v) and len(w) > 2)), None)):
-            setattr(f, VALUED[v], value(v, w[len(v):]))
-        elif re.fullmatch(r"-m(64|32|arch=[\w.-]+|tune=[\w.-]+|cpu=[\w.-]+|no-red-zone|avx\w*|sse\w*|fma|bmi2?)", w):
-            f.host.append(w)
-        elif w in ("-pthread", "-fPIC", "-pipe", "-v", "--verbose"):
-            f.host.append(w)
-        else:
+        elif not any(read(f, w, words) for read in (_mode_flag, _target_flag, _forwarded_flag, _preprocessor_flag,
+                                                     _compiler_flag)):
             raise UsageError(f"unknown flag '{w}' (shflx compile takes the flags in docs/compile-flags.md; "
                              "pass other clang flags for device code with -Xclang)")
-        k += 1
+        words.k += 1
     _check(f)
     return f
+
+
+class _Words:
+    """The command's words and the position of the one being read."""
+
+    def __init__(self, words: list[str]):
+        self.all, self.k = words, 0
+
+    def value(self, flag: str, rest: str) -> str:
+        """The flag's value: joined (`-ox`, `--x=v`) or the next word."""
+        if rest:
+            return rest[1:] if rest.startswith("=") else rest
+        if self.k + 1 >= len(self.all):
+            raise UsageError(f"{flag} needs a value")
+        self.k += 1
+        return self.all[self.k]
+
+
+def _mode_flag(f: CompileFlags, w: str, words: _Words) -> bool:
+    """Rejected flags, shflx's and clang's switches, -g, -O."""
+    if w in REJECTED:
+        raise UsageError(f"{w}: {REJECTED[w]}")
+    if w in SWITCHES:
+        attr, v = SWITCHES[w]
+        setattr(f, attr, v)
+    elif debug_wanted([w]):
+        f.debug = True
+    elif (m := re.fullmatch(r"-O(\d+|s|z|g|fast)?", w)):
+        level = m.group(1) or ""
+        if level not in OPT_LEVELS:
+            level = "3" if level.isdigit() else level
+        f.opt = "1" if level == "" else level
+    else:
+        return False
+    return True
+
+
+def _target_flag(f: CompileFlags, w: str, words: _Words) -> bool:
+    """-gencode / --generate-code, --offload-arch, -arch and their spellings."""
+    if w.startswith("-gencode") or w.startswith("--generate-code"):
+        flag = "-gencode" if w.startswith("-gencode") else "--generate-code"
+        rest = w[len(flag):]
+        if rest and not rest.startswith("="):
+            raise UsageError(f"unknown flag '{w}'")
+        f.archs += gencode_targets(words.value(flag, rest))
+    elif (t := next((t for t in TARGET_FLAGS if w == t or w.startswith(t + "=")), None)):
+        f.archs += split_targets(words.value(t, w[len(t):]), t)
+    else:
+        return False
+    return True
+
+
+def _forwarded_flag(f: CompileFlags, w: str, words: _Words) -> bool:
+    """Words for another tool: -Xclang (device front end), -Xptxas, -Xcompiler (host)."""
+    if w == "-Xclang":
+        f.device.append(words.value(w, ""))
+    elif w in ("-Xptxas", "--ptxas-options"):
+        f.xptxas += words.value(w, "").split(",")
+    elif w.startswith("--ptxas-options="):
+        f.xptxas += w.split("=", 1)[1].split(",")
+    elif w in ("-Xcompiler", "--compiler-options"):
+        f.host += words.value(w, "").split(",")
+    else:
+        return False
+    return True
+
+
+def _preprocessor_flag(f: CompileFlags, w: str, words: _Words) -> bool:
+    """-I/-D/-include ..., -std=, and the depfile flags (-MD, -MF ...)."""
+    if (p := next((p for p in PREPROCESSOR if w.startswith(p)), None)):
+        rest = w[len(p):]
+        f.preprocessor += [p, words.value(p, rest)]
+    elif w.startswith("-std="):
+        f.device.append(w)
+    elif w in DEPFILE_SWITCHES:
+        f.deps.append(w)
+    elif (d := next((d for d in DEPFILE_VALUED if w.startswith(d)), None)):
+        f.deps += [d, words.value(d, w[len(d):])]
+    else:
+        return False
+    return True
+
+
+def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
+    """Warnings, -f flags (host, and the device's share), valued flags (-o, -j, -x ...), host-only -m."""
+    if w == "-w" or re.fullmatch(r"-W(no-)?(error(=[\w-]+)?|[\w+=-]+)", w) and not w[:4] in ("-Wl,", "-Wa,", "-Wp,"):
+        f.device.append(w)
+    elif w[:4] in ("-Wl,", "-Wa,", "-Wp,"):
+        f.host.append(w)
+    elif w.startswith("-f"):
+        f.host.append(w)
+        f.device += device_f(w)
+    elif (v := next((v for v in VALUED if w == v or w.startswith(v + "=")
+                     or (v in ("-o", "-j", "-x") and w.startswith(v) and len(w) > 2)), None)):
+        setattr(f, VALUED[v], words.value(v, w[len(v):]))
+    elif re.fullmatch(r"-m(64|32|arch=[\w.-]+|tune=[\w.-]+|cpu=[\w.-]+|no-red-zone|avx\w*|sse\w*|fma|bmi2?)", w):
+        f.host.append(w)
+    elif w in ("-pthread", "-fPIC", "-pipe", "-v", "--verbose"):
+        f.host.append(w)
+    else:
+        return False
+    return True
 
 
 def _check(f: CompileFlags) -> None:

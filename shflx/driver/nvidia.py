@@ -135,16 +135,11 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
     other chain is reported with the reason and left to per-site lowering."""
     from ..chains import classify
     from ..chains.ir import find_chains
-    from .amd import chain_edits
-    from ..nvidia.redux import GUARD_ALU, GUARD_NOTE, decide_collective
+    from ..nvidia.redux import decide_collective
 
     sites = find_sites(ir)
     chains = find_chains(ir, sites)
-    lines = ir.splitlines()
-    edits: dict[int, str] = {}
-    used: set[str] = set()          # NVVM intrinsics (keys of _DECLS)
-    needed: set[str] = set()        # combine intrinsics (keys of amd.llvm_ir.DECLS, for rewrite)
-    functions: list[str] = []
+    module = _ReduxEdits(ir.splitlines())
     reports: list[ChainReport] = []
     steps_cost = target.cost("shfl") + target.cost("alu")
     for chain in chains:
@@ -159,47 +154,80 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
             continue
         entry.width = None if coll.bits else coll.width
         dec = decide_collective(chain, coll, True, [target], version, chain.live_note)
-        if dec.opcode is None:
-            entry.reason = dec.reason
+        kept = _kept_as_written(chain, dec)
+        if kept is not None:
+            entry.reason = kept
             continue
-        if any(st.guard != FULL_MASK for st in chain.steps):
-            entry.reason = "a step is guarded by a lane condition: kept as written on NVIDIA"
-            continue
-        op, typ = dec.opcode.split(".")[2:4]
-        if chain.live_from_tid and typ == "f32":
-            entry.reason = "live lanes read off threadIdx.x, and no guarded f32 form: kept as written"
-            continue
-        name = _REDUX_INTRINSIC[(op, typ)]
-        used.add(name)
-        k = len(reports)
         if chain.live_from_tid:        # exact only when lane == threadIdx.x % 32: check at run time
-            helper = f"shflx.redux.{k}"
-            functions.append(guarded_redux_ir(helper, name, chain, needed))
-            used.update(f"llvm.nvvm.read.ptx.sreg.ntid.{d}" for d in "xyz")
-            used.update(INTRINSIC.format(mode=st.operands.mode) for st in chain.steps)
-            call = f"call i32 @{helper}(i32 {chain.start})"
-            edits.update(chain_edits(lines, chain, call, helper))
-            entry.reason = dec.reason + "; " + GUARD_NOTE
-            entry.lowering = [_GUARD_PTX, f"@%g {dec.opcode} %r, %v, 0xffffffff;",
-                              "@!%g (the chain as written)"]
-            entry.cost = target.cost("redux_sync_int") + GUARD_ALU * target.cost("alu")
+            module.guarded_redux(entry, chain, dec, target, len(reports))
         else:
-            value_type = "float" if typ == "f32" else "i32"
-            start, pre = chain.start, ""
-            if value_type == "float":      # the chain's start is its i32 view: the intrinsic takes f32
-                pre = f"%shflx.redux.{k}.in = bitcast i32 {start} to float"
-                start = f"%shflx.redux.{k}.in"
-            call = f"call {value_type} @{name}({value_type} {start}, i32 -1)"
-            edits.update(chain_edits(lines, chain, call, f"shflx.redux.{k}", call_type=value_type, prelude=pre))
-            entry.reason = dec.reason
-            entry.lowering = [f"{dec.opcode} %r, %v, 0xffffffff;"]
-            entry.cost = target.cost("redux_sync_f32" if typ == "f32" else "redux_sync_int")
+            module.redux(entry, chain, dec, target, len(reports))
         entry.status, entry.family, entry.proof = "re-synthesized", "redux.sync", "proved"
-    if not edits:
+    if not module.edits:
         return ir, reports
     declared = declared_names(ir)
-    decls = [_DECLS[n] for n in sorted(used) if n not in declared]
-    return rewrite(ir, edits, decls + functions, needed, final=False), reports
+    decls = [_DECLS[n] for n in sorted(module.used) if n not in declared]
+    return rewrite(ir, module.edits, decls + module.functions, module.needed, final=False), reports
+
+
+def _kept_as_written(chain: Any, dec: Any) -> str | None:
+    """Why a chain with a redux.sync decision is still kept as written on NVIDIA (None: it is not)."""
+    if dec.opcode is None:
+        return dec.reason
+    if any(st.guard != FULL_MASK for st in chain.steps):
+        return "a step is guarded by a lane condition: kept as written on NVIDIA"
+    if chain.live_from_tid and dec.opcode.split(".")[3] == "f32":
+        return "live lanes read off threadIdx.x, and no guarded f32 form: kept as written"
+    return None
+
+
+class _ReduxEdits:
+    """The edits redux.sync makes to one module: line edits, helper functions, the NVVM intrinsics
+    it calls (keys of _DECLS) and the combine intrinsics of guarded helpers (amd.llvm_ir.DECLS keys)."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        self.edits: dict[int, str] = {}
+        self.used: set[str] = set()
+        self.needed: set[str] = set()
+        self.functions: list[str] = []
+
+    def redux(self, entry: ChainReport, chain: Any, dec: Any, target: NvidiaTarget, k: int) -> None:
+        """The chain replaced by one redux.sync call (an f32 chain's i32 start bitcast to float)."""
+        from .amd import chain_edits
+
+        op, typ = dec.opcode.split(".")[2:4]
+        name = _REDUX_INTRINSIC[(op, typ)]
+        self.used.add(name)
+        value_type = "float" if typ == "f32" else "i32"
+        start, pre = chain.start, ""
+        if value_type == "float":      # the chain's start is its i32 view: the intrinsic takes f32
+            pre = f"%shflx.redux.{k}.in = bitcast i32 {start} to float"
+            start = f"%shflx.redux.{k}.in"
+        call = f"call {value_type} @{name}({value_type} {start}, i32 -1)"
+        self.edits.update(chain_edits(self.lines, chain, call, f"shflx.redux.{k}", call_type=value_type, prelude=pre))
+        entry.reason = dec.reason
+        entry.lowering = [f"{dec.opcode} %r, %v, 0xffffffff;"]
+        entry.cost = target.cost("redux_sync_f32" if typ == "f32" else "redux_sync_int")
+
+    def guarded_redux(self, entry: ChainReport, chain: Any, dec: Any, target: NvidiaTarget, k: int) -> None:
+        """A helper that runs redux.sync where the block shape makes the lane threadIdx.x % 32, else
+        the chain as written (guarded_redux_ir)."""
+        from .amd import chain_edits
+        from ..nvidia.redux import GUARD_ALU, GUARD_NOTE
+
+        op, typ = dec.opcode.split(".")[2:4]
+        name = _REDUX_INTRINSIC[(op, typ)]
+        self.used.add(name)
+        helper = f"shflx.redux.{k}"
+        self.functions.append(guarded_redux_ir(helper, name, chain, self.needed))
+        self.used.update(f"llvm.nvvm.read.ptx.sreg.ntid.{d}" for d in "xyz")
+        self.used.update(INTRINSIC.format(mode=st.operands.mode) for st in chain.steps)
+        call = f"call i32 @{helper}(i32 {chain.start})"
+        self.edits.update(chain_edits(self.lines, chain, call, helper))
+        entry.reason = dec.reason + "; " + GUARD_NOTE
+        entry.lowering = [_GUARD_PTX, f"@%g {dec.opcode} %r, %v, 0xffffffff;", "@!%g (the chain as written)"]
+        entry.cost = target.cost("redux_sync_int") + GUARD_ALU * target.cost("alu")
 
 
 _GUARD_PTX = "%g = (ntid.x & 31) == 0 || (ntid.y == 1 && ntid.z == 1)"

@@ -10,8 +10,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..pattern import Collective, Shuffle, format_pattern, parse_pattern
-from ..amd.swizzle import rotate_wrap_relied_on
-from ..plan import DsSwizzle, Plan
+from ..plan import Plan
 from ..target import Target, resolve_target
 from .cost import bpermute_cost, fusable, fused_cost, uses_lds
 from .search import Candidate, SearchReport, candidates
@@ -36,19 +35,12 @@ def lower(pattern: str | Shuffle, arch: str | Target, wave: int | None = None, r
     want = p.lane_map(target.wave)
     t0 = time.perf_counter()
     report = SearchReport()
-    found = sorted(candidates(target, want, report, runtime_mask), key=lambda c: (c.cost, _open_readings(c), c.rank))
-    for cand in found:
+    for cand in candidates(target, want, report, runtime_mask):
         plan = Plan.made_for(target, text, cand.steps, cand.result, cand.cost)
         proof = prove(plan)
         if proof.status == "proved":
             return _finish(plan, proof, cand, report, time.perf_counter() - t0, runtime_mask)
     raise RuntimeError(f"internal error: no candidate for '{text}' on {target.name} was proved")
-
-
-def _open_readings(cand: Candidate) -> int:
-    """How many steps rely on a reading of AMD's documents that is not settled (ds_swizzle rotate
-    at the group edge): among equally cheap plans, those that rely on none come first."""
-    return sum(isinstance(s, DsSwizzle) and rotate_wrap_relied_on(s.offset) for s in cand.steps)
 
 
 def _finish(plan: Plan, proof: Any, cand: Candidate, report: SearchReport, seconds: float,

@@ -21,6 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..amd.primitives import LDS_OPS
+from ..amd.swizzle import rotate_wrap_relied_on
 from ..emulate import Provenance, Trace, result
 from ..lanes import LaneMap, ZERO, lanes_to_mask
 from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, Permlanex16,
@@ -278,13 +279,21 @@ class Found:
 
 def candidates(target: Target, want: LaneMap, report: SearchReport,
                single_step: bool = False) -> list[Candidate]:
-    """Every plan the search finds for `want`, unsorted (the caller checks, sorts and picks).
+    """Every plan the search finds for `want`, cheapest first: Souper's enumerative synthesis
+    (lib/Infer/EnumerativeSynthesis.cpp) in its three stages, guess (`guesses`: the stages propose
+    step sequences), add (Found.add prices each one; each stage prunes against the best so far),
+    sort (`sort_guesses`). The caller proves them in this order; the first proven one wins."""
+    return sort_guesses(guesses(target, want, report, single_step))
 
-    Stages, each pruned by the cheapest plan so far (as Souper guesses, adds and sorts): one step;
-    two steps through the pool of first moves; two values merged by a select, or a cheap value
-    fixed up on the lanes it gets wrong; a cross-row move, then stages 1-2 for the rest. `single_step`: the member mask is not a compile-time
-    constant, so no intermediate lane may be relied on (DESIGN decision 3): only one-step plans,
-    the exact fallback included."""
+
+def guesses(target: Target, want: LaneMap, report: SearchReport, single_step: bool = False) -> list[Candidate]:
+    """The guesses in the order they were found (shflx.chains ranks them its own way).
+
+    Stages, cheapest families first, each pruned by the cheapest plan so far: one step; two steps
+    through the pool of first moves; two values merged by a select, or a cheap value fixed up on
+    the lanes it gets wrong; a cross-row move, then stages 1-2 for the rest. `single_step`: the
+    member mask is not a compile-time constant, so no intermediate lane may be relied on (DESIGN
+    decision 3): only one-step plans, the exact fallback included."""
     found = Found(target)
     one_step(found, want, single_step)
     if not single_step:
@@ -293,6 +302,18 @@ def candidates(target: Target, want: LaneMap, report: SearchReport,
         composed(found, want)
     report.candidates = len(found.items)
     return found.items
+
+
+def sort_guesses(items: list[Candidate]) -> list[Candidate]:
+    """Cheapest first; among equally cheap plans, those relying on no unsettled reading of AMD's
+    documents first (open_readings), then Candidate.rank. Stable: ties keep the order found."""
+    return sorted(items, key=lambda c: (c.cost, open_readings(c), c.rank))
+
+
+def open_readings(cand: Candidate) -> int:
+    """How many steps rely on a reading of AMD's documents that is not settled (ds_swizzle rotate
+    at the group edge)."""
+    return sum(isinstance(s, DsSwizzle) and rotate_wrap_relied_on(s.offset) for s in cand.steps)
 
 
 def one_step(found: Found, want: LaneMap, single_step: bool) -> None:

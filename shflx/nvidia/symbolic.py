@@ -713,8 +713,37 @@ def emulate(fn: ptxir.Function, filename: str = "<ptx>") -> Emulation:
     if fn.body is None:
         raise InputError(f"{fn.name} is a declaration without a body", Location(filename, fn.line))
     blocks, why = _blocks(fn)
+    rpo, back = _depth_first(blocks)
+    preds: dict[int, list[int]] = {k: [] for k in range(len(blocks))}
+    for k, b in enumerate(blocks):
+        for s, _ in b.succs:
+            preds[s].append(k)
+    headers, loop_blocks = _natural_loops(preds, back)
+    emu = _Emu(fn, filename)
+    out: dict[int, tuple[dict, tuple, Expr]] = {}
+    pc = [FALSE] * len(blocks)
+    for k in rpo:
+        incoming = _incoming(emu, blocks, preds[k], back, out, k)
+        if k == 0:
+            env, ep, c = {}, (0, False), TRUE
+        elif not incoming:
+            continue   # unreachable
+        else:
+            env, ep, c = _merge(emu, incoming)
+        if k in headers:
+            ep = _loop_carried(emu, blocks, headers[k], env, ep)
+        pc[k] = c
+        epoch = [ep]
+        for pos, inst in enumerate(blocks[k].insts):
+            emu.step(env, inst, epoch, k, pos)
+        out[k] = (env, epoch[0], c)
+    return Emulation(fn, blocks, pc, emu.loads, loop_blocks, why)
+
+
+def _depth_first(blocks: list) -> tuple[list[int], set[tuple[int, int]]]:
+    """(reverse post-order, back edges): a depth-first walk from the entry; an edge to a block on
+    the stack is a back edge (it closes a loop)."""
     n = len(blocks)
-    # depth-first order: back edges (to a block on the stack) mark loops
     order, state, back = [], [0] * n, set()
     stack = [(0, iter([s for s, _ in blocks[0].succs]))]
     state[0] = 1
@@ -730,14 +759,15 @@ def emulate(fn: ptxir.Function, filename: str = "<ptx>") -> Emulation:
         elif state[nxt] == 0:
             state[nxt] = 1
             stack.append((nxt, iter([s for s, _ in blocks[nxt].succs])))
-    rpo = order[::-1]
+    return order[::-1], back
+
+
+def _natural_loops(preds: dict[int, list[int]], back: set[tuple[int, int]]) -> tuple[dict[int, set[int]], set[int]]:
+    """(loop header -> its blocks, every block in a loop): per back edge src -> hdr, the natural
+    loop, the blocks that reach src without passing hdr."""
     loop_blocks: set[int] = set()
     headers: dict[int, set[int]] = {}
-    preds: dict[int, list[int]] = {k: [] for k in range(n)}
-    for k, b in enumerate(blocks):
-        for s, _ in b.succs:
-            preds[s].append(k)
-    for src, hdr in back:   # natural loop: blocks that reach src without passing hdr
+    for src, hdr in back:
         body, work = {hdr, src}, [src]
         while work:
             x = work.pop()
@@ -747,43 +777,38 @@ def emulate(fn: ptxir.Function, filename: str = "<ptx>") -> Emulation:
                     work.append(p)
         headers.setdefault(hdr, set()).update(body)
         loop_blocks |= body
-    emu = _Emu(fn, filename)
-    out: dict[int, tuple[dict, tuple, Expr]] = {}
-    pc = [FALSE] * n
-    for k in rpo:
-        b = blocks[k]
-        incoming = []
-        for p in preds[k]:
-            if (p, k) in back or p not in out:
-                continue
-            penv, pep, ppc = out[p]
-            cond = ppc
-            for s, ec in blocks[p].succs:
-                if s == k and ec is not None:
-                    kind, br = ec
-                    g = emu.read(penv, ("!" if br.neg else "") + br.pred, 1)
-                    cond = band(ppc, g if kind == "t" else bnot(g))
-            incoming.append((penv, pep, cond))
-        if k == 0:
-            env, ep, c = {}, (0, False), TRUE
-        elif not incoming:
-            continue   # unreachable
-        else:
-            env, ep, c = _merge(emu, incoming)
-        if k in headers:   # loop-carried state: thread-varying unknowns (lanes may be at different trips)
-            body = headers[k]
-            written = {d for j in body for i in blocks[j].insts for d in i.dests()}
-            for d in sorted(written):     # sorted: the unknowns' names must not depend on hashing
-                env[d] = emu.new_unknown(emu.reg_width(d) or 64, "loop")
-            if any(i.base in _EPOCH_END or i.opcode.startswith(_EPOCH_END) for j in body for i in blocks[j].insts):
-                emu.fresh += 1
-                ep = (emu.fresh, True)
-        pc[k] = c
-        epoch = [ep]
-        for pos, inst in enumerate(b.insts):
-            emu.step(env, inst, epoch, k, pos)
-        out[k] = (env, epoch[0], c)
-    return Emulation(fn, blocks, pc, emu.loads, loop_blocks, why)
+    return headers, loop_blocks
+
+
+def _incoming(emu: _Emu, blocks: list, preds: list[int], back: set[tuple[int, int]],
+              out: dict[int, tuple[dict, tuple, Expr]], k: int) -> list[tuple[dict, tuple, Expr]]:
+    """(state, epoch, path condition) along each forward edge into block k from a block already run,
+    the condition narrowed by the branch taken."""
+    incoming = []
+    for p in preds:
+        if (p, k) in back or p not in out:
+            continue
+        penv, pep, ppc = out[p]
+        cond = ppc
+        for s, ec in blocks[p].succs:
+            if s == k and ec is not None:
+                kind, br = ec
+                g = emu.read(penv, ("!" if br.neg else "") + br.pred, 1)
+                cond = band(ppc, g if kind == "t" else bnot(g))
+        incoming.append((penv, pep, cond))
+    return incoming
+
+
+def _loop_carried(emu: _Emu, blocks: list, body: set[int], env: dict, ep: tuple) -> tuple:
+    """At a loop header: every register the loop writes becomes a thread-varying unknown (lanes may
+    be at different trips); a loop that ends an epoch (a barrier, a store) starts a fresh one."""
+    written = {d for j in body for i in blocks[j].insts for d in i.dests()}
+    for d in sorted(written):     # sorted: the unknowns' names must not depend on hashing
+        env[d] = emu.new_unknown(emu.reg_width(d) or 64, "loop")
+    if any(i.base in _EPOCH_END or i.opcode.startswith(_EPOCH_END) for j in body for i in blocks[j].insts):
+        emu.fresh += 1
+        ep = (emu.fresh, True)
+    return ep
 
 
 def _merge(emu: _Emu, incoming: list[tuple[dict, tuple, Expr]]) -> tuple[dict, tuple, Expr]:

@@ -59,89 +59,110 @@ def read_helper(text: str, wave: int, params: dict[str, int] | None = None) -> t
 
     `params` binds the helper's extra parameters to constants: immediates computed from them by
     i32 arithmetic are folded, so a helper for a family of plans reads back as one instance."""
-    params = params or {}
-    tables = {m.group(1): [_int(v.split()[-1]) & _M32 for v in m.group(3).split(",")]
-              for m in map(_TABLE.match, text.splitlines()) if m}
-    defs: dict[str, str] = {}
-    steps: dict[str, dict[str, Any]] = {}
-    result = ""
-    for line in text.splitlines():
-        if line.strip().startswith("ret i32 "):
-            result = line.strip().split()[-1]
-        m = _DEF.match(line)
-        if m:
-            defs[m.group(1)] = m.group(2)
+    reader = _Reader(text, wave, params or {})
+    for name, inst in reader.defs.items():
+        step = reader.instruction(name, inst)
+        if step is not None:
+            reader.steps[name] = step
+    return reader.steps, reader.result
 
-    def table_of(tok: str) -> tuple[int, ...]:
+
+class _Reader:
+    """One helper's text: its definitions (SSA name -> instruction), constant tables and returned
+    value, and the plan steps read so far (later instructions refer to earlier steps)."""
+
+    def __init__(self, text: str, wave: int, params: dict[str, int]):
+        self.wave, self.params = wave, params
+        self.tables = {m.group(1): [_int(v.split()[-1]) & _M32 for v in m.group(3).split(",")]
+                       for m in map(_TABLE.match, text.splitlines()) if m}
+        self.defs: dict[str, str] = {}
+        self.steps: dict[str, dict[str, Any]] = {}
+        self.result = ""
+        for line in text.splitlines():
+            if line.strip().startswith("ret i32 "):
+                self.result = line.strip().split()[-1]
+            m = _DEF.match(line)
+            if m:
+                self.defs[m.group(1)] = m.group(2)
+
+    def table_of(self, tok: str) -> tuple[int, ...]:
         """The per-lane constant a `load (gep @table, 0, %lane)` reads."""
-        load = defs.get(tok, "")
+        load = self.defs.get(tok, "")
         ptr = load.split()[-1] if load.startswith("load ") else ""
-        g = re.search(r"(@[\w.\-]+), i32 0, i32 %lane$", defs.get(ptr, ""))
-        if not g or g.group(1) not in tables:
+        g = re.search(r"(@[\w.\-]+), i32 0, i32 %lane$", self.defs.get(ptr, ""))
+        if not g or g.group(1) not in self.tables:
             raise ValueError(f"{tok} is not a per-lane table read")
-        return tuple(tables[g.group(1)])
+        return tuple(self.tables[g.group(1)])
 
-    def immediate(tok: str) -> int:
+    def immediate(self, tok: str) -> int:
         """An immediate operand: a literal, a bound parameter, or i32 arithmetic on those."""
-        if tok in params:
-            return params[tok] & _M32
-        fold = re.fullmatch(r"(\w+) i32 (\S+), (\S+)", defs.get(tok, ""))
+        if tok in self.params:
+            return self.params[tok] & _M32
+        fold = re.fullmatch(r"(\w+) i32 (\S+), (\S+)", self.defs.get(tok, ""))
         if fold and fold.group(1) in _FOLD:
-            return _FOLD[fold.group(1)](immediate(fold.group(2)), immediate(fold.group(3))) & _M32
+            return _FOLD[fold.group(1)](self.immediate(fold.group(2)), self.immediate(fold.group(3))) & _M32
         return _int(tok) & _M32
 
-    def value(tok: str) -> Any:
+    def value(self, tok: str) -> Any:
+        """A value operand: x, undef, a constant, or an SSA name (seen through float bitcasts)."""
         if tok == "%x":
             return "x"
         if tok in ("poison", "undef"):
             return "undef"
         if re.fullmatch(r"-?\d+", tok):
             return ("const", int(tok) & _M32)
-        inner = defs.get(tok, "")
-        if tok not in steps and inner.startswith("bitcast "):     # float views of i32 values
-            return value(inner.split()[2])
+        inner = self.defs.get(tok, "")
+        if tok not in self.steps and inner.startswith("bitcast "):     # float views of i32 values
+            return self.value(inner.split()[2])
         return tok
 
-    for name, inst in defs.items():
-        line = f"  {name} = {inst}"
-        call = _CALL.match(line)
+    def instruction(self, name: str, inst: str) -> dict[str, Any] | None:
+        """The plan step one instruction is, or None (address arithmetic, table reads, ...)."""
+        call = _CALL.match(f"  {name} = {inst}")
         if call and call.group(2).removesuffix(".i32") in INTRINSICS:
-            op, fields = INTRINSICS[call.group(2).removesuffix(".i32")]
-            args = _args(call.group(3))
-            step: dict[str, Any] = {"op": op}
-            for field, tok in zip(fields, args):
-                if field in ("index", "sel") and not re.fullmatch(r"-?\d+", tok):
-                    lanes = table_of(tok)
-                    step[field] = tuple(v // 4 for v in lanes) if field == "index" else lanes
-                elif field in ("old", "src", "value", "vdst_old", "src0_old"):
-                    step[field] = value(tok)
-                else:
-                    step[field] = immediate(tok)
-            steps[name] = step
-        elif inst.startswith("extractvalue { i32, i32 } "):
+            return self.intrinsic(call.group(2).removesuffix(".i32"), _args(call.group(3)))
+        if inst.startswith("extractvalue { i32, i32 } "):
             pair, take = inst.split()[-2].rstrip(","), _int(inst.split()[-1])
-            steps[name] = {**steps[pair], "take": take}
-        elif inst.startswith("select i1 "):
-            cond, a, b = (t.strip().split()[-1] for t in inst[len("select i1 "):].split(","))
-            ballot = re.match(r"call i1 @llvm\.amdgcn\.inverse\.ballot\.i(?:32|64)\(i(?:32|64) (-?\d+)\)$",
-                              defs.get(cond, ""))
-            shift = re.match(r"trunc i64 (%[\w.\-]+) to i1$", defs.get(cond, ""))
-            if ballot:
-                lanes = int(ballot.group(1))
-            elif shift and re.match(r"lshr i64 -?\d+, ", defs.get(shift.group(1), "")):
-                lanes = int(defs[shift.group(1)].split()[2].rstrip(","))
-            else:
-                continue                                          # not a plan select
-            steps[name] = {"op": "select", "a": value(a), "b": value(b), "lanes": lanes & ((1 << wave) - 1)}
-        elif (op := inst.split()[0]) in _BINARY and inst.split()[1] in ("i32", "float"):
+            return {**self.steps[pair], "take": take}
+        if inst.startswith("select i1 "):
+            return self.select(inst)
+        if (op := inst.split()[0]) in _BINARY and inst.split()[1] in ("i32", "float"):
             a, b = _args(inst.split(None, 2)[2])
-            steps[name] = {"op": "combine", "fn": _BINARY[op], "a": value(a), "b": value(b)}
-        elif (mm := re.match(r"call (?:i32|float) @(llvm\.\w+\.(?:i32|f32))\((.*)\)$", inst)) and mm.group(1) in _MINMAX:
+            return {"op": "combine", "fn": _BINARY[op], "a": self.value(a), "b": self.value(b)}
+        if (mm := re.match(r"call (?:i32|float) @(llvm\.\w+\.(?:i32|f32))\((.*)\)$", inst)) and mm.group(1) in _MINMAX:
             a, b = _args(mm.group(2))
-            steps[name] = {"op": "combine", "fn": _MINMAX[mm.group(1)], "a": value(a), "b": value(b)}
-        elif (bc := re.match(r"bitcast float (%[\w.\-]+) to i32$", inst)) and bc.group(1) in steps:
-            steps[name] = steps[bc.group(1)]                      # a float combine's i32 view
-    return steps, result
+            return {"op": "combine", "fn": _MINMAX[mm.group(1)], "a": self.value(a), "b": self.value(b)}
+        if (bc := re.match(r"bitcast float (%[\w.\-]+) to i32$", inst)) and bc.group(1) in self.steps:
+            return self.steps[bc.group(1)]                      # a float combine's i32 view
+        return None
+
+    def intrinsic(self, intrinsic: str, args: list[str]) -> dict[str, Any]:
+        """A primitive's call, its operands named in LLVM's order (INTRINSICS)."""
+        op, fields = INTRINSICS[intrinsic]
+        step: dict[str, Any] = {"op": op}
+        for field, tok in zip(fields, args):
+            if field in ("index", "sel") and not re.fullmatch(r"-?\d+", tok):
+                lanes = self.table_of(tok)
+                step[field] = tuple(v // 4 for v in lanes) if field == "index" else lanes
+            elif field in ("old", "src", "value", "vdst_old", "src0_old"):
+                step[field] = self.value(tok)
+            else:
+                step[field] = self.immediate(tok)
+        return step
+
+    def select(self, inst: str) -> dict[str, Any] | None:
+        """A lane select on a constant mask (inverse.ballot, or the older lshr/trunc form)."""
+        cond, a, b = (t.strip().split()[-1] for t in inst[len("select i1 "):].split(","))
+        ballot = re.match(r"call i1 @llvm\.amdgcn\.inverse\.ballot\.i(?:32|64)\(i(?:32|64) (-?\d+)\)$",
+                          self.defs.get(cond, ""))
+        shift = re.match(r"trunc i64 (%[\w.\-]+) to i1$", self.defs.get(cond, ""))
+        if ballot:
+            lanes = int(ballot.group(1))
+        elif shift and re.match(r"lshr i64 -?\d+, ", self.defs.get(shift.group(1), "")):
+            lanes = int(self.defs[shift.group(1)].split()[2].rstrip(","))
+        else:
+            return None                                          # not a plan select
+        return {"op": "select", "a": self.value(a), "b": self.value(b), "lanes": lanes & ((1 << self.wave) - 1)}
 
 
 _FIELDS_BY_OP = {op: fields for op, fields in INTRINSICS.values()}
