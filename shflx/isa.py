@@ -47,15 +47,17 @@ FEATURES: frozenset[str] = frozenset({
     "permlane64",
     "permlane_var",             # v_permlane16_var_b32 / v_permlanex16_var_b32
     "permlane_swap",            # v_permlane16_swap_b32 / v_permlane32_swap_b32 (gfx950)
+    "permlane_group",           # v_permlane_bcast/up/down/xor_b32: lane groups of an SGPR width (gfx1250)
     "readlane",                 # readlane / writelane / readfirstlane
     "writelane_two_sgpr",       # GFX10+
     "dpp_hazard_nops",          # GFX8/9 family need s_nop before DPP
     "vcmpx_permlane_hazard",
 })
 
-GENERATIONS: tuple[str, ...] = ("gfx8", "gfx9", "gfx10.1", "gfx10.3", "gfx11", "gfx11.5", "gfx12")
+GENERATIONS: tuple[str, ...] = ("gfx8", "gfx9", "gfx10.1", "gfx10.3", "gfx11", "gfx11.5", "gfx12", "gfx12.5")
+# gfx12.5: gfx1250's own line (the sources cited in isa/amd/gfx1250.toml name no product family)
 FAMILIES: tuple[str, ...] = ("gcn3", "gcn5", "cdna1", "cdna2", "cdna3", "cdna4",
-                             "rdna1", "rdna2", "rdna3", "rdna3.5", "rdna4")
+                             "rdna1", "rdna2", "rdna3", "rdna3.5", "rdna4", "gfx12.5")
 
 # Wait states (and, for permlane_after_vcmpx, intervening VALU instructions); every target lists
 # every one, 0 where the hazard does not exist.
@@ -87,6 +89,7 @@ AMD_COST_KINDS: Mapping[str, str | None] = MappingProxyType({
     "permlane64": "permlane64",
     "permlane_var": "permlane_var",
     "permlane_swap": "permlane_swap",
+    "permlane_group": "permlane_group",
     "readlane": "readlane",
     "readfirstlane": "readlane",
     "writelane": "readlane",

@@ -141,6 +141,35 @@ class Permlane32Swap(Permlane16Swap):
 
 
 @dataclass(frozen=True)
+class PermlaneBcast(Step):
+    """gfx1250 v_permlane_bcast_b32 (and _up, _down, _xor below): lanes in groups of `width` (an
+    SGPR); `sel` (an SGPR) is the lane read in the group, the distance (up, down) or the xor mask."""
+
+    op: ClassVar[str] = "permlane.bcast"
+    refs: ClassVar[tuple[str, ...]] = ("src",)
+    src: Ref
+    sel: int
+    width: int
+    exec: int | None = _opt()
+    asm: str | None = _opt()
+
+
+@dataclass(frozen=True)
+class PermlaneUp(PermlaneBcast):
+    op: ClassVar[str] = "permlane.up"
+
+
+@dataclass(frozen=True)
+class PermlaneDown(PermlaneBcast):
+    op: ClassVar[str] = "permlane.down"
+
+
+@dataclass(frozen=True)
+class PermlaneXor(PermlaneBcast):
+    op: ClassVar[str] = "permlane.xor"
+
+
+@dataclass(frozen=True)
 class Readlane(Step):
     op: ClassVar[str] = "readlane"
     refs: ClassVar[tuple[str, ...]] = ("src",)
@@ -222,7 +251,8 @@ class Combine(Step):
 
 STEP_TYPES: dict[str, type[Step]] = {t.op: t for t in (
     UpdateDpp, MovDpp8, DsSwizzle, Permlane16, Permlanex16, Permlane64, Permlane16Var,
-    Permlanex16Var, Permlane16Swap, Permlane32Swap, Readlane, Readfirstlane, Writelane,
+    Permlanex16Var, Permlane16Swap, Permlane32Swap, PermlaneBcast, PermlaneUp, PermlaneDown, PermlaneXor,
+    Readlane, Readfirstlane, Writelane,
     DsBpermute, DsBpermuteFi, DsPermute, Select, Combine)}
 
 

@@ -16,16 +16,19 @@ from shflx.errors import InputError, UsageError
 REQUIRED_AMD = ("gfx801 gfx802 gfx803 gfx805 gfx810 gfx900 gfx902 gfx904 gfx906 gfx908 gfx909 gfx90a gfx90c "
                 "gfx940 gfx942 gfx950 gfx1010 gfx1011 gfx1012 gfx1013 gfx1030 gfx1031 gfx1032 gfx1033 gfx1034 "
                 "gfx1035 gfx1036 gfx1100 gfx1101 gfx1102 gfx1103 gfx1150 gfx1151 gfx1152 gfx1153 gfx1200 "
-                "gfx1201").split()
+                "gfx1201 gfx1250").split()
 REQUIRED_NVIDIA = "sm_70 sm_75 sm_80 sm_86 sm_89 sm_90 sm_100a sm_120".split()
 
 # --- spec/amd_crosslane.md §15 (support table), one column per generation ------------------------
-COLUMNS = "GFX8 GFX9 gfx908 gfx90a gfx94x gfx950 GFX10.1 GFX10.3 GFX11 GFX12".split()
+# GFX12.5 (gfx1250) is no §15 column (the spec leaves gfx1250 out of scope): GFX12's cells, plus
+# permlane_group, and vcmpx_permlane_hazard = Y as §13.1's table says for gfx1250; the sources of
+# the rest are in isa/amd/gfx1250.toml
+COLUMNS = "GFX8 GFX9 gfx908 gfx90a gfx94x gfx950 GFX10.1 GFX10.3 GFX11 GFX12 GFX12.5".split()
 COLUMN_OF = {
     "gfx803": "GFX8", "gfx900": "GFX9", "gfx906": "GFX9", "gfx908": "gfx908", "gfx90a": "gfx90a",
     "gfx940": "gfx94x", "gfx942": "gfx94x", "gfx950": "gfx950", "gfx1010": "GFX10.1",
     "gfx1030": "GFX10.3", "gfx1100": "GFX11", "gfx1101": "GFX11", "gfx1150": "GFX11",
-    "gfx1151": "GFX11", "gfx1200": "GFX12", "gfx1201": "GFX12",
+    "gfx1151": "GFX11", "gfx1200": "GFX12", "gfx1201": "GFX12", "gfx1250": "GFX12.5",
     # every processor LLVM lists for these generations (llvm/docs/AMDGPUUsage.rst), by its column
     **{t: "GFX8" for t in ("gfx801", "gfx802", "gfx805", "gfx810")},
     **{t: "GFX9" for t in ("gfx902", "gfx904", "gfx909", "gfx90c")},
@@ -35,34 +38,36 @@ COLUMN_OF = {
 }
 # Y = supported; N = not; "-" = not applicable (§15's own notation), i.e. absent. Y* counts as Y.
 SPEC_15 = {
-    #                         GFX8 GFX9 908 90a 94x 950 10.1 10.3 11 12
-    "dpp16":                 "Y    Y    Y   Y   Y   Y*  Y    Y    Y  Y",
-    "dpp_wave_shift":        "Y    Y    Y   Y   Y   Y*  N    N    N  N",
-    "dpp_row_bcast":         "Y    Y    Y   Y   Y   Y*  N    N    N  N",
-    "dpp_row_newbcast":      "N    N    N   Y   Y   Y*  -    -    -  -",
-    "dpp_row_share":         "N    N    N   -   -   -   Y    Y    Y  Y",
-    "dpp_row_xmask":         "N    N    N   N   N   N*  Y    Y    Y  Y",
-    "dpp_fi":                "N    N    N   N   N   N*  Y    Y    Y  Y",
-    "dpp_vopc":              "N    N    N   N   N   N*  N    N    Y  Y",
-    "dpp_vop3":              "N    N    N   N   N   N*  N    N    Y  Y",
-    "dpp_vop3_sgpr_src1":    "-    -    -   -   -   -   -    -    N  Y",
-    "dpp64_row_newbcast":    "N    N    N   Y   Y   Y*  N    N    N  N",
-    "dpp8":                  "N    N    N   N   N   N*  Y    Y    Y  Y",
-    "ds_swizzle":            "Y    Y    Y   Y   Y   Y*  Y    Y    Y  Y",
-    "ds_swizzle_fft_rotate": "N    Y    Y   Y   Y   Y*  Y    Y    Y  Y",
-    "ds_permute":            "Y    Y    Y   Y   Y   Y*  Y    Y    Y  Y",
+    #                         GFX8 GFX9 908 90a 94x 950 10.1 10.3 11 12  12.5
+    "dpp16":                 "Y    Y    Y   Y   Y   Y*  Y    Y    Y  Y  Y",
+    "dpp_wave_shift":        "Y    Y    Y   Y   Y   Y*  N    N    N  N  N",
+    "dpp_row_bcast":         "Y    Y    Y   Y   Y   Y*  N    N    N  N  N",
+    "dpp_row_newbcast":      "N    N    N   Y   Y   Y*  -    -    -  -  -",
+    "dpp_row_share":         "N    N    N   -   -   -   Y    Y    Y  Y  Y",
+    "dpp_row_xmask":         "N    N    N   N   N   N*  Y    Y    Y  Y  Y",
+    "dpp_fi":                "N    N    N   N   N   N*  Y    Y    Y  Y  Y",
+    "dpp_vopc":              "N    N    N   N   N   N*  N    N    Y  Y  Y",
+    "dpp_vop3":              "N    N    N   N   N   N*  N    N    Y  Y  Y",
+    "dpp_vop3_sgpr_src1":    "-    -    -   -   -   -   -    -    N  Y  Y",
+    "dpp64_row_newbcast":    "N    N    N   Y   Y   Y*  N    N    N  N  N",
+    "dpp8":                  "N    N    N   N   N   N*  Y    Y    Y  Y  Y",
+    "ds_swizzle":            "Y    Y    Y   Y   Y   Y*  Y    Y    Y  Y  Y",
+    "ds_swizzle_fft_rotate": "N    Y    Y   Y   Y   Y*  Y    Y    Y  Y  Y",
+    "ds_permute":            "Y    Y    Y   Y   Y   Y*  Y    Y    Y  Y  Y",
     # the row "…full-wave in wave64" negated: N (half) -> half-wave
-    "ds_bpermute_half_wave64": "N  N    N   N   N   N   Y    Y    Y  N",
-    "ds_bpermute_fi":        "N    N    N   N   N   N   N    N    N  Y",
-    "permlane16":            "N    N    N   N   N   N   Y    Y    Y  Y",
-    "permlane64":            "N    N    N   N   N   N   N    N    Y  Y",
-    "permlane_var":          "N    N    N   N   N   N   N    N    N  Y",
-    "permlane_swap":         "N    N    N   N   N   Y*  N    N    N  N",
-    "readlane":              "Y    Y    Y   Y   Y   Y   Y    Y    Y  Y",
-    "dpp_hazard_nops":       "Y    Y    Y   Y   Y   Y   N    N    N  N",
+    "ds_bpermute_half_wave64": "N  N    N   N   N   N   Y    Y    Y  N  N",
+    "ds_bpermute_fi":        "N    N    N   N   N   N   N    N    N  Y  Y",
+    "permlane16":            "N    N    N   N   N   N   Y    Y    Y  Y  Y",
+    "permlane64":            "N    N    N   N   N   N   N    N    Y  Y  Y",
+    "permlane_var":          "N    N    N   N   N   N   N    N    N  Y  Y",
+    "permlane_swap":         "N    N    N   N   N   Y*  N    N    N  N  N",
+    "readlane":              "Y    Y    Y   Y   Y   Y   Y    Y    Y  Y  Y",
+    "dpp_hazard_nops":       "Y    Y    Y   Y   Y   Y   N    N    N  N  N",
     # not §15 rows: §11 (two scalars in v_writelane on GFX10+ only) and §13.1 (VcmpxPermlane)
-    "writelane_two_sgpr":    "N    N    N   N   N   N   Y    Y    Y  Y",
-    "vcmpx_permlane_hazard": "N    N    N   N   N   N   Y    Y    Y  N",
+    "writelane_two_sgpr":    "N    N    N   N   N   N   Y    Y    Y  Y  Y",
+    "vcmpx_permlane_hazard": "N    N    N   N   N   N   Y    Y    Y  N  Y",
+    # not a §15 row: gfx1250's v_permlane_bcast/up/down/xor_b32 (isa/amd/gfx1250.toml)
+    "permlane_group":        "N    N    N   N   N   N   N    N    N  N  Y",
 }
 # Where the data knowingly departs from the spec, with the reason (each also stated in the TOML).
 DEVIATIONS = {
@@ -103,7 +108,7 @@ GENERATION = {  # spec/amd_crosslane.md conventions
     "gfx942": ("gfx9", "cdna3"), "gfx950": ("gfx9", "cdna4"), "gfx1010": ("gfx10.1", "rdna1"),
     "gfx1030": ("gfx10.3", "rdna2"), "gfx1100": ("gfx11", "rdna3"), "gfx1101": ("gfx11", "rdna3"),
     "gfx1150": ("gfx11.5", "rdna3.5"), "gfx1151": ("gfx11.5", "rdna3.5"),
-    "gfx1200": ("gfx12", "rdna4"), "gfx1201": ("gfx12", "rdna4"),
+    "gfx1200": ("gfx12", "rdna4"), "gfx1201": ("gfx12", "rdna4"), "gfx1250": ("gfx12.5", "gfx12.5"),
     **{t: ("gfx8", "gcn3") for t in ("gfx801", "gfx802", "gfx805", "gfx810")},
     **{t: ("gfx9", "gcn5") for t in ("gfx902", "gfx904", "gfx909", "gfx90c")},
     **{t: ("gfx10.1", "rdna1") for t in ("gfx1011", "gfx1012", "gfx1013")},
@@ -120,6 +125,8 @@ def test_identity_and_waves(name):
     assert t.llvm_cpu == name and t.name == name
     if t.generation in ("gfx8", "gfx9"):           # §3.7: W = 64 always on GFX8/9/CDNA
         assert (t.waves, t.default_wave) == ((64,), 64)
+    elif name == "gfx1250":                         # wave32 only (isa/amd/gfx1250.toml waves_source)
+        assert (t.waves, t.default_wave) == ((32,), 32)
     else:                                           # GFX10+: 32 or 64, wave32 default (DESIGN 2)
         assert (t.waves, t.default_wave) == ((32, 64), 32)
     assert Path(t.path).name == f"{name}.toml"
@@ -265,7 +272,7 @@ def test_unknown_target_lists_the_known_ones():
     with pytest.raises(UsageError) as e:
         isa.amd_target("gfx999")
     assert "unknown target 'gfx999'; known: gfx801, gfx802, gfx803, gfx805, gfx810, gfx900, gfx902" in str(e.value)
-    assert str(e.value).endswith("gfx1200, gfx1201")
+    assert str(e.value).endswith("gfx1200, gfx1201, gfx1250")
     assert e.value.exit_code == 2
     with pytest.raises(UsageError, match="known: sm_70, sm_75"):
         isa.nvidia_target("sm_91")

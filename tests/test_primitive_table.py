@@ -16,6 +16,7 @@ from shflx.frontend.toolchain import find_clang
 from shflx.plan import (DsBpermute, DsPermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var,
                         Permlane32Swap, Permlane64, Permlanex16, Permlanex16Var, Plan, Readfirstlane, Readlane,
                         Select, UpdateDpp, Writelane)
+from shflx.steps import DsBpermuteFi, PermlaneBcast, PermlaneDown, PermlaneUp, PermlaneXor
 
 REVERSE = tuple(31 - i for i in range(32))
 # op -> (target, wave, steps, result): one small plan that uses the primitive
@@ -36,9 +37,13 @@ SAMPLES = {
     "ds.bpermute": ("gfx942", 64, (DsBpermute("a", "x", REVERSE + REVERSE),), "a"),
     "ds.permute": ("gfx942", 64, (DsPermute("a", "x", REVERSE + REVERSE),), "a"),
     "select": ("gfx942", 64, (Readlane("s", "x", 3), Select("a", "s", "x", 0xF0F0)), "a"),
+    "ds.bpermute.fi": ("gfx1250", 32, (DsBpermuteFi("a", "x", REVERSE),), "a"),
+    "permlane.bcast": ("gfx1250", 32, (PermlaneBcast("a", "x", 5, 8),), "a"),
+    "permlane.up": ("gfx1250", 32, (PermlaneUp("a", "x", 3, 16),), "a"),
+    "permlane.down": ("gfx1250", 32, (PermlaneDown("a", "x", 1, 4),), "a"),
+    "permlane.xor": ("gfx1250", 32, (PermlaneXor("a", "x", 5, 16),), "a"),
 }
-# ds_bpermute_fi_b32 is only in targets shflx does not model yet (gfx1250)
-UNSAMPLED = {"ds.bpermute.fi"}
+UNSAMPLED: set[str] = set()
 HIP_PRELUDE = ("#define __device__ __attribute__((device))\n#define __global__ __attribute__((global))\n"
                "#define __forceinline__ inline __attribute__((always_inline))\n")
 KERNEL = ('extern "C" __global__ void k(int *p) {\n  int i = __builtin_amdgcn_workitem_id_x();\n'

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..steps import (DsBpermute, DsBpermuteFi, DsPermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap,
-                    Permlane16Var, Permlane32Swap, Permlane64, Permlanex16, Permlanex16Var, Readfirstlane,
-                    Readlane, Select, Step, UpdateDpp, Writelane)
-from . import dpp, permlane, permute, scalar, swizzle
+                    Permlane16Var, Permlane32Swap, Permlane64, PermlaneBcast, PermlaneDown, Permlanex16,
+                    Permlanex16Var, PermlaneUp, PermlaneXor, Readfirstlane, Readlane, Select, Step, UpdateDpp,
+                    Writelane)
+from . import dpp, permlane, permlane_group, permute, scalar, swizzle
 from .gather import Gather
 
 IR_TYPE = {"value": "i32", "sgpr": "i32", "imm": "i32 immarg", "flag": "i1 immarg", "lanes": "i32", "addr": "i32"}
@@ -56,6 +57,7 @@ _PERMLANE16 = (("old", "value"), ("src", "value"), ("sel_lo", "sgpr"), ("sel_hi"
 _PERMLANE_VAR = (("old", "value"), ("src", "value"), ("sel", "lanes"), ("fi", "flag"), ("bound_ctrl", "flag"))
 _SWAP = (("vdst_old", "value"), ("src0_old", "value"), ("fi", "flag"), ("bound_ctrl", "flag"))
 _DS = (("index", "addr"), ("src", "value"))
+_GROUP = (("src", "value"), ("sel", "sgpr"), ("width", "sgpr"))
 
 PRIMITIVES: dict[str, Primitive] = {p.op: p for p in (
     Primitive(UpdateDpp, dpp.update_dpp, "update.dpp.i32", "update_dpp", _DPP16, "v_mov_b32_dpp", "dpp_mov",
@@ -78,6 +80,10 @@ PRIMITIVES: dict[str, Primitive] = {p.op: p for p in (
               "v_permlane16_swap_b32", "permlane_swap", result="pair"),
     Primitive(Permlane32Swap, permlane.permlane_swap, "permlane32.swap", "permlane32_swap", _SWAP,
               "v_permlane32_swap_b32", "permlane_swap", result="pair"),
+    # gfx1250: llvm.amdgcn.permlane.<kind>(i32 src, i32 src1, i32 src2), not overloaded in LLVM 22.1
+    *(Primitive(cls, permlane_group.permlane_group, cls.op, cls.op.replace(".", "_"), _GROUP,
+                f"v_{cls.op.replace('.', '_')}_b32", "permlane_group")
+      for cls in (PermlaneBcast, PermlaneUp, PermlaneDown, PermlaneXor)),
     Primitive(Readlane, scalar.readlane, "readlane.i32", "readlane", (("src", "value"), ("lane", "sgpr")),
               "v_readlane_b32", "readlane", valu=False),
     Primitive(Readfirstlane, scalar.readfirstlane, "readfirstlane.i32", "readfirstlane", (("src", "value"),),

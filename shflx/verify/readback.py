@@ -30,6 +30,11 @@ INTRINSICS = {
     "permlane64": ("permlane64", ("src",)),
     "permlane16.swap": ("permlane16.swap", ("vdst_old", "src0_old", "fi", "bound_ctrl")),
     "permlane32.swap": ("permlane32.swap", ("vdst_old", "src0_old", "fi", "bound_ctrl")),
+    # gfx1250 (v_permlane_<kind>_b32 vdst, vsrc, ssrc1, ssrc2): the source, the selector, the group width
+    "permlane.bcast": ("permlane.bcast", ("src", "sel", "width")),
+    "permlane.up": ("permlane.up", ("src", "sel", "width")),
+    "permlane.down": ("permlane.down", ("src", "sel", "width")),
+    "permlane.xor": ("permlane.xor", ("src", "sel", "width")),
     "readlane": ("readlane", ("src", "lane")),
     "readfirstlane": ("readfirstlane", ("src",)),
     "writelane": ("writelane", ("value", "lane", "old")),

@@ -56,7 +56,8 @@ class RefPlanError(ValueError):
 # Legality: amd_crosslane.md §15 support table (columns) and §3.2 availability column.
 # ================================================================================================
 
-COLUMNS = ("GFX8", "GFX9", "gfx908", "gfx90a", "gfx94x", "gfx950", "GFX10.1", "GFX10.3", "GFX11", "GFX12")
+COLUMNS = ("GFX8", "GFX9", "gfx908", "gfx90a", "gfx94x", "gfx950", "GFX10.1", "GFX10.3", "GFX11", "GFX12",
+           "GFX12.5")
 
 ARCH_COLUMN = {
     "gfx803": "GFX8",
@@ -69,6 +70,8 @@ ARCH_COLUMN = {
     "gfx1030": "GFX10.3",
     "gfx1100": "GFX11", "gfx1101": "GFX11", "gfx1150": "GFX11", "gfx1151": "GFX11",
     "gfx1200": "GFX12", "gfx1201": "GFX12",
+    # not in §15 (out of the spec's scope): gfx1250 = GFX12 plus v_permlane_bcast/up/down/xor, wave32
+    "gfx1250": "GFX12.5",
     # the other processors of these generations (llvm/docs/AMDGPUUsage.rst), by §15's column
     "gfx801": "GFX8", "gfx802": "GFX8", "gfx805": "GFX8", "gfx810": "GFX8",
     "gfx902": "GFX9", "gfx904": "GFX9", "gfx909": "GFX9", "gfx90c": "GFX9",
@@ -79,35 +82,36 @@ ARCH_COLUMN = {
 }
 
 # Rows of §15 (Y = supported; N or "-" (not applicable) = not supported), one char per column in
-# COLUMNS order:                    GFX8 GFX9 908 90a 94x 950 10.1 10.3 11 12
+# COLUMNS order:                    GFX8 GFX9 908 90a 94x 950 10.1 10.3 11 12 12.5
 SUPPORT_TABLE = {
-    "dpp16_basic":          "Y Y Y Y Y Y Y Y Y Y",  # quad_perm, row_shl/shr/ror, row_mirror, row_half_mirror
-    "dpp16_wave_shift":     "Y Y Y Y Y Y N N N N",  # wave_shl/rol/shr/ror:1
-    "dpp16_row_bcast":      "Y Y Y Y Y Y N N N N",  # row_bcast:15 / :31
-    "dpp16_row_newbcast":   "N N N Y Y Y - - - -",  # 0x15n on gfx90a/94x/950
-    "dpp16_row_share":      "N N N - - - Y Y Y Y",  # 0x15n on GFX10+
-    "dpp16_row_xmask":      "N N N N N N Y Y Y Y",
-    "dpp16_fi":             "N N N N N N Y Y Y Y",  # FI bit (DPP16, DPP8, permlane16/x16 op_sel[0])
-    "dpp8":                 "N N N N N N Y Y Y Y",
-    "swizzle_bitmask_quad": "Y Y Y Y Y Y Y Y Y Y",
-    "swizzle_fft_rotate":   "N Y Y Y Y Y Y Y Y Y",
-    "ds_permute_bpermute":  "Y Y Y Y Y Y Y Y Y Y",
-    "bpermute_full_wave64": "Y Y Y Y Y Y N N N Y",  # N = half-wave in wave64
-    "ds_bpermute_fi":       "N N N N N N N N N Y",
-    "permlane16_x16":       "N N N N N N Y Y Y Y",
-    "permlane64":           "N N N N N N N N Y Y",
-    "permlane16_x16_var":   "N N N N N N N N N Y",
-    "permlane_swap":        "N N N N N Y N N N N",
-    "readlane_writelane":   "Y Y Y Y Y Y Y Y Y Y",
+    "dpp16_basic":          "Y Y Y Y Y Y Y Y Y Y Y",  # quad_perm, row_shl/shr/ror, row_mirror, row_half_mirror
+    "dpp16_wave_shift":     "Y Y Y Y Y Y N N N N N",  # wave_shl/rol/shr/ror:1
+    "dpp16_row_bcast":      "Y Y Y Y Y Y N N N N N",  # row_bcast:15 / :31
+    "dpp16_row_newbcast":   "N N N Y Y Y - - - - -",  # 0x15n on gfx90a/94x/950
+    "dpp16_row_share":      "N N N - - - Y Y Y Y Y",  # 0x15n on GFX10+
+    "dpp16_row_xmask":      "N N N N N N Y Y Y Y Y",
+    "dpp16_fi":             "N N N N N N Y Y Y Y Y",  # FI bit (DPP16, DPP8, permlane16/x16 op_sel[0])
+    "dpp8":                 "N N N N N N Y Y Y Y Y",
+    "swizzle_bitmask_quad": "Y Y Y Y Y Y Y Y Y Y Y",
+    "swizzle_fft_rotate":   "N Y Y Y Y Y Y Y Y Y Y",
+    "ds_permute_bpermute":  "Y Y Y Y Y Y Y Y Y Y Y",
+    "bpermute_full_wave64": "Y Y Y Y Y Y N N N Y Y",  # N = half-wave in wave64
+    "ds_bpermute_fi":       "N N N N N N N N N Y Y",
+    "permlane16_x16":       "N N N N N N Y Y Y Y Y",
+    "permlane64":           "N N N N N N N N Y Y Y",
+    "permlane16_x16_var":   "N N N N N N N N N Y Y",
+    "permlane_swap":        "N N N N N Y N N N N N",
+    "readlane_writelane":   "Y Y Y Y Y Y Y Y Y Y Y",
+    "permlane_group":       "N N N N N N N N N N Y",  # v_permlane_bcast/up/down/xor_b32 (gfx1250)
 }
 
 # Wave sizes: GFX8/9/CDNA wave64 only; GFX10+ wave32 or wave64 (amd_crosslane.md conventions).
 WAVE_SIZES = {
     "GFX8": (64,), "GFX9": (64,), "gfx908": (64,), "gfx90a": (64,), "gfx94x": (64,), "gfx950": (64,),
-    "GFX10.1": (32, 64), "GFX10.3": (32, 64), "GFX11": (32, 64), "GFX12": (32, 64),
+    "GFX10.1": (32, 64), "GFX10.3": (32, 64), "GFX11": (32, 64), "GFX12": (32, 64), "GFX12.5": (32,),
 }
 
-GFX10_PLUS = ("GFX10.1", "GFX10.3", "GFX11", "GFX12")
+GFX10_PLUS = ("GFX10.1", "GFX10.3", "GFX11", "GFX12", "GFX12.5")
 
 
 def supports(arch: str, feature: str) -> bool:
@@ -762,6 +766,55 @@ class _Engine:
                 out.append(d.open("Q8", sid, i, None))
         return out
 
+    def op_permlane_group(self, st, ex):
+        """gfx1250 v_permlane_bcast/up/down/xor_b32 vdst, vsrc, s_sel, s_width, from the comments of
+        HIP's __shfl/__shfl_up/__shfl_down/__shfl_xor (amd_warp_functions.h, the gfx1250 paths):
+        groups of `width` lanes; bcast reads the group's lane sel[5:0] & (width-1); up/down read
+        lane -/+ sel inside the group, else the lane keeps its value (sel clamped to the width); xor
+        reads lane ^ sel, keeping the lane when that is above its group or sel >= 32, and OPEN when
+        it is below its group (the comment says 'leaves the group', its fallback code keeps only
+        above). Modeled: width 1..32 a power of two, sel < 64 (bcast: any u32). An inactive source
+        lane is OPEN; an inactive destination keeps its (unknown) VGPR."""
+        W, d, sid = self.W, self.dom, st["id"]
+        kind = st["op"].split(".")[1]
+        _require(self.arch, "permlane_group", f"v_permlane_{kind}_b32")
+        if W != 32:
+            raise RefIllegal(f"v_permlane_{kind}_b32 is wave32 only")
+        width = _int_field(st, "width", 0, M32)
+        if width not in (1, 2, 4, 8, 16, 32):
+            raise RefIllegal(f"width {width} is not modeled")
+        sel = _int_field(st, "sel", 0, M32)
+        if kind != "bcast" and sel >= 64:
+            raise RefIllegal(f"sel {sel} is not modeled")
+        src = self.ref(_field(st, "src"), sid)
+        out = []
+        for i in range(W):
+            if not (ex >> i) & 1:
+                out.append(d.undef(sid, i))
+                continue
+            first = i - i % width                      # the group's first lane
+            pos = i % width
+            if kind == "bcast":
+                s = first + ((sel % 64) % width)
+            elif kind == "up":
+                s = i - sel if pos - sel >= 0 else i
+            elif kind == "down":
+                s = i + sel if pos + sel <= width - 1 else i
+            else:
+                partner = i ^ sel
+                if first <= partner < first + width:
+                    s = partner
+                elif partner >= first + width:
+                    s = i
+                else:
+                    out.append(d.open("xor below the group", sid, i, None))
+                    continue
+            if s != i and not (ex >> s) & 1:
+                out.append(d.open("inactive source", sid, i, None))
+            else:
+                out.append(src[s])
+        return out
+
     def op_readlane(self, st, ex):
         sid = st["id"]
         lane = _int_field(st, "lane", 0, M32) & (self.W - 1)        # S1[5:0] / S1[4:0]
@@ -821,6 +874,10 @@ class _Engine:
         "permlane64": op_permlane64,
         "permlane16.swap": op_permlane_swap,
         "permlane32.swap": op_permlane_swap,
+        "permlane.bcast": op_permlane_group,
+        "permlane.up": op_permlane_group,
+        "permlane.down": op_permlane_group,
+        "permlane.xor": op_permlane_group,
         "readlane": op_readlane,
         "readfirstlane": op_readfirstlane,
         "writelane": op_writelane,
