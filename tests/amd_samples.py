@@ -20,7 +20,7 @@ from shflx.emulate import Concrete, Multiset, Provenance, plan_fn, result
 from shflx.isa import amd_target
 from shflx.plan import Combine, Plan, load_plan
 
-TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1200")
+TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1200", "gfx1250")
 UNREALIZED = "xor 1"           # the target given to plans that are no CUDA shuffle (must refute)
 
 # Samples that fail because of a known shflx bug (tests mark them xfail(strict=True): once the
@@ -168,6 +168,13 @@ def samples(arch: str, wave: int) -> list[Sample]:
                 add(f"{op.replace('.', '_')}_take{take}",
                     [{"id": "p", "op": op, "vdst_old": "x", "src0_old": "x", "fi": 0, "bound_ctrl": 0,
                       "take": take}], rf"v_{op.replace('.', '_')}_b32")
+    if t.has("permlane_group"):
+        # gfx1250: src, sel, width (LLVM prints both scalars as inline constants); one CUDA shuffle each
+        for kind, sel, width, pattern in (("bcast", 5, 8, "idx 5 width 8"), ("up", 3, 16, "up 3 width 16"),
+                                          ("down", 1, 4, "down 1 width 4"), ("xor", 9, 16, "xor 9 width 16")):
+            add(f"permlane_{kind}{sel}_width{width}",
+                [{"id": "p", "op": f"permlane.{kind}", "src": "x", "sel": sel, "width": width}],
+                rf"v_permlane_{kind}_b32\b.*, {sel}, {width}$", target=pattern)
     if t.has("readlane"):
         add("readlane5", [{"id": "r", "op": "readlane", "src": "x", "lane": 5}], r"v_readlane_b32\b.*, 5$")
         add("readfirstlane", [{"id": "r", "op": "readfirstlane", "src": "x"}], r"v_readfirstlane_b32\b")

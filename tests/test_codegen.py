@@ -54,6 +54,9 @@ def test_every_target_has_the_expected_primitives():
     assert {"dpp_row_xmask5", "dpp8_reverse", "permlanex16_same"} <= names["gfx1030", 32]
     assert "permlane64" in names["gfx1100", 64] and "permlane64" not in names["gfx1100", 32]
     assert {"permlane16_var_reverse", "bpermute_fi_xor3"} <= names["gfx1200", 32]
+    group = {"permlane_bcast5_width8", "permlane_up3_width16", "permlane_down1_width4", "permlane_xor9_width16"}
+    assert group <= names["gfx1250", 32] and not group & names["gfx1200", 32]
+    assert ("gfx1250", 64) not in names                 # gfx1250 runs wave32 only
 
 
 # ------------------------------------------------------------------------------ link + inspect
