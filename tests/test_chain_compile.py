@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from patterns.kernels.references import KERNELS
-from shflx.chains.ir import find_chains
+from shflx.ir.chains import find_chains
 from shflx.combine import FNS
 from shflx.driver.amd import compile_file, device_ir
 from shflx.driver.report import instruction_counts
@@ -173,7 +173,7 @@ def test_a_phi_used_by_every_lane_keeps_the_chain_as_written():
 def test_lane_conditions_read_through_phis_only_when_every_edge_agrees():
     """A phi of threadIdx.x on both edges is threadIdx.x (clang's PRE makes these); a phi of two
     different lane functions is no lane function at all."""
-    from shflx.chains.ir import _Body
+    from shflx.ir.chains import _Body
 
     def body(second: str) -> _Body:
         lines = ["a:", "  %t0 = tail call i32 @llvm.amdgcn.workitem.id.x()", "  br label %c",

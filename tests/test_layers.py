@@ -93,16 +93,17 @@ def test_z3_stays_in_its_homes(name):
     assert not [m for m, _, _ in _imports(name) if m.split(".")[0] == "z3"], f"{name} imports z3"
 
 
-def test_the_import_graph_has_no_cycles():
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     cycles: list[list[str]] = []
 
-    def visit(v: str) -> None:                       # Tarjan's strongly connected components
+    def visit(v: str) -> None:
         index[v] = low[v] = len(index)
         stack.append(v)
-        for w in GRAPH[v]:
+        for w in graph[v]:
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -118,10 +119,31 @@ def test_the_import_graph_has_no_cycles():
             if len(component) > 1:
                 cycles.append(sorted(component))
 
-    for v in sorted(GRAPH):
+    for v in sorted(graph):
         if v not in index:
             visit(v)
-    assert not cycles, f"import cycles: {cycles}"
+    return cycles
+
+
+def _package(module: str) -> str:
+    """The unit of the package graph: a subpackage (shflx.ir) or a top-level module (shflx.pattern)."""
+    return ".".join(module.split(".")[:2])
+
+
+def _package_graph() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for name, deps in GRAPH.items():
+        out.setdefault(_package(name), set()).update(_package(d) for d in deps if _package(d) != _package(name))
+    return out
+
+
+def test_the_import_graph_has_no_cycles():
+    assert not (cycles := _cycles(GRAPH)), f"import cycles: {cycles}"
+
+
+def test_the_package_graph_has_no_cycles():
+    """Packages show the flow only if their imports point one way (ir/ -> nvidia/ -> chains/)."""
+    assert not (cycles := _cycles(_package_graph())), f"package import cycles: {cycles}"
 
 
 def test_the_checks_catch_what_they_look_for():
@@ -131,6 +153,14 @@ def test_the_checks_catch_what_they_look_for():
         GRAPH["shflx.lanes"] = GRAPH["shflx.lanes"] | {"shflx.pattern"}   # pattern imports lanes
         with pytest.raises(AssertionError, match="import cycles"):
             test_the_import_graph_has_no_cycles()
+    finally:
+        GRAPH.clear()
+        GRAPH.update(saved)
+    try:                                             # chains.shape <- nvidia.sites, ir.chains
+        GRAPH["shflx.chains.shape"] = GRAPH["shflx.chains.shape"] | {"shflx.ir.text"}
+        test_the_import_graph_has_no_cycles()       # no module cycle ...
+        with pytest.raises(AssertionError, match="package import cycles"):
+            test_the_package_graph_has_no_cycles()  # ... but ir/ <-> chains/
     finally:
         GRAPH.clear()
         GRAPH.update(saved)

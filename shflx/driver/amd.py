@@ -42,7 +42,7 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
     """Every reduction/scan chain re-synthesized as a whole where that is allowed and cheaper; the
     others are left to per-site lowering, with the reason in the report (DESIGN decision 5)."""
     from ..chains import classify, reassociation_allowed
-    from ..chains.ir import find_chains
+    from ..ir.chains import find_chains
 
     sites = find_sites(ir)
     chains = find_chains(ir, sites)

@@ -134,7 +134,7 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
     llvm.nvvm.redux.sync call, where the op and type have a redux.sync form on `target`. Every
     other chain is reported with the reason and left to per-site lowering."""
     from ..chains import classify
-    from ..chains.ir import find_chains
+    from ..ir.chains import find_chains
     from ..nvidia.redux import decide_collective
 
     sites = find_sites(ir)

@@ -19,10 +19,10 @@ import numpy as np
 from ..lanes import lanes_to_mask
 from ..combine import FNS
 from ..cuda import FULL_MASK, ShflOperands
-from ..ir.sites import MODE_NAMES, Site
-from ..ir.evaluate import MAX_BLOCK_THREADS, LaneEvaluator, phi_incoming
-from ..ir.text import DEF, call_args, constant_tables, functions
-from .shape import ChainStep
+from ..chains.shape import ChainStep
+from .evaluate import MAX_BLOCK_THREADS, LaneEvaluator, phi_incoming
+from .sites import MODE_NAMES, Site
+from .text import DEF, call_args, constant_tables, functions
 
 BINARY = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "fadd": "fadd", "fmul": "fmul"}
 INTRINSICS = {"llvm.smax.i32": "smax", "llvm.smin.i32": "smin", "llvm.umax.i32": "umax",
