@@ -132,3 +132,53 @@ define amdgpu_kernel void @k(ptr addrspace(1) %in, ptr addrspace(1) %out, i32 %s
     other = emulator.EmulatedDevice("gfx90a", "x")
     with pytest.raises(ValueError, match="gfx942"):
         other.run_kernel(hsaco, "k", [x], 64, np.uint32, block=(64, 1, 1), scalars=[5])
+
+
+BARRIER_KERNELS = r"""
+__global__ void reverse(float *out) {            // __syncthreads(): on gfx11 an s_barrier, buffer_gl0_inv
+  __shared__ float s[64];
+  s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = s[63 - threadIdx.x];
+}
+__global__ void reverse_generic(float *out) {    // volatile through a generic pointer: FLAT into the LDS aperture
+  __shared__ float s[64];
+  volatile float *p = s;
+  p[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = p[63 - threadIdx.x];
+}
+"""
+
+
+def _barrier_code(tmp_path, arch):
+    from shflx.driver.amd import compile_file
+    src = tmp_path / "barrier.cu"
+    src.write_text(BARRIER_KERNELS)
+    return compile_file(src, arch).output
+
+
+def test_gfx11_cache_invalidates_are_stood_in_and_the_barrier_kernel_runs(emulated_gfx942, tmp_path):
+    """The emulator cannot decode buffer_gl0_inv; the copy it runs has s_nops there, nothing else
+    changed, and the kernel computes what it should."""
+    dev, why = emulator.probe_emulator("gfx1100", [SHARED_AMDEMU])
+    assert dev is not None, why
+    hsaco = _barrier_code(tmp_path, "gfx1100")
+    ran, counts = dev.runnable(hsaco)
+    assert counts.get("buffer_gl0_inv", 0) >= 1 and len(ran) == len(hsaco)
+    diff = [i for i, (x, y) in enumerate(zip(hsaco, ran)) if x != y]
+    assert len(diff) <= 8 * sum(counts.values())
+    assert all(ran[i // 4 * 4:i // 4 * 4 + 4] == (0xBF800000).to_bytes(4, "little") for i in diff)
+    out = dev.launch(hsaco, "_Z7reversePf", [np.zeros(64, np.float32)], block=(64, 1, 1))[0]
+    assert np.array_equal(out, np.arange(63, -1, -1, dtype=np.float32))
+    assert emulated_gfx942.runnable(_barrier_code(tmp_path, "gfx942"))[1] == {}     # gfx9: nothing to stand in
+
+
+def test_a_kernel_through_the_lds_aperture_is_refused_not_run(emulated_gfx942, tmp_path):
+    """amdemu would take the aperture address for a host address and crash the process."""
+    from shflx.runtime.emulator_gaps import EmulatorGap
+    hsaco = _barrier_code(tmp_path, "gfx942")
+    with pytest.raises(EmulatorGap, match="_Z15reverse_genericPf reads src_shared_base"):
+        emulated_gfx942.launch(hsaco, "_Z15reverse_genericPf", [np.zeros(64, np.float32)], block=(64, 1, 1))
+    out = emulated_gfx942.launch(hsaco, "_Z7reversePf", [np.zeros(64, np.float32)], block=(64, 1, 1))[0]
+    assert np.array_equal(out, np.arange(63, -1, -1, dtype=np.float32))     # its neighbour still runs
