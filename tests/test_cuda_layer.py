@@ -59,3 +59,34 @@ def test_a_double_transcendental_is_named_with_its_line(tmp_path):
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx942")
     assert f"{src}:2:" in str(e.value) and "sin(double)" in str(e.value) and "shflx does not support 'sin(double)' on AMD targets" in str(e.value)
+
+
+CONTRACTION = r"""
+#include <cuda_fp16.h>
+__global__ void f32(const float *a, const float *b, float *c) {   // product and sum in two statements
+  float p = a[threadIdx.x] * b[threadIdx.x];
+  c[threadIdx.x] = p + c[threadIdx.x];
+}
+__global__ void f16(const __half2 *a, const __half2 *b, __half2 *c) { c[threadIdx.x] = a[threadIdx.x] * b[threadIdx.x] + c[threadIdx.x]; }
+__global__ void f16rn(const __half *a, const __half *b, __half *c) { c[threadIdx.x] = __hadd(__hmul_rn(a[threadIdx.x], b[threadIdx.x]), c[threadIdx.x]); }
+"""
+
+
+def _kernel_asm(asm: str, name: str) -> str:
+    return asm.split(f"{name}:", 1)[1].split("s_endpgm", 1)[0]
+
+
+@pytest.mark.parametrize("extra,fused", [((), True), (("-ffp-contract=fast",), True), (("-ffp-contract=on",), False),
+                                         (("-ffp-contract=off",), False)])
+def test_products_feeding_sums_fuse_as_nvcc_fuses_them(tmp_path, extra, fused):
+    """nvcc's default (-fmad=true) contracts a product and a sum into one fma across statements, and
+    cuda_fp16.hpp's mul.f16x2/add.f16x2 with them; __hmul_rn never contracts. The math header's
+    contraction-off region (included before the user's code) must not leak into it."""
+    from shflx.frontend.clang import FrontendOptions
+    src = tmp_path / "k.cu"
+    src.write_text(CONTRACTION)
+    asm = compile_file(src, "gfx942", emit="asm", opts=FrontendOptions(extra=extra)).output
+    f32, f16, f16rn = (_kernel_asm(asm, n) for n in ("_Z3f32PKfS0_Pf", "_Z3f16PK7__half2S1_PS_", "_Z5f16rnPK6__halfS1_PS_"))
+    assert bool(re.search(r"v_(fma|fmac)_f32", f32)) == fused and bool(re.search(r"v_mul_f32", f32)) != fused
+    assert bool(re.search(r"v_(pk_)?fma_f16", f16)) == fused
+    assert re.search(r"v_mul_f16", f16rn) and not re.search(r"v_(pk_)?fma_f16", f16rn)
