@@ -90,3 +90,30 @@ def test_products_feeding_sums_fuse_as_nvcc_fuses_them(tmp_path, extra, fused):
     assert bool(re.search(r"v_(fma|fmac)_f32", f32)) == fused and bool(re.search(r"v_mul_f32", f32)) != fused
     assert bool(re.search(r"v_(pk_)?fma_f16", f16)) == fused
     assert re.search(r"v_mul_f16", f16rn) and not re.search(r"v_(pk_)?fma_f16", f16rn)
+
+
+PUNNING = r"""
+#include <cuda_fp16.h>
+// DeepSpeed's mem_access::load_global/store_global: a __half buffer read and written as uint4
+__global__ void scale(const __half *in, __half *out) {
+  __half buf[8];
+  uint4 *data = reinterpret_cast<uint4 *>(buf);
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(data[0].x), "=r"(data[0].y), "=r"(data[0].z),
+               "=r"(data[0].w) : "l"(in + 8 * threadIdx.x));
+  for (int j = 0; j < 8; j++) buf[j] = __float2half(__half2float(buf[j]) * 2.0f);
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" :: "l"(out + 8 * threadIdx.x), "r"(data[0].x),
+               "r"(data[0].y), "r"(data[0].z), "r"(data[0].w) : "memory");
+}
+"""
+
+
+@pytest.mark.parametrize("extra,computes", [((), True), (("-fstrict-aliasing",), False)])
+def test_memory_written_as_one_type_and_read_as_another_is_read_as_written(tmp_path, extra, computes):
+    """As nvcc's builds do: without -fstrict-aliasing the uint4 read sees the __half stores (with
+    it, clang may forward the first uint4 store past them and the kernel copies its input)."""
+    from shflx.frontend.clang import FrontendOptions
+    src = tmp_path / "k.cu"
+    src.write_text(PUNNING)
+    asm = compile_file(src, "gfx942", emit="asm", opts=FrontendOptions(extra=extra)).output
+    body = _kernel_asm(asm, "_Z5scalePK6__halfPS_")
+    assert bool(re.search(r"v_(pk_)?(mul|add|fma)_f(16|32)|v_cvt_f32_f16", body)) == computes
