@@ -117,3 +117,16 @@ def test_memory_written_as_one_type_and_read_as_another_is_read_as_written(tmp_p
     asm = compile_file(src, "gfx942", emit="asm", opts=FrontendOptions(extra=extra)).output
     body = _kernel_asm(asm, "_Z5scalePK6__halfPS_")
     assert bool(re.search(r"v_(pk_)?(mul|add|fma)_f(16|32)|v_cvt_f32_f16", body)) == computes
+
+
+@pytest.mark.parametrize("extra,computes", [((), True), (("-fstrict-aliasing",), False)])
+def test_sm90_builds_read_memory_as_written_too(tmp_path, extra, computes):
+    """The same for --offload-arch sm_90 against NVIDIA's headers (clang's CUDA driver mode), whose
+    strict aliasing made DeepSpeed's float sub-block layer norms NaN on an H100."""
+    from shflx.driver.nvidia import compile_cuda
+    from shflx.frontend.clang import FrontendOptions
+    src = tmp_path / "k.cu"
+    src.write_text(PUNNING)
+    ptx = compile_cuda(src, "sm_90", emit="ptx", opts=FrontendOptions(extra=extra)).output
+    body = ptx.split(".entry _Z5scalePK6__halfPS_", 1)[1].split(".entry", 1)[0]
+    assert bool(re.search(r"mul(\.rn)?\.f32|cvt\.f32\.f16", body)) == computes

@@ -124,6 +124,7 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
             f"-resource-dir={sdk.resource_dir}", f"--target={HOST_TRIPLE}", "-idirafter", str(SHIMS),
             "-include", str(SHIMS / "shflx_host_helpers.h"),
             "-std=c++17", f"-O{opts.opt}", "-S", "-emit-llvm", "-Wno-unknown-cuda-version", "-o", str(out),
+            *([] if STRICT_ALIASING in opts.extra else ["-fno-strict-aliasing"]),
             f"-D__CUDACC_VER_MAJOR__={int(major)}", f"-D__CUDACC_VER_MINOR__={int(minor)}", "-D__CUDACC_VER_BUILD__=0"]
     for inc in sdk.includes:              # where clang puts <cuda-path>/include: after the user's dirs
         args += ["-Xclang", "-internal-isystem", "-Xclang", str(inc)]
@@ -133,7 +134,7 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
         args += ["-I", inc]
     for d in opts.defines:
         args += ["-D", d]
-    # cc1 words; -fstrict-aliasing is clang's driver default already (shflx's own marker, no cc1 word)
+    # cc1 words; -fstrict-aliasing only leaves -fno-strict-aliasing out (shflx's own marker, no cc1 word)
     return args + [w for word in opts.extra if word != STRICT_ALIASING for w in ("-Xclang", word)] + [str(source)]
 
 
