@@ -178,7 +178,38 @@ def test_a_kernel_through_the_lds_aperture_is_refused_not_run(emulated_gfx942, t
     """amdemu would take the aperture address for a host address and crash the process."""
     from shflx.runtime.emulator_gaps import EmulatorGap
     hsaco = _barrier_code(tmp_path, "gfx942")
-    with pytest.raises(EmulatorGap, match="_Z15reverse_genericPf reads src_shared_base"):
+    with pytest.raises(EmulatorGap, match="_Z15reverse_genericPf: it reads src_shared_base"):
         emulated_gfx942.launch(hsaco, "_Z15reverse_genericPf", [np.zeros(64, np.float32)], block=(64, 1, 1))
     out = emulated_gfx942.launch(hsaco, "_Z7reversePf", [np.zeros(64, np.float32)], block=(64, 1, 1))[0]
     assert np.array_equal(out, np.arange(63, -1, -1, dtype=np.float32))     # its neighbour still runs
+
+
+SDWA_KERNEL = r"""
+#include <cuda_fp16.h>
+__global__ void absmax(const uint4 *v, __half2 *out) {   // DeepSpeed's absmax of 8 halves a thread
+  uint4 raw = v[threadIdx.x];
+  const __half2 *h = reinterpret_cast<const __half2 *>(&raw);
+  __half2 m = __halves2half2(__ushort_as_half(0xfc00), __ushort_as_half(0xfc00));
+  for (int i = 0; i < 4; i++) m = __hmax2(m, __habs2(h[i]));
+  out[threadIdx.x] = m;
+}
+"""
+
+
+def test_sdwa_operand_modifiers_are_refused_on_gfx9_and_run_where_there_is_no_sdwa(emulated_gfx942, tmp_path):
+    """On gfx942 LLVM selects v_cmp_u_f16_sdwa |v|, |v| for a high half; amdemu would ignore the
+    abs. gfx1100 has no SDWA: the same kernel runs there and gives numpy's answer."""
+    from shflx.driver.amd import compile_file
+    from shflx.runtime.emulator_gaps import EmulatorGap
+    src = tmp_path / "absmax.cu"
+    src.write_text(SDWA_KERNEL)
+    x = np.random.default_rng(5).uniform(-2, 2, 64 * 8).astype(np.float16)
+    with pytest.raises(EmulatorGap, match="SDWA operand with an abs/neg modifier"):
+        emulated_gfx942.launch(compile_file(src, "gfx942").output, "_Z6absmaxPK5uint4P7__half2",
+                               [x.view(np.uint32), np.zeros(128, np.float16)], block=(64, 1, 1))
+    rdna3, why = emulator.probe_emulator("gfx1100", [SHARED_AMDEMU])
+    assert rdna3 is not None, why
+    got = rdna3.launch(compile_file(src, "gfx1100").output, "_Z6absmaxPK5uint4P7__half2",
+                       [x.view(np.uint32), np.zeros(128, np.float16)], block=(64, 1, 1))[1]
+    want = np.abs(x).reshape(64, 4, 2).max(axis=1).ravel()
+    assert np.array_equal(got, want)

@@ -8,11 +8,16 @@ Stand-ins: amdemu has no caches (every memory access is seen at once by every wa
 them every gfx11 kernel that passes a `__syncthreads()` stops at its `buffer_gl0_inv` with
 "unknown rdna3 format" (tinygrad's RDNA3 decoder has no MUBUF format).
 
-Apertures: a generic pointer into `__shared__` (or private) memory is a FLAT access whose address
-lies in the LDS (scratch) aperture, read from src_shared_base (src_private_base); amdemu computes
-FLAT addresses as host addresses and reads its aperture registers as 0, so the access lands on
-an unmapped host page. A kernel is refused when it, or any non-kernel function of the object,
-reads an aperture register (conservative: reading it only to compare pointers is refused too).
+Refused kernels: a kernel is refused when it, or any non-kernel function of the object, has
+- a read of an aperture register: a generic pointer into `__shared__` (or private) memory is a
+  FLAT access whose address lies in the LDS (scratch) aperture, read from src_shared_base
+  (src_private_base); amdemu computes FLAT addresses as host addresses and reads its aperture
+  registers as 0, so the access lands on an unmapped host page (conservative: reading it only to
+  compare pointers is refused too);
+- a GFX9 SDWA instruction with an abs or neg source modifier (`v_cmp_lt_f16_sdwa s[4:5], |v5|, v9
+  src0_sel:WORD_1`): amdemu's SDWA path (tinygrad's emu.py, _compile_sdwa) selects the word but
+  never applies the modifiers, so the comparison sees -x for |x| (DeepSpeed's absmax quantization
+  missed every negative maximum in a high half).
 
 The code is walked instruction by instruction from every function symbol with amdemu's decoder,
 so only whole instructions are looked at; a walk ends at the first word the decoder does not know
@@ -46,6 +51,12 @@ S_NOP_0 = (0xBF800000).to_bytes(4, "little")
 APERTURE_OPERANDS = {235: "src_shared_base", 236: "src_shared_limit", 237: "src_private_base",
                      238: "src_private_limit"}
 SOP1_ENCODING = 0b101111101      # bits 31:23 of a SOP1 word (s_mov_b64 sdst, src_shared_base), GFX9 and GFX11
+# GFX9 SDWA: the first word's SRC0 field is 0xF9 (VOP1/VOP2/VOPC), the second holds SRC0_NEG/ABS
+# (bits 20, 21) and SRC1_NEG/ABS (bits 28, 29) ("AMD Instinct MI300" ISA Reference Guide, §13.3
+# "VOP_SDWA"); amdemu's decoder names them as below
+SDWA_SRC0 = 0xF9
+SDWA_MODIFIER_BITS = (1 << 20) | (1 << 21) | (1 << 28) | (1 << 29)
+SDWA_MODIFIERS = ("src0_neg", "src0_abs", "src1_neg", "src1_abs")
 
 Decoder = Callable[[bytes, str], object]     # amdemu's decode_inst(bytes, model) -> an instruction with .size()
 
@@ -63,13 +74,27 @@ def replaced(hsaco: bytes, model: str, decode: Decoder) -> tuple[bytes, dict[str
     return _replaced(hsaco, model, decode)
 
 
-def aperture_readers(hsaco: bytes, model: str, decode: Decoder) -> dict[str, str]:
-    """Function symbol -> the aperture register it reads, for every function that reads one."""
+def unrunnable(hsaco: bytes, model: str, decode: Decoder) -> dict[str, str]:
+    """Function symbol -> what in it amdemu cannot run (its first such instruction), per function."""
     words = np.frombuffer(hsaco[:len(hsaco) // 4 * 4], dtype="<u4")
-    maybe = ((words >> 23) == SOP1_ENCODING) & np.isin(words & 0xFF, list(APERTURE_OPERANDS))
-    if not maybe.any():           # a cheap first look over every aligned word; the walk decides
+    aperture = ((words >> 23) == SOP1_ENCODING) & np.isin(words & 0xFF, list(APERTURE_OPERANDS))
+    sdwa = ((words[:-1] & 0x1FF) == SDWA_SRC0) & ((words[1:] & SDWA_MODIFIER_BITS) != 0)
+    if not aperture.any() and not sdwa.any():     # a cheap first look over every aligned word; the walk decides
         return {}
-    return _aperture_readers(hsaco, model, decode)
+    return _unrunnable(hsaco, model, decode)
+
+
+def _why(inst) -> str:
+    for field in ("ssrc0", "ssrc1", "src0", "src1", "src2"):
+        reg = getattr(inst, field, None)
+        if getattr(reg, "offset", None) in APERTURE_OPERANDS:
+            return (f"reads {APERTURE_OPERANDS[reg.offset]} (a generic pointer into __shared__ or private memory, a "
+                    f"FLAT access through an aperture): amdemu would take the aperture address for a host address "
+                    f"and crash")
+    if "_SDWA" in type(inst).__name__ and any(getattr(inst, f, 0) for f in SDWA_MODIFIERS):
+        return (f"has an SDWA operand with an abs/neg modifier ({inst!r}), which amdemu ignores (it would "
+                f"compute with the unmodified operand)")
+    return ""
 
 
 def _functions(hsaco: bytes):
@@ -122,27 +147,26 @@ def _replaced(hsaco: bytes, model: str, decode: Decoder) -> tuple[bytes, dict[st
 
 
 @lru_cache(maxsize=16)
-def _aperture_readers(hsaco: bytes, model: str, decode: Decoder) -> dict[str, str]:
+def _unrunnable(hsaco: bytes, model: str, decode: Decoder) -> dict[str, str]:
     found: dict[str, str] = {}
     for name, start, end, _kernel in _functions(hsaco):
         for _pc, inst in _walk(hsaco, start, end, model, decode, STAND_INS.get(model, {})):
-            for field in ("ssrc0", "ssrc1", "src0", "src1", "src2"):
-                reg = getattr(inst, field, None)
-                if getattr(reg, "offset", None) in APERTURE_OPERANDS:
-                    found.setdefault(name, APERTURE_OPERANDS[reg.offset])
+            why = "" if isinstance(inst, str) else _why(inst)
+            if why:
+                found[name] = why
+                break
     return found
 
 
 def refusal(hsaco: bytes, kernel: str, model: str, decode: Decoder) -> str:
     """Why amdemu cannot run `kernel` of the code object ("" when it can)."""
-    readers = aperture_readers(hsaco, model, decode)
-    if not readers:
+    found = unrunnable(hsaco, model, decode)
+    if not found:
         return ""
     kernels = {name for name, *_rest, is_kernel in _functions(hsaco) if is_kernel}
-    why = {f: r for f, r in readers.items() if f == kernel or f not in kernels}
+    why = {f: r for f, r in found.items() if f == kernel or f not in kernels}
     if not why:
         return ""
-    f, reg = next(iter(why.items()))
-    who = f"{kernel} reads {reg}" if f == kernel else f"{kernel}: {f} in the same code object reads {reg}"
-    return (f"amdemu cannot run {who} (a generic pointer into __shared__ or private memory, a FLAT access "
-            f"through an aperture): amdemu would take the aperture address for a host address and crash")
+    f, reason = next(iter(why.items()))
+    who = kernel if f == kernel else f"{kernel}: {f} in the same code object"
+    return f"amdemu cannot run {who}: it {reason}"
