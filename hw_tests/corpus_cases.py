@@ -245,6 +245,21 @@ def _ref_odd_even(h):
     return {1: np.array([odd.sum()], np.int32), 2: np.array([x[odd].sum(), x[~odd].sum()], np.int32)}
 
 
+def _ref_quant_params(bits: int, asym: bool):
+    """DeepSpeed's quantization parameters per group, in float32 as the kernel computes them:
+    1 / scale (and the offset), scale = 2^bits / (2 max|x|) or 2^bits / (max - min)."""
+    def r(h):
+        groups, elems = h[3], h[4]
+        x = h[2][:groups * elems].astype(np.float32).reshape(groups, elems)
+        one, two = np.float32(1), np.float32(2)
+        if not asym:
+            return {1: (one / (np.float32(1 << bits) / (two * np.abs(x).max(1)))).astype(np.float32)}
+        hi, lo = x.max(1), x.min(1)
+        scale = np.float32(1 << bits) / (hi - lo)
+        return {1: np.stack([one / scale, (hi + lo) / two], 1).ravel().astype(np.float32)}
+    return r
+
+
 def _cases() -> list[Case]:
     c: list[Case] = []
     # HIPIFY samples --------------------------------------------------------------------------
@@ -381,7 +396,7 @@ def _cases() -> list[Case]:
                       (grid, 1, 1), block,
                       (OUT("int8", launched * elems * bits // 8), OUT("float32", launched * (2 if asym else 1)),
                        Buf("float16", launched * elems, floats(-2, 2, "float16"), "uniform [-2,2)"),
-                       i32(groups), i32(elems))))
+                       i32(groups), i32(elems)), ref=_ref_quant_params(bits, bool(asym))))
     # launch_attn_softmax_v2's schedule: reduce_width = next_pow2(seq / 4) clamped to [32, 256],
     # iterations = that / reduce_width, 256 / reduce_width rows a block of 256 threads. __expf
     # differs: nvcc's is the hardware approximation (CUDA bound 2 + floor(1.173 |x|) ulp, |x| <= 2.5
