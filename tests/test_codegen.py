@@ -26,7 +26,7 @@ from shflx.codegen.llvm import IRError, asm_instructions, compile_ir, compile_ir
 from shflx.errors import InputError, ToolchainError  # noqa: E402
 from shflx.isa import amd_target  # noqa: E402
 from shflx.plan import load_plan  # noqa: E402
-from shflx.runtime.hip import HipDevice, HipError, probe_hip  # noqa: E402
+from shflx.runtime.hip import HipDevice, HipError, by_value, probe_hip  # noqa: E402
 from shflx.verify.api import prove  # noqa: E402
 
 
@@ -296,6 +296,38 @@ def test_run_kernel_moves_buffers_and_releases_everything():
     out = dev.run_kernel(b"\x7fELF...", "k", [x], 64, np.uint32, block=(64, 1, 1))
     assert np.array_equal(out, x[np.arange(64) ^ 1])
     assert fake.live == {} and fake.modules == 0
+
+
+class RecordingHip(FakeHip):
+    """A "kernel" that records its launch and adds 1 to every byte of every buffer."""
+
+    def hipModuleLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        self.launched = ((gx, gy, gz), (bx, by, bz), shared, extra)
+        for p in extra:
+            if isinstance(p, bytearray):
+                p[:] = bytes((v + 1) & 0xFF for v in p)
+        return self._ret("hipModuleLaunchKernel")
+
+
+def test_launch_passes_scalars_by_type_and_returns_every_buffer():
+    fake = RecordingHip()
+    dev = HipDevice(0, "gfx942", "gfx942", "fake", fake)
+    x, y = np.arange(8, dtype=np.uint8), np.full(3, 7, np.int64)
+    got = dev.launch(b"\x7fELF", "k", [x, np.float32(1.5), y, np.uint64(1 << 40), np.float16(-2.0), np.uint8(1)],
+                     grid=(2, 3, 1), block=(32, 2, 1), dynamic_lds=4096)
+    grid, block, shared, extra = fake.launched
+    assert (grid, block, shared) == ((2, 3, 1), (32, 2, 1), 4096)
+    assert [type(p).__name__ for p in extra] == ["bytearray", "c_float", "bytearray", "c_ulong", "c_ushort", "c_ubyte"]
+    assert extra[1].value == 1.5 and extra[3].value == 1 << 40 and extra[4].value == 0xC000
+    assert np.array_equal(got[0], x + 1) and np.array_equal(got[2], y + 0x0101010101010101)
+    assert got[1] is None and got[3] is None and np.array_equal(x, np.arange(8))   # inputs untouched
+    assert fake.live == {} and fake.modules == 0
+
+
+def test_by_value_refuses_what_has_no_kernel_argument_type():
+    assert by_value(np.bool_(True)).value == 1
+    with pytest.raises(TypeError, match="complex64"):
+        by_value(np.complex64(1))
 
 
 @pytest.mark.parametrize("failing", ["hipModuleGetFunction", "hipModuleLaunchKernel", "hipDeviceSynchronize"])

@@ -59,3 +59,74 @@ def test_a_double_transcendental_is_named_with_its_line(tmp_path):
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx942")
     assert f"{src}:2:" in str(e.value) and "sin(double)" in str(e.value) and "shflx does not support 'sin(double)' on AMD targets" in str(e.value)
+
+
+CONTRACTION = r"""
+#include <cuda_fp16.h>
+__global__ void f32(const float *a, const float *b, float *c) {   // product and sum in two statements
+  float p = a[threadIdx.x] * b[threadIdx.x];
+  c[threadIdx.x] = p + c[threadIdx.x];
+}
+__global__ void f16(const __half2 *a, const __half2 *b, __half2 *c) { c[threadIdx.x] = a[threadIdx.x] * b[threadIdx.x] + c[threadIdx.x]; }
+__global__ void f16rn(const __half *a, const __half *b, __half *c) { c[threadIdx.x] = __hadd(__hmul_rn(a[threadIdx.x], b[threadIdx.x]), c[threadIdx.x]); }
+"""
+
+
+def _kernel_asm(asm: str, name: str) -> str:
+    return asm.split(f"{name}:", 1)[1].split("s_endpgm", 1)[0]
+
+
+@pytest.mark.parametrize("extra,fused", [((), True), (("-ffp-contract=fast",), True), (("-ffp-contract=on",), False),
+                                         (("-ffp-contract=off",), False)])
+def test_products_feeding_sums_fuse_as_nvcc_fuses_them(tmp_path, extra, fused):
+    """nvcc's default (-fmad=true) contracts a product and a sum into one fma across statements, and
+    cuda_fp16.hpp's mul.f16x2/add.f16x2 with them; __hmul_rn never contracts. The math header's
+    contraction-off region (included before the user's code) must not leak into it."""
+    from shflx.frontend.clang import FrontendOptions
+    src = tmp_path / "k.cu"
+    src.write_text(CONTRACTION)
+    asm = compile_file(src, "gfx942", emit="asm", opts=FrontendOptions(extra=extra)).output
+    f32, f16, f16rn = (_kernel_asm(asm, n) for n in ("_Z3f32PKfS0_Pf", "_Z3f16PK7__half2S1_PS_", "_Z5f16rnPK6__halfS1_PS_"))
+    assert bool(re.search(r"v_(fma|fmac)_f32", f32)) == fused and bool(re.search(r"v_mul_f32", f32)) != fused
+    assert bool(re.search(r"v_(pk_)?fma_f16", f16)) == fused
+    assert re.search(r"v_mul_f16", f16rn) and not re.search(r"v_(pk_)?fma_f16", f16rn)
+
+
+PUNNING = r"""
+#include <cuda_fp16.h>
+// DeepSpeed's mem_access::load_global/store_global: a __half buffer read and written as uint4
+__global__ void scale(const __half *in, __half *out) {
+  __half buf[8];
+  uint4 *data = reinterpret_cast<uint4 *>(buf);
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(data[0].x), "=r"(data[0].y), "=r"(data[0].z),
+               "=r"(data[0].w) : "l"(in + 8 * threadIdx.x));
+  for (int j = 0; j < 8; j++) buf[j] = __float2half(__half2float(buf[j]) * 2.0f);
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" :: "l"(out + 8 * threadIdx.x), "r"(data[0].x),
+               "r"(data[0].y), "r"(data[0].z), "r"(data[0].w) : "memory");
+}
+"""
+
+
+@pytest.mark.parametrize("extra,computes", [((), True), (("-fstrict-aliasing",), False)])
+def test_memory_written_as_one_type_and_read_as_another_is_read_as_written(tmp_path, extra, computes):
+    """As nvcc's builds do: without -fstrict-aliasing the uint4 read sees the __half stores (with
+    it, clang may forward the first uint4 store past them and the kernel copies its input)."""
+    from shflx.frontend.clang import FrontendOptions
+    src = tmp_path / "k.cu"
+    src.write_text(PUNNING)
+    asm = compile_file(src, "gfx942", emit="asm", opts=FrontendOptions(extra=extra)).output
+    body = _kernel_asm(asm, "_Z5scalePK6__halfPS_")
+    assert bool(re.search(r"v_(pk_)?(mul|add|fma)_f(16|32)|v_cvt_f32_f16", body)) == computes
+
+
+@pytest.mark.parametrize("extra,computes", [((), True), (("-fstrict-aliasing",), False)])
+def test_sm90_builds_read_memory_as_written_too(tmp_path, extra, computes):
+    """The same for --offload-arch sm_90 against NVIDIA's headers (clang's CUDA driver mode), whose
+    strict aliasing made DeepSpeed's float sub-block layer norms NaN on an H100."""
+    from shflx.driver.nvidia import compile_cuda
+    from shflx.frontend.clang import FrontendOptions
+    src = tmp_path / "k.cu"
+    src.write_text(PUNNING)
+    ptx = compile_cuda(src, "sm_90", emit="ptx", opts=FrontendOptions(extra=extra)).output
+    body = ptx.split(".entry _Z5scalePK6__halfPS_", 1)[1].split(".entry", 1)[0]
+    assert bool(re.search(r"mul(\.rn)?\.f32|cvt\.f32\.f16", body)) == computes

@@ -148,3 +148,26 @@ def test_an_api_the_cuda_layer_lacks_is_one_line_naming_shflx(tmp_path):
     line = next(ln for ln in str(e.value).splitlines() if ln.startswith(f"{src}:2:"))
     assert line.startswith(f"{src}:2:") and "is unavailable" not in line
     assert line.split(": error: ", 1)[1].startswith("shflx does not support 'cooperative_groups::grid_group::sync")
+
+
+def test_a_clang_on_path_without_its_builtin_headers_is_passed_over(tmp_path, monkeypatch):
+    """A wrapper around a clang binary outside its installation (the AMD emulator puts one first on
+    PATH) finds no stddef.h; shflx must not pick it, or every file including a C header fails."""
+    import sys
+
+    from shflx.frontend import toolchain
+    real = [sys.executable, "-m", "ziglang", "clang"]
+    wrapper = tmp_path / "clang"
+    wrapper.write_text(f"#!/bin/sh\nexec {' '.join(real)} \"$@\"\n")     # the emulator's wrapper, as written
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("ROCM_PATH", str(tmp_path / "no-rocm"))
+    monkeypatch.delenv("SHFLX_LLVM_BIN", raising=False)
+    toolchain.find_clang.cache_clear()
+    try:
+        assert toolchain.find_clang().origin == "ziglang"
+        src = tmp_path / "k.cu"
+        src.write_text("#include <cstdio>\n#include <vector>\n__global__ void k(int *p) { p[threadIdx.x] = 1; }\n")
+        assert compile_file(src, "gfx942").output[:4] == b"\x7fELF"
+    finally:
+        toolchain.find_clang.cache_clear()

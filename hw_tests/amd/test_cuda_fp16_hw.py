@@ -30,6 +30,7 @@ extern "C" __global__ void half_ops(const unsigned short *a, const unsigned shor
     case 10: r = __low2half(__hfma2(__halves2half2(x, y), __halves2half2(y, x), __halves2half2(z, z))); break;
     case 11: r = __shfl_xor_sync(0xffffffffu, x, 5); break;
     case 12: { __half2 p = __shfl_down_sync(0xffffffffu, __halves2half2(x, y), 3); r = __high2half(p); break; }
+    case 13: r = x * y + z; break;     case 14: r = __hadd(__hmul_rn(x, y), z); break;
   }
   out[i] = __half_as_ushort(r);
 }
@@ -45,13 +46,15 @@ extern "C" __global__ void bf16_ops(const unsigned short *a, const unsigned shor
     case 10: r = __low2bfloat16(__hfma2(__halves2bfloat162(x, y), __halves2bfloat162(y, x), __halves2bfloat162(z, z))); break;
     case 11: r = __shfl_xor_sync(0xffffffffu, x, 5); break;
     case 12: { __nv_bfloat162 p = __shfl_down_sync(0xffffffffu, __halves2bfloat162(x, y), 3); r = __high2bfloat16(p); break; }
+    case 13: r = x * y + z; break;     case 14: r = __hadd(__hmul_rn(x, y), z); break;
   }
   out[i] = __bfloat16_as_ushort(r);
 }
 """
 N = 512
 OPS = {0: "add", 1: "sub", 2: "mul", 3: "div", 4: "fma", 5: "from_float_rn", 6: "from_float_rz",
-       7: "from_float_ru", 8: "from_float_rd", 9: "max", 10: "fma2_low", 11: "shfl_xor", 12: "shfl_down_pair"}
+       7: "from_float_ru", 8: "from_float_rd", 9: "max", 10: "fma2_low", 11: "shfl_xor", 12: "shfl_down_pair",
+       13: "mul_then_add", 14: "mul_rn_then_add"}
 
 
 class Fmt:
@@ -138,6 +141,13 @@ def expected(f: Fmt, op: int, a, b, c, fl) -> np.ndarray:
             out.append(f.round(Fraction(float(fl[i])), {5: "rn", 6: "rz", 7: "ru", 8: "rd"}[op]))
         elif op == 9:
             out.append(int(a[i]) if x > y or (x == y and not int(a[i]) >> 15) else int(b[i]))
+        elif op == 13:
+            # nvcc contracts __half's mul.f16x2 + add.f16x2 (no .rn) into one fma (-fmad=true), and
+            # so does shflx (native half arithmetic, -ffp-contract=fast-honor-pragmas); bf16's
+            # operations are computed in float and rounded each time, never contracted
+            out.append(f.round(x * y + z) if f.name == "half" else f.round(f.value(f.round(x * y)) + z))
+        elif op == 14:                                    # _rn: never contracted (CUDA documents it)
+            out.append(f.round(f.value(f.round(x * y)) + z))
         elif op == 11:
             out.append(int(a[_shfl_src("xor", 5)[i]]))
         else:
@@ -184,6 +194,27 @@ def test_fp16_operation_bit_exact(device, case, tmp_path_factory):
                             scalars=[op])
     assert_bit_exact(np.asarray(got), expected(f, op, a, b, c, fl), f"{name} {OPS[op]} ({device.arch})")
 
+
+
+@pytest.mark.parametrize("device,name", device_params(lambda device: ((n, n, ()) for n in ("half", "bf16"))))
+def test_fp16_zero_products_keep_their_sign(device, name, tmp_path_factory):
+    """(+-1) x (+-0) and (+-0) x (+-1) are -0 exactly when the signs differ, for x * y and for
+    __hmul_rn (op 14, plus -0, which keeps any zero's sign): LLVM folds a product computed in float
+    and rounded to half into v_fma_mix(lo) a, b, +0, which turns -0 into +0."""
+    require(device)
+    one, zero = (0x3C00, 0x0000) if name == "half" else (0x3F80, 0x0000)
+    pairs = [(s1 | m1, s2 | m2) for m1, m2 in ((one, zero), (zero, one), (zero, zero))
+             for s1 in (0, 0x8000) for s2 in (0, 0x8000)]
+    a = np.array([p[0] for p in pairs] * (64 // len(pairs) + 1), np.uint16)[:64]
+    b = np.array([p[1] for p in pairs] * (64 // len(pairs) + 1), np.uint16)[:64]
+    c = np.full(64, 0x8000, np.uint16)
+    want = ((a ^ b) & 0x8000).astype(np.uint16)
+    hsaco = code_object(SOURCE, "cuda_fp16.cu", device.arch, str(tmp_path_factory.getbasetemp()))
+    kernel = "half_ops" if name == "half" else "bf16_ops"
+    for op in (2, 14):
+        got = device.run_kernel(hsaco, kernel, [a, b, c, np.zeros(64, np.float32)], 64, np.uint16,
+                                block=(64, 1, 1), grid=(1, 1, 1), scalars=[op])
+        assert_bit_exact(np.asarray(got), want, f"{name} {OPS[op]} of signed zeros ({device.arch})")
 
 # ------------------------------------------------------------------ to integers
 # CUDA's __half2int_rz ... __bfloat162ull_ru and the class conversions: NaN -> 0, saturated at the

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hw_devices import code_object, assert_bit_exact, device_params, require, selected
+from hw_devices import code_object, assert_bit_exact, device_params, require
 
 SOURCE = r"""
 #include <cooperative_groups.h>
@@ -90,17 +90,8 @@ CASES = {
 def _cases(device):
     for op in sorted(CASES):
         yield CASES[op][0], op, ()
-    gap = selected().kind == "emulator" and device.arch.startswith("gfx11")
-    yield "atomicInc-atomicDec", "atomics", (pytest.mark.xfail(strict=True, reason=EMULATOR_GAP),) if gap else ()
-    yield "syncthreads-count-and-or", "barrier_votes", (pytest.mark.xfail(strict=True, reason=EMULATOR_GAP),) if gap else ()
-
-
-# On gfx1100 the emulator's RDNA3 decoder rejects an instruction word (0xe0ac0000) of LLVM's code
-# for LDS atomics (ds_inc/dec_rtn_u32 here, ds_add_u32 in __syncthreads_count), and its global
-# atomics crash the process. A GPU must pass; gfx942 passes on the emulator.
-EMULATOR_GAP = "amdemu: the RDNA3 decoder rejects a word of the LDS-atomic code (0xe0ac0000)"
-
-
+    yield "atomicInc-atomicDec", "atomics", ()
+    yield "syncthreads-count-and-or", "barrier_votes", ()
 
 
 def _inc_dec_expected(lim: int, n: int = 64):

@@ -27,8 +27,6 @@ BLOCKS = 4
 # Kernels the emulator cannot run on a target family, with the reason; each is an expected failure
 # (strict: it must fail there, so a fixed emulator shows up) only on the emulator, never on a GPU.
 EMULATOR_GAPS = {
-    ("block_reduce_two_level", "gfx11"): "amdemu cannot decode buffer_gl0_inv, the cache invalidate that "
-                                         "__syncthreads() emits on gfx11 (tinygrad's rdna3 decoder)",
     ("block_reduce_two_level", "gfx12"): "amdemu cannot compile global_inv, the cache invalidate that "
                                          "__syncthreads() emits on gfx12 (tinygrad's rdna4 pcode)",
 }

@@ -43,7 +43,8 @@ DEVICE_F = {"-ffast-math": ["-ffast-math"], "-fno-fast-math": ["-fno-fast-math"]
             "-ffinite-math-only": ["-ffinite-math-only"], "-funsafe-math-optimizations": ["-funsafe-math-optimizations"],
             "-fexceptions": ["-fexceptions", "-fcxx-exceptions"], "-fno-exceptions": [], "-fno-rtti": ["-fno-rtti"],
             "-fno-gnu-inline-asm": ["-fno-gnu-inline-asm"], "-fms-extensions": ["-fms-extensions"],
-            "-fno-strict-aliasing": ["-relaxed-aliasing"], "-funsigned-char": ["-fno-signed-char"],
+            "-fno-strict-aliasing": ["-relaxed-aliasing"], "-fstrict-aliasing": ["-fstrict-aliasing"],
+            "-funsigned-char": ["-fno-signed-char"],
             "-fno-signed-char": ["-fno-signed-char"], "-fchar8_t": ["-fchar8_t"], "-fno-char8_t": ["-fno-char8_t"],
             "-fcolor-diagnostics": ["-fcolor-diagnostics"]}
 DEVICE_F_JOINED = {"-ffp-contract=": ["-ffp-contract="], "-fdebug-prefix-map=": ["-fdebug-prefix-map="],

@@ -24,6 +24,20 @@ CUDA_VERSION = (12, 8)
 PRELUDE = INCLUDE / "shflx_cuda.h"
 # What INCLUDE reads as in debug info (-fdebug-prefix-map): outputs name no install path
 PRELUDE_PREFIX = "<shflx>/include"
+# Floating-point contraction as nvcc's default -fmad=true: a product feeding a sum may become one
+# fma also across statements (ptxas fuses mul/add without .rn; the CUDA C Programming Guide,
+# "Floating-Point Standard": nvcc fuses by default). "-honor-pragmas", so that the CUDA layer's
+# own `#pragma clang fp contract(off)` regions (math algorithms that place their fmas) still hold;
+# a user's -ffp-contract=fast means the same with them. __SHFLX_FP_CONTRACT_MODE tells the
+# headers which mode to restore after such a region (0 off, 1 on, 2 fast).
+FP_CONTRACT = "fast-honor-pragmas"
+FP_CONTRACT_MODES = {"off": 0, "on": 1, "fast": 2, "fast-honor-pragmas": 2}
+# No type-based alias analysis unless asked for (-fstrict-aliasing): CUDA code reads and writes
+# the same memory through different types as a matter of course (a __half array loaded and stored
+# as uint4, float4 views of float arrays), and nvcc's builds compute what the code means. With
+# clang's default, DeepSpeed's fused_ln<__half, 1, 8> compiled to a copy of its input: the uint4
+# reads of the buffer were forwarded past the __half stores (hw_tests/corpus_cases.py, on the emulator).
+STRICT_ALIASING = "-fstrict-aliasing"
 
 
 @dataclass(frozen=True)
@@ -61,20 +75,31 @@ def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: Fro
                    for a in common]
 
 
+def fp_contract(opts: FrontendOptions) -> str:
+    """The -ffp-contract mode the device code is compiled with: the user's last one, else nvcc's."""
+    given = [a.split("=", 1)[1] for a in opts.extra if a.startswith("-ffp-contract=")]
+    mode = given[-1] if given else FP_CONTRACT
+    return "fast-honor-pragmas" if mode == "fast" else mode
+
+
 def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> list[str]:
     major, minor = CUDA_VERSION
+    contract = fp_contract(opts)
+    extra = [a for a in opts.extra if not a.startswith("-ffp-contract=") and a != STRICT_ALIASING]
+    aliasing = [] if STRICT_ALIASING in opts.extra else ["-relaxed-aliasing"]
     args = ["-std=c++17", "-fms-extensions", "-fgnuc-version=4.2.1", f"-O{opts.opt}", "-emit-llvm",
             f"-D__CUDACC_VER_MAJOR__={major}", f"-D__CUDACC_VER_MINOR__={minor}", "-D__CUDACC_VER_BUILD__=0",
             f"-DCUDART_VERSION={major * 1000 + minor * 10}", f"-DCUDA_VERSION={major * 1000 + minor * 10}",
             "-include", str(PRELUDE), "-I", str(INCLUDE / "stubs"), f"-D__SHFLX_WAVE__={wave}",
-            "-fno-threadsafe-statics", "-o", str(out)]
+            "-fno-threadsafe-statics", f"-ffp-contract={contract}",
+            f"-D__SHFLX_FP_CONTRACT_MODE={FP_CONTRACT_MODES.get(contract, 1)}", *aliasing, "-o", str(out)]
     if opts.debug:
         args += ["-debug-info-kind=line-tables-only", "-dwarf-version=5"]
     for inc in opts.includes:
         args += ["-I", inc]
     for d in opts.defines:
         args += ["-D", d]
-    return args + [f"-fdebug-prefix-map={INCLUDE}={PRELUDE_PREFIX}", *opts.extra, str(source)]
+    return args + [f"-fdebug-prefix-map={INCLUDE}={PRELUDE_PREFIX}", *extra, str(source)]
 
 
 def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool) -> str:
@@ -99,6 +124,7 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
             f"-resource-dir={sdk.resource_dir}", f"--target={HOST_TRIPLE}", "-idirafter", str(SHIMS),
             "-include", str(SHIMS / "shflx_host_helpers.h"),
             "-std=c++17", f"-O{opts.opt}", "-S", "-emit-llvm", "-Wno-unknown-cuda-version", "-o", str(out),
+            *([] if STRICT_ALIASING in opts.extra else ["-fno-strict-aliasing"]),
             f"-D__CUDACC_VER_MAJOR__={int(major)}", f"-D__CUDACC_VER_MINOR__={int(minor)}", "-D__CUDACC_VER_BUILD__=0"]
     for inc in sdk.includes:              # where clang puts <cuda-path>/include: after the user's dirs
         args += ["-Xclang", "-internal-isystem", "-Xclang", str(inc)]
@@ -108,7 +134,8 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
         args += ["-I", inc]
     for d in opts.defines:
         args += ["-D", d]
-    return args + [w for word in opts.extra for w in ("-Xclang", word)] + [str(source)]   # cc1 words
+    # cc1 words; -fstrict-aliasing only leaves -fno-strict-aliasing out (shflx's own marker, no cc1 word)
+    return args + [w for word in opts.extra if word != STRICT_ALIASING for w in ("-Xclang", word)] + [str(source)]
 
 
 def compile_with_cuda_headers(source: Path, sm: str, sdk: CudaSdk, opts: FrontendOptions) -> str:

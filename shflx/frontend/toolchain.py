@@ -35,6 +35,21 @@ def _version(cmd: list[str]) -> str | None:
     return m.group(0).split()[-1] if m else None
 
 
+def _missing_builtin_headers(cmd: list[str]) -> str:
+    """Why `cmd` cannot compile a file that includes a C header ("" when it can): its resource
+    directory must hold clang's own headers (stddef.h, ...). A copy or wrapper of a clang binary
+    outside its installation (such as the AMD emulator's `clang` script around the ziglang wheel's,
+    which it puts first on PATH) looks for them beside itself and finds none. The ziglang wheel is
+    asked for its headers separately (host_cxx_args)."""
+    try:
+        out = subprocess.run([*cmd, "-print-resource-dir"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"-print-resource-dir failed ({e})"
+    where = Path(out.stdout.strip())
+    return "" if (where / "include" / "stddef.h").is_file() else \
+        f"its resource directory {where} has no builtin headers (include/stddef.h)"
+
+
 def _candidates() -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     for env in ("SHFLX_LLVM_BIN",):
@@ -61,6 +76,8 @@ def find_clang(llvm_bin: str | None = None) -> Tool:
             tried.append(f"{' '.join(cmd)} ({origin}): does not run")
         elif int(version.split(".")[0]) < MIN_CLANG:
             tried.append(f"{' '.join(cmd)} ({origin}): clang {version} is older than {MIN_CLANG}")
+        elif origin != "ziglang" and (missing := _missing_builtin_headers(cmd)):
+            tried.append(f"{' '.join(cmd)} ({origin}): {missing}")
         else:
             return Tool(tuple(cmd), version, origin)
         if origin == "override":           # an explicit choice is never silently replaced

@@ -7,7 +7,9 @@ folders the caller passes (hw_tests pass `<checkout>/../shared/amdemu`). Its own
 
 The emulator reads its switches for the readings AMD's documents leave open at import time. shflx
 runs it under shflx's own assumptions (ASSUMED_READINGS), which therefore stay assumptions: a
-run on the emulator cannot confirm them, only the rest of the code object."""
+run on the emulator cannot confirm them, only the rest of the code object. Instructions the
+emulator cannot decode but that do nothing in its model are replaced before a run, and kernels it
+would crash on are refused (runtime.emulator_gaps)."""
 from __future__ import annotations
 
 import importlib
@@ -19,6 +21,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+
+from .emulator_gaps import EmulatorGap, refusal, replaced
 
 PATH_VARIABLE = "SHFLX_AMDEMU"      # a folder holding the `amdemu` package (shared/amdemu)
 
@@ -48,11 +52,32 @@ class EmulatedDevice:
                    block: tuple[int, int, int] = (64, 1, 1),
                    grid: tuple[int, int, int] = (1, 1, 1), scalars: Sequence[int] = ()) -> np.ndarray:
         """Launch `name(in_0, ..., in_k, out, scalar_0, ...)` (pointers, then i32 scalars); return `out`."""
+        args = [*inputs, np.zeros(out_shape, dtype=out_dtype), *(np.int32(v) for v in scalars)]
+        return self.launch(hsaco, name, args, grid, block)[len(inputs)]
+
+    def launch(self, hsaco: bytes, name: str, args: Sequence[np.ndarray | np.generic],
+               grid: tuple[int, int, int] = (1, 1, 1), block: tuple[int, int, int] = (64, 1, 1),
+               dynamic_lds: int = 0) -> list[np.ndarray | None]:
+        """Same as runtime.hip.HipDevice.launch: arrays are buffers (returned after the run), numpy
+        scalars by-value arguments (None in the result). EmulatorGap for a kernel amdemu cannot
+        run (runtime.emulator_gaps), before anything runs."""
         import amdemu
-        args = [np.ascontiguousarray(a) for a in inputs] + [np.zeros(out_shape, dtype=out_dtype)]
-        args += [np.int32(v) for v in scalars]
-        launch = amdemu.run_kernel(bytes(hsaco), name, args, grid, block, target=self.arch)
-        return launch.read(len(inputs))
+        from amdemu.xlane import decode_inst
+        why = refusal(bytes(hsaco), name, amdemu.emu_arch(self.arch), decode_inst)
+        if why:
+            raise EmulatorGap(why)
+        args = [np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args]
+        run = amdemu.run_kernel(self.runnable(hsaco)[0], name, args, grid, block, dynamic_lds=dynamic_lds,
+                                target=self.arch)
+        return [run.read(i) if isinstance(a, np.ndarray) else None for i, a in enumerate(args)]
+
+
+    def runnable(self, hsaco: bytes) -> tuple[bytes, dict[str, int]]:
+        """The code object the emulator runs: `hsaco` with the instructions it cannot decode but
+        that do nothing in its model replaced (runtime.emulator_gaps), and how many of each."""
+        import amdemu
+        from amdemu.xlane import decode_inst
+        return replaced(bytes(hsaco), amdemu.emu_arch(self.arch), decode_inst)
 
 
 def _import_amdemu(search: Sequence[Path]) -> tuple[Any, str]:

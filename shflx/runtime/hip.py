@@ -29,14 +29,22 @@ class HipDevice:
                    out_shape: int | tuple[int, ...], out_dtype: Any = np.uint32,
                    block: tuple[int, int, int] = (64, 1, 1),
                    grid: tuple[int, int, int] = (1, 1, 1), scalars: Sequence[int] = ()) -> np.ndarray:
-        """Launch `name(in_0, ..., in_k, out, scalar_0, ...)` (pointers, then i32 scalars); return `out`.
+        """Launch `name(in_0, ..., in_k, out, scalar_0, ...)` (pointers, then i32 scalars); return `out`."""
+        args = [*inputs, np.zeros(out_shape, dtype=out_dtype), *(np.int32(v) for v in scalars)]
+        return self.launch(hsaco, name, args, grid, block)[len(inputs)]
+
+    def launch(self, hsaco: bytes, name: str, args: Sequence[np.ndarray | np.generic],
+               grid: tuple[int, int, int] = (1, 1, 1), block: tuple[int, int, int] = (64, 1, 1),
+               dynamic_lds: int = 0) -> list[np.ndarray | None]:
+        """Launch `name(args...)`: a numpy array is a device buffer (copied in, read back), a numpy
+        scalar a by-value argument of its own type; return every buffer after the run (None for
+        the scalars). `dynamic_lds`: bytes of dynamic shared memory (CUDA's `extern __shared__`).
 
         Every call's error code is checked; device memory and the module are released on every
         path, and a release failure is reported unless an earlier error is already on its way."""
         hip = self.hip
         _check(hip, hip.hipSetDevice(self.index), "hipSetDevice")
-        host_in = [np.ascontiguousarray(a) for a in inputs]
-        out = np.zeros(out_shape, dtype=out_dtype)
+        host = [np.array(a, order="C", copy=True) if isinstance(a, np.ndarray) else None for a in args]
         image = bytearray(hsaco)                     # stays alive until the module is unloaded
         module = None
         buffers: list[Any] = []
@@ -45,26 +53,45 @@ class HipDevice:
             (module,) = _check(hip, hip.hipModuleLoadData(image), "hipModuleLoadData")
             (function,) = _check(hip, hip.hipModuleGetFunction(module, name.encode()),
                                  f"hipModuleGetFunction({name!r})")
-            for a in host_in + [out]:
-                (d,) = _check(hip, hip.hipMalloc(max(a.nbytes, 4)), f"hipMalloc({a.nbytes})")
-                buffers.append(d)
+            params: list[Any] = []
             h2d = hip.hipMemcpyKind.hipMemcpyHostToDevice
-            for d, a in zip(buffers, host_in):
-                _check(hip, hip.hipMemcpy(d, a, a.nbytes, h2d), "hipMemcpy (host to device)")
-            import ctypes
-            args = tuple(buffers) + tuple(ctypes.c_int(int(v)) for v in scalars)
-            _check(hip, hip.hipModuleLaunchKernel(function, *grid, *block, 0, None, None, args),
+            for a, h in zip(args, host):
+                if h is None:
+                    params.append(by_value(a))
+                    continue
+                (d,) = _check(hip, hip.hipMalloc(max(h.nbytes, 4)), f"hipMalloc({h.nbytes})")
+                buffers.append(d)
+                params.append(d)
+                _check(hip, hip.hipMemcpy(d, h, h.nbytes, h2d), "hipMemcpy (host to device)")
+            _check(hip, hip.hipModuleLaunchKernel(function, *grid, *block, dynamic_lds, None, None, tuple(params)),
                    f"hipModuleLaunchKernel({name!r}, grid={grid}, block={block})")
             _check(hip, hip.hipDeviceSynchronize(), f"hipDeviceSynchronize after {name!r}")
-            _check(hip, hip.hipMemcpy(out, buffers[-1], out.nbytes, hip.hipMemcpyKind.hipMemcpyDeviceToHost),
-                   "hipMemcpy (device to host)")
+            d2h = hip.hipMemcpyKind.hipMemcpyDeviceToHost
+            for d, h in zip(buffers, (h for h in host if h is not None)):
+                _check(hip, hip.hipMemcpy(h, d, h.nbytes, d2h), "hipMemcpy (device to host)")
             failed = False
         finally:
             for d in buffers:
                 _release(hip, hip.hipFree(d), "hipFree", failed)
             if module is not None:
                 _release(hip, hip.hipModuleUnload(module), "hipModuleUnload", failed)
-        return out
+        return host
+
+
+def by_value(value: Any) -> Any:
+    """A numpy scalar as the ctypes value of the same size that hip-python lays out in the kernel
+    arguments (a 16-bit float travels as its bits)."""
+    import ctypes
+    v = np.asarray(value)
+    if v.dtype == np.float16:
+        v = v.view(np.uint16)
+    kinds = {"f4": ctypes.c_float, "f8": ctypes.c_double, "i1": ctypes.c_int8, "u1": ctypes.c_uint8,
+             "b1": ctypes.c_uint8, "i2": ctypes.c_int16, "u2": ctypes.c_uint16, "i4": ctypes.c_int32,
+             "u4": ctypes.c_uint32, "i8": ctypes.c_int64, "u8": ctypes.c_uint64}
+    kind = f"{v.dtype.kind}{v.dtype.itemsize}"
+    if kind not in kinds:
+        raise TypeError(f"cannot pass a {v.dtype} by value to a kernel")
+    return kinds[kind](v.item())
 
 
 def _error_text(hip: Any, err: Any) -> str:

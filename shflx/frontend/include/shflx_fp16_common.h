@@ -5,6 +5,10 @@
 // double rounding innocuous?", 1995). fma rounds once through an exact float product and a
 // TwoSum (see __shflx_fma16). NaN results are quiet NaNs; their payload bits may differ from
 // NVIDIA's canonical 0x7fff (conversions from float give 0x7fff, as CUDA's do).
+// ARITH(T, a, b, OP) computes __hadd/__hsub/__hmul (and the operators and h2 forms built on
+// them): a type whose CUDA operations nvcc may contract (a product feeding a sum becomes one fma)
+// passes its native arithmetic, which clang marks contractable under -ffp-contract=fast(-honor-
+// pragmas) as well; the _rn forms are the same arithmetic with contraction off, as CUDA documents.
 #pragma once
 
 // The neighbour of the 16-bit pattern h next toward +inf (up) or -inf (!up); h is not NaN.
@@ -14,7 +18,10 @@ __host__ __device__ __forceinline__ unsigned short __shflx_step16(unsigned short
   return (unsigned short)(neg == up ? h - 1 : h + 1);
 }
 
-#define __SHFLX_FP16_OPS(T, T2, TOF, FROMF)                                                        \
+// a OP b in float, rounded once to T: correctly rounded, and never contracted with a neighbour
+#define __SHFLX_FLOAT_ARITH(T, a, b, OP) __shflx_t(__shflx_f(a) OP __shflx_f(b), (T *)0)
+
+#define __SHFLX_FP16_OPS(T, T2, TOF, FROMF, ARITH)                                                 \
   /* s + e (exact, |e| <= ulp(s)/2) rounded once to T: a tie of s's rounding goes e's way */      \
   __host__ __device__ __forceinline__ T __shflx_round_sticky(float s, float e, T *) {             \
     _Pragma("clang fp contract(off)")                                                              \
@@ -61,13 +68,13 @@ __host__ __device__ __forceinline__ unsigned short __shflx_step16(unsigned short
     return __shflx_bits(FROMF(f), (T *)0);                                                         \
   }                                                                                                \
   __host__ __device__ __forceinline__ T __shflx_t(float f, T *) { return __shflx_bits(FROMF(f), (T *)0); } \
-  __host__ __device__ __forceinline__ T __hadd(T a, T b) { return __shflx_t(__shflx_f(a) + __shflx_f(b), (T *)0); } \
-  __host__ __device__ __forceinline__ T __hsub(T a, T b) { return __shflx_t(__shflx_f(a) - __shflx_f(b), (T *)0); } \
-  __host__ __device__ __forceinline__ T __hmul(T a, T b) { return __shflx_t(__shflx_f(a) * __shflx_f(b), (T *)0); } \
-  __host__ __device__ __forceinline__ T __hdiv(T a, T b) { return __shflx_t(__shflx_f(a) / __shflx_f(b), (T *)0); } \
-  __host__ __device__ __forceinline__ T __hadd_rn(T a, T b) { return __hadd(a, b); }             \
-  __host__ __device__ __forceinline__ T __hsub_rn(T a, T b) { return __hsub(a, b); }             \
-  __host__ __device__ __forceinline__ T __hmul_rn(T a, T b) { return __hmul(a, b); }             \
+  __host__ __device__ __forceinline__ T __hadd(T a, T b) { return ARITH(T, a, b, +); }          \
+  __host__ __device__ __forceinline__ T __hsub(T a, T b) { return ARITH(T, a, b, -); }          \
+  __host__ __device__ __forceinline__ T __hmul(T a, T b) { return ARITH(T, a, b, *); }          \
+  __host__ __device__ __forceinline__ T __hdiv(T a, T b) { return __SHFLX_FLOAT_ARITH(T, a, b, /); } \
+  __host__ __device__ __forceinline__ T __hadd_rn(T a, T b) { _Pragma("clang fp contract(off)") return ARITH(T, a, b, +); } \
+  __host__ __device__ __forceinline__ T __hsub_rn(T a, T b) { _Pragma("clang fp contract(off)") return ARITH(T, a, b, -); } \
+  __host__ __device__ __forceinline__ T __hmul_rn(T a, T b) { _Pragma("clang fp contract(off)") return ARITH(T, a, b, *); } \
   __host__ __device__ __forceinline__ T __hfma(T a, T b, T c) { return __shflx_fma16(a, b, c); } \
   __host__ __device__ __forceinline__ T __hneg(T a) { return __shflx_bits(__shflx_raw(a) ^ 0x8000u, (T *)0); } \
   __host__ __device__ __forceinline__ T __habs(T a) { return __shflx_bits(__shflx_raw(a) & 0x7fffu, (T *)0); } \
@@ -130,9 +137,9 @@ __host__ __device__ __forceinline__ unsigned short __shflx_step16(unsigned short
   __host__ __device__ __forceinline__ T2 __hsub2(T2 a, T2 b) { return __shflx_pair(__hsub(a.x, b.x), __hsub(a.y, b.y), (T2 *)0); } \
   __host__ __device__ __forceinline__ T2 __hmul2(T2 a, T2 b) { return __shflx_pair(__hmul(a.x, b.x), __hmul(a.y, b.y), (T2 *)0); } \
   __host__ __device__ __forceinline__ T2 __h2div(T2 a, T2 b) { return __shflx_pair(__hdiv(a.x, b.x), __hdiv(a.y, b.y), (T2 *)0); } \
-  __host__ __device__ __forceinline__ T2 __hadd2_rn(T2 a, T2 b) { return __hadd2(a, b); }        \
-  __host__ __device__ __forceinline__ T2 __hsub2_rn(T2 a, T2 b) { return __hsub2(a, b); }        \
-  __host__ __device__ __forceinline__ T2 __hmul2_rn(T2 a, T2 b) { return __hmul2(a, b); }        \
+  __host__ __device__ __forceinline__ T2 __hadd2_rn(T2 a, T2 b) { return __shflx_pair(__hadd_rn(a.x, b.x), __hadd_rn(a.y, b.y), (T2 *)0); } \
+  __host__ __device__ __forceinline__ T2 __hsub2_rn(T2 a, T2 b) { return __shflx_pair(__hsub_rn(a.x, b.x), __hsub_rn(a.y, b.y), (T2 *)0); } \
+  __host__ __device__ __forceinline__ T2 __hmul2_rn(T2 a, T2 b) { return __shflx_pair(__hmul_rn(a.x, b.x), __hmul_rn(a.y, b.y), (T2 *)0); } \
   __host__ __device__ __forceinline__ T2 __hfma2(T2 a, T2 b, T2 c) { return __shflx_pair(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y), (T2 *)0); } \
   __host__ __device__ __forceinline__ T2 __hadd2_sat(T2 a, T2 b) { return __shflx_pair(__hadd_sat(a.x, b.x), __hadd_sat(a.y, b.y), (T2 *)0); } \
   __host__ __device__ __forceinline__ T2 __hmul2_sat(T2 a, T2 b) { return __shflx_pair(__hmul_sat(a.x, b.x), __hmul_sat(a.y, b.y), (T2 *)0); } \

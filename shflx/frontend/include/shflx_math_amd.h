@@ -313,4 +313,11 @@ __SHFLX_NO_D1(log1p) __SHFLX_NO_D1(sin) __SHFLX_NO_D1(cos) __SHFLX_NO_D1(tan) __
 __SHFLX_NO_D1(cosh) __SHFLX_NO_D1(tanh) __SHFLX_NO_D1(erf) __SHFLX_NO_D1(cbrt)
 #undef __SHFLX_NO_D1
 
+// the mode the device code is compiled with again (clang's float_control pop does not restore it)
+#if __SHFLX_FP_CONTRACT_MODE == 2
+#pragma clang fp contract(fast)
+#elif __SHFLX_FP_CONTRACT_MODE == 0
+#pragma clang fp contract(off)
+#else
 #pragma clang fp contract(on)
+#endif

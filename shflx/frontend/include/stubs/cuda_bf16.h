@@ -72,7 +72,7 @@ __host__ __device__ __forceinline__ unsigned short __shflx_raw(__nv_bfloat16 h) 
 __host__ __device__ __forceinline__ __nv_bfloat16 __shflx_bits(unsigned short b, __nv_bfloat16 *) { return __nv_bfloat16_raw{b}; }
 
 #include "../shflx_fp16_common.h"
-__SHFLX_FP16_OPS(__nv_bfloat16, __nv_bfloat162, __shflx_b_to_f, __shflx_b_from_f)
+__SHFLX_FP16_OPS(__nv_bfloat16, __nv_bfloat162, __shflx_b_to_f, __shflx_b_from_f, __SHFLX_FLOAT_ARITH)
 
 // ------------------------------------------------------------------------ conversions
 __host__ __device__ __forceinline__ __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }

@@ -68,8 +68,19 @@ typedef __half2 half2;
 __host__ __device__ __forceinline__ unsigned short __shflx_raw(__half h) { return __half_raw(h).x; }
 __host__ __device__ __forceinline__ __half __shflx_bits(unsigned short b, __half *) { return __half_raw{b}; }
 
+// __hadd/__hsub/__hmul as native half arithmetic, which clang marks contractable (CUDA's default,
+// -fmad=true): a product feeding a sum becomes one fma (v_fma_f16), as nvcc turns cuda_fp16.hpp's
+// mul.f16x2 and add.f16x2 (no .rn: PTX ISA 8.x, "Half Precision Floating-Point Instructions: mul",
+// "Rounding modifiers": without one the instruction may be optimized into fma) into fma.rn.f16x2.
+// Each operation alone is still the correctly rounded IEEE binary16 result.
+__host__ __device__ __forceinline__ _Float16 __shflx_h16(__half h) { return __builtin_bit_cast(_Float16, __shflx_raw(h)); }
+__host__ __device__ __forceinline__ __half __shflx_from_h16(_Float16 v) {
+  return __shflx_bits(__builtin_bit_cast(unsigned short, v), (__half *)0);
+}
+#define __SHFLX_HALF_ARITH(T, a, b, OP) __shflx_from_h16(__shflx_h16(a) OP __shflx_h16(b))
+
 #include "../shflx_fp16_common.h"
-__SHFLX_FP16_OPS(__half, __half2, __shflx_h_to_f, __shflx_h_from_f)
+__SHFLX_FP16_OPS(__half, __half2, __shflx_h_to_f, __shflx_h_from_f, __SHFLX_HALF_ARITH)
 
 // ------------------------------------------------------------------------ conversions
 __host__ __device__ __forceinline__ __half __float2half(float f) { return __half(f); }
