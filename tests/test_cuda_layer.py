@@ -59,3 +59,42 @@ def test_a_double_transcendental_is_named_with_its_line(tmp_path):
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx942")
     assert f"{src}:2:" in str(e.value) and "sin(double)" in str(e.value) and "shflx does not support 'sin(double)' on AMD targets" in str(e.value)
+
+
+GRID_SYNC = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void k(int *a, int *b) {
+  cg::grid_group g = cg::this_grid();
+  a[g.thread_rank()] = 1;
+  g.sync();
+  b[g.thread_rank()] = a[(g.thread_rank() + 64) % g.size()] + (int)g.num_blocks() + (int)g.block_rank();
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_grid_sync_is_a_device_scope_barrier_in_the_code_object(tmp_path, arch):
+    """grid_group::sync(): each thread releases (agent scope) before the block barrier and acquires
+    after it; one thread per block arrives on a counter (acq_rel) in a hidden, zero-initialized
+    variable of the code object, the last one resets it (before the release that advances the
+    generation), the others spin on an acquire load of the generation (executed on a GPU by
+    hw_tests/amd/test_cuda_grid_sync_hw.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text(GRID_SYNC)
+    ir = compile_file(src, arch, emit="llvm").output
+    var = re.search(r"^(@\S*__shflx_grid_barrier\S*) = weak (?:hidden|protected) addrspace\(1\) .*zeroinitializer", ir, re.M)
+    assert var, "the barrier words are a hidden weak global of the code object"
+    body = ir[ir.index("define "):]
+    order = [r'fence syncscope\("agent"\) release', r"@llvm\.amdgcn\.s\.barrier",
+             r'load atomic i32, ptr addrspace\(1\) .*syncscope\("agent"\) monotonic',
+             r'atomicrmw add ptr addrspace\(1\) .*i32 1 syncscope\("agent"\) acq_rel',
+             r'store atomic i32 0, ptr addrspace\(1\) .*syncscope\("agent"\) monotonic',
+             r'atomicrmw add ptr addrspace\(1\) .*i32 1 syncscope\("agent"\) release',
+             r'load atomic i32, ptr addrspace\(1\) .*syncscope\("agent"\) acquire',
+             r"@llvm\.amdgcn\.s\.barrier", r'fence syncscope\("agent"\) acquire']
+    pos = 0
+    for pat in order:
+        m = re.compile(pat).search(body, pos)
+        assert m, f"{pat!r} after position {pos}"
+        pos = m.end()
