@@ -98,3 +98,22 @@ def test_grid_sync_is_a_device_scope_barrier_in_the_code_object(tmp_path, arch):
         m = re.compile(pat).search(body, pos)
         assert m, f"{pat!r} after position {pos}"
         pos = m.end()
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_scoped_atomics_have_the_scope_cuda_names(tmp_path, arch):
+    """atomicXxx: the device (agent); atomicXxx_block: the block (workgroup); atomicXxx_system:
+    the system (LLVM's default scope), all relaxed (CUDA Programming Guide, "Atomic Functions")."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *p, double *d, unsigned *u) {\n"
+                   "  p[1] = atomicAdd(p, 1) + atomicAdd_block(p + 2, 2) + atomicAdd_system(p + 3, 3);\n"
+                   "  d[1] = atomicAdd_system(d, 1.0); u[1] = atomicCAS_system(u, 1u, 2u) + atomicMax_block(u + 2, 5u);\n"
+                   "  atomicExch_system((float *)p + 5, 1.0f);\n}\n")
+    ir = compile_file(src, arch, emit="llvm").output
+    assert re.search(r'atomicrmw add ptr addrspace\(1\) %\S+, i32 1 syncscope\("agent"\) monotonic', ir)
+    assert re.search(r'atomicrmw add ptr addrspace\(1\) %\S+, i32 2 syncscope\("workgroup"\) monotonic', ir)
+    assert re.search(r"atomicrmw add ptr addrspace\(1\) %\S+, i32 3 monotonic", ir)
+    assert re.search(r"atomicrmw fadd ptr addrspace\(1\) %\S+, double 1\.0+e\+00 monotonic", ir)
+    assert re.search(r"cmpxchg ptr addrspace\(1\) %\S+, i32 1, i32 2 monotonic monotonic", ir)
+    assert re.search(r'atomicrmw umax ptr addrspace\(1\) %\S+, i32 5 syncscope\("workgroup"\) monotonic', ir)
+    assert re.search(r"atomicrmw xchg ptr addrspace\(1\) %\S+, (?:float 1\.0+e\+00|i32 1065353216) monotonic", ir)
