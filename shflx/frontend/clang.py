@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
+from . import nvcc_syntax
 from .cuda_sdk import SHIMS, CudaSdk
 from .host_only import missing_host_header, note, stand_in
 from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
@@ -128,10 +129,18 @@ def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str =
         args[-1:-1] = ["-idirafter", str(standins)]          # before the source, searched last
         notes: list[str] = []
         first_failure = None
-        for _ in range(64):                              # at most 63 different missing headers
+        read_as_nvcc: list[nvcc_syntax.Fix] = []
+        for _ in range(64):                              # at most 63 missing headers or rounds of fixes
             proc = _run_clang(tool, args)
             if proc.returncode == 0 and out.exists():
-                return "".join(n + "\n" for n in notes) + out.read_text()
+                return "".join(n + "\n" for n in notes + [f.note() for f in read_as_nvcc]) + out.read_text()
+            new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr) if f not in read_as_nvcc]
+            if new_fixes:                               # what nvcc accepts and clang does not
+                read_as_nvcc += new_fixes
+                yaml = nvcc_syntax.overlay(read_as_nvcc, Path(tmp))     # rewritten in place each round
+                if "-ivfsoverlay" not in args:
+                    args[-1:-1] = ["-ivfsoverlay", str(yaml)]
+                continue
             missing = missing_host_header(proc.stderr)
             if missing is None or (standins / missing[0]).exists():
                 break
