@@ -10,6 +10,8 @@ import pytest
 
 from shflx.driver.amd import compile_file
 from shflx.errors import InputError
+from shflx.frontend.clang import FrontendOptions
+from shflx.frontend.cuda_sdk import amd_header_args
 
 LAYOUT = r"""
 #include <vector_types.h>
@@ -117,3 +119,63 @@ def test_scoped_atomics_have_the_scope_cuda_names(tmp_path, arch):
     assert re.search(r"cmpxchg ptr addrspace\(1\) %\S+, i32 1, i32 2 monotonic monotonic", ir)
     assert re.search(r'atomicrmw umax ptr addrspace\(1\) %\S+, i32 5 syncscope\("workgroup"\) monotonic', ir)
     assert re.search(r"atomicrmw xchg ptr addrspace\(1\) %\S+, (?:float 1\.0+e\+00|i32 1065353216) monotonic", ir)
+
+
+CUBLAS_HOST = """#include <cublas_v2.h>
+__global__ void k(float *p) { p[threadIdx.x] = 1.0f; }
+int gemm(cublasHandle_t h, const float *a, float *c, cudaStream_t s) {
+  const float one = 1.0f;
+  if (cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS) return 1;
+  return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, 4, 4, 4, &one, a, 4, a, 4, &one, c, 4) +
+         cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, a, CUDA_R_32F, 4, a, CUDA_R_32F, 4, &one, c,
+                      CUDA_R_32F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+"""
+
+
+@pytest.mark.parametrize("wheel", [True, False])
+def test_host_code_calling_cublas_compiles_with_or_without_its_wheel(tmp_path, monkeypatch, wheel):
+    """NVIDIA's cublas_v2.h where nvidia-cublas-cu12 is installed, else shflx's declarations of the
+    common part; a cuBLAS name beyond them is named, with the way to get all of it."""
+    import shflx.frontend.clang as clang
+    if not wheel:
+        monkeypatch.setattr(clang, "amd_header_args", lambda: ())
+    elif "-idirafter" not in clang.amd_header_args():
+        pytest.skip("nvidia-cublas-cu12 is not installed (581 MB, not part of shflx[cuda])")
+    src = tmp_path / "k.cu"
+    src.write_text(CUBLAS_HOST)
+    assert "@_Z1kPf(" in compile_file(src, "gfx942", emit="llvm").output
+    if wheel:
+        return
+    src.write_text(CUBLAS_HOST.replace("return 1;", "return cublasZtrsm(h);"))
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    assert re.search(r"k\.cu:5:\d+: error: shflx does not support 'cublasZtrsm' on AMD targets \(shflx declares only "
+                     r"the common part of cuBLAS's host API .*nvidia-cublas-cu12", str(e.value))
+
+
+def test_cucomplex_is_nvidias_header_beneath_the_layer(tmp_path):
+    """cuComplex.h is header-only: NVIDIA's own, from the runtime wheel (shflx[cuda]); without it
+    (simulated by undefining the macro that names it) the #include is a named error."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cuComplex.h>\n__global__ void k(cuFloatComplex *z, float *r) {\n"
+                   "  z[0] = cuCmulf(z[1], cuConjf(z[2])); r[0] = cuCabsf(z[3]) + cuCrealf(cuCdivf(z[4], z[5])); }\n")
+    if not any(a.startswith("-D__SHFLX_REAL_CUCOMPLEX_H=") for a in amd_header_args()):
+        pytest.skip("NVIDIA's CUDA runtime wheel is not installed (pip install 'shflx[cuda]')")
+    assert "@_Z1kP6float2Pf(" in compile_file(src, "gfx942", emit="llvm").output    # cuFloatComplex is float2
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942", opts=FrontendOptions(extra=("-U__SHFLX_REAL_CUCOMPLEX_H",)))
+    assert re.search(r"k\.cu:1:10: error: shflx does not support 'cuComplex\.h' on AMD targets \(", str(e.value))
+
+
+@pytest.mark.parametrize("header", ["curand_kernel.h", "cub/cub.cuh", "cuda/pipeline", "cuda_awbarrier.h",
+                                    "sm_61_intrinsics.h"])
+def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, header):
+    src = tmp_path / "k.cu"
+    src.write_text(f"#include <stdint.h>\n#include <{header}>\n__global__ void k() {{}}\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
+    assert re.fullmatch(rf".*k\.cu:2:10: error: shflx does not support '{re.escape(header)}' on AMD targets \(.+\)",
+                        first), first
+    assert "file not found" not in str(e.value)

@@ -1,5 +1,6 @@
-"""shflx's declarations-only host headers for AMD targets (shflx_cuda_host.h, library_types.h)
-against NVIDIA's real ones (the CUDA runtime wheel of shflx[cuda]).
+"""shflx's declarations-only host headers for AMD targets (shflx_cuda_host.h, library_types.h,
+shflx_cublas_host.h) against NVIDIA's real ones (the CUDA runtime wheel of shflx[cuda];
+nvidia-cublas-cu12 for cuBLAS).
 
 Every function, enumerator, struct field, typedef and numeric macro the shflx header declares is
 read off clang's AST of an AMD device compile and checked in a host translation unit that
@@ -20,15 +21,16 @@ from shflx.errors import InputError
 from shflx.frontend.clang import INCLUDE, FrontendOptions, cc1_args, compile_with_cuda_headers
 from shflx.frontend.toolchain import find_clang, host_cxx_args
 
-CHECKED = ("shflx_cuda_host.h", "stubs/library_types.h")
+RUNTIME = ("shflx_cuda_host.h", "stubs/library_types.h")
+CUBLAS = ("shflx_cublas_host.h",)
 # shflx's own names (clang's launch ABI for HIP mode), not CUDA API
 NOT_CUDA = {"hipConfigureCall", "cudaConfigureCall", "__cudaPushCallConfiguration"}
 
 
-def _ast(tmp: Path) -> dict:
+def _ast(tmp: Path, include: str) -> dict:
     tool = find_clang()
     src = tmp / "empty.cu"
-    src.write_text("#include <library_types.h>\n")
+    src.write_text(include)
     args = [a for a in cc1_args(src, "gfx942", 64, tmp / "o.ll", FrontendOptions(debug=False), False,
                                 host_cxx_args(tool)) if a != "-emit-llvm"]
     k = args.index("-o")
@@ -38,8 +40,8 @@ def _ast(tmp: Path) -> dict:
     return json.loads(r.stdout)
 
 
-def _ours(tu: dict) -> list[tuple[str, dict, str | None]]:
-    """(file, node, parent record name) of every declaration made in a CHECKED header. clang's JSON
+def _ours(tu: dict, checked: tuple[str, ...]) -> list[tuple[str, dict, str | None]]:
+    """(file, node, parent record name) of every declaration made in a `checked` header. clang's JSON
     names a location's file only where it changes, so the current file is followed in order."""
     out, state = [], {"file": ""}
 
@@ -53,7 +55,7 @@ def _ours(tu: dict) -> list[tuple[str, dict, str | None]]:
 
     def walk(node, record):
         note_file(node)
-        where = next((c for c in CHECKED if state["file"].endswith("/" + c)), None)
+        where = next((c for c in checked if state["file"].endswith("/" + c)), None)
         if where and not node.get("isImplicit"):
             out.append((where, node, record))
         if node.get("kind") == "FunctionTemplateDecl":       # templates are not checked
@@ -80,7 +82,9 @@ def _checks(decls) -> list[str]:
                 lines.append(f"static_assert((long long)::{name} == {value}LL, \"{name}\");")
         elif kind == "FieldDecl" and record:
             lines.append(f"static_assert(std::is_same_v<decltype(::{record}::{name}), {qt}>, \"{record}::{name}\");")
-        elif kind == "TypedefDecl":
+        elif kind == "TypedefDecl" and qt == f"enum {name}":      # typedef enum { ... } name;
+            lines.append(f"static_assert(std::is_enum_v<::{name}>, \"{name}\");")
+        elif kind == "TypedefDecl" and "unnamed" not in qt:
             lines.append(f"static_assert(std::is_same_v<::{name}, {qt}>, \"{name}\");")
     return lines
 
@@ -106,10 +110,10 @@ def _value(node: dict) -> str | None:
     return None
 
 
-def _macros() -> list[str]:
+def _macros(checked: tuple[str, ...]) -> list[str]:
     lines = []
-    for rel in CHECKED:
-        for m in re.finditer(r"^#define[ \t]+(cuda\w+|CUDA\w+)[ \t]+(\S.*)$", (INCLUDE / rel).read_text(), re.M):
+    for rel in checked:
+        for m in re.finditer(r"^#define[ \t]+(cuda\w+|CUDA\w+|cublas\w+)[ \t]+(\S.*)$", (INCLUDE / rel).read_text(), re.M):
             lines.append(f"static_assert(({m.group(2)}) == ({m.group(1)}), \"#define {m.group(1)}\");")
     return lines
 
@@ -123,20 +127,33 @@ def real_sdk():
 
 
 def test_shflx_host_declarations_match_cuda_runtime_h(real_sdk, tmp_path):
-    decls = _ours(_ast(tmp_path))
+    decls = _ours(_ast(tmp_path, "#include <library_types.h>\n"), RUNTIME)
     names = {node.get("name") for _, node, _ in decls}
     assert {"cudaGraphAddKernelNode", "cudaMemcpy3DParms", "cudaGraphExecUpdateSuccess", "cudaMalloc",
             "cudaDataType_t"} <= names, "the AST walk found shflx's declarations"
-    checks = _checks(decls) + _macros()
+    checks = _checks(decls) + _macros(RUNTIME)
     assert len(checks) > 200
     assert _errors(real_sdk, tmp_path, checks) == []
 
 
-def _errors(sdk, tmp: Path, checks: list[str]) -> list[str]:
+def test_shflx_cublas_declarations_match_cublas_v2_h(real_sdk, tmp_path):
+    """Where nvidia-cublas-cu12 is installed (the sm_90 compile then reads its cublas_v2.h): shflx's
+    fallback declarations, included by path, against it."""
+    if not any((inc / "cublas_v2.h").is_file() for inc in real_sdk.includes):
+        pytest.skip("nvidia-cublas-cu12 is not installed (581 MB, not part of shflx[cuda])")
+    decls = _ours(_ast(tmp_path, f'#include "{INCLUDE / "shflx_cublas_host.h"}"\n'), CUBLAS)
+    names = {node.get("name") for _, node, _ in decls}
+    assert {"cublasSgemm_v2", "cublasGemmEx", "CUBLAS_OP_T", "cublasHandle_t"} <= names
+    checks = _checks(decls) + _macros(CUBLAS)
+    assert len(checks) > 100
+    assert _errors(real_sdk, tmp_path, checks, "#include <cublas_v2.h>\n") == []
+
+
+def _errors(sdk, tmp: Path, checks: list[str], include: str = "") -> list[str]:
     """The errors of a CUDA translation unit with `checks`, compiled for sm_90 against the real
     headers exactly as `shflx compile --offload-arch sm_90` compiles (clang's CUDA mode)."""
     tu = tmp / "check.cu"
-    tu.write_text("#include <cuda_runtime.h>\n#include <library_types.h>\n#include <type_traits>\n"
+    tu.write_text("#include <cuda_runtime.h>\n#include <library_types.h>\n#include <type_traits>\n" + include +
                   "typedef size_t __shflx_size_t;\n" + "\n".join(checks) + "\n")
     try:
         compile_with_cuda_headers(tu, "sm_90", sdk, FrontendOptions(debug=False, opt=0))

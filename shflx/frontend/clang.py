@@ -13,8 +13,9 @@ from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
 from . import nvcc_syntax
-from .cuda_sdk import SHIMS, CudaSdk
-from .host_only import missing_host_header, note, stand_in
+from .cuda_sdk import SHIMS, CudaSdk, amd_header_args
+from .host_only import library_of, missing_host_header, note, stand_in
+from .unprovided import named_missing_header
 from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
@@ -48,7 +49,7 @@ def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions
     """AMDGPU: HIP device mode (clang's HIP language rules match CUDA's for device code), parsed
     against the x86_64 host (`-aux-triple`, the host's C/C++ headers `host`) as nvcc does."""
     return [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
-            "-x", "hip", *host, *_common_args(source, wave, out, opts)]
+            "-x", "hip", *host, *amd_header_args(), *_common_args(source, wave, out, opts)]
 
 
 def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: FrontendOptions) -> list[str]:
@@ -149,11 +150,13 @@ def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str =
             notes.append(note(*missing))
         failed = first_failure or proc
         diag = explain_diagnostics(failed.stderr.strip(), vendor) or f"clang exited with {failed.returncode}"
-        if first_failure is not None:            # the stand-ins did not help: say what they led to
+        if first_failure is not None:            # the stand-ins did not help: one line, with what they led to
+            header, where = missing_host_header(first_failure.stderr)
             after = next((ln for ln in proc.stderr.splitlines() if ": error: " in ln), None)
-            if after:
-                diag += (f"\n(with an empty stand-in for the missing host-only header(s), the device pass "
-                         f"fails at: {explain_diagnostics(after, vendor)})")
+            led_to = f"; with an empty stand-in, the device pass fails at: {explain_diagnostics(after, vendor)}" \
+                if after else ""
+            diag = (f"{where}: error: shflx does not support '{header}' on {vendor} targets ({library_of(header)} is "
+                    f"not installed and host code in this file uses it{led_to})")
         raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))
 
 
@@ -172,15 +175,45 @@ _HOST_REF = re.compile(r"^(?P<where>.*?): error: reference to __host__ function 
 _UNAVAILABLE = re.compile(r"^(?P<where>.*?): error: '[^']+' is unavailable: (?P<what>shflx does not support .*)$")
 
 
+_INCLUDED_FROM = re.compile(r"^In file included from (?P<file>.+?):(?P<line>\d+):$")
+_LAYER_ERROR = re.compile(r'^(?P<where>.*?): error: "(?P<what>shflx does not support .*)"$')
+_CUBLAS_NAME = re.compile(r"^(?P<where>.*?): error: (?:use of undeclared identifier|unknown type name) "
+                          r"'(?P<name>(?:cublas|CUBLAS_)\w+)'")
+_CUBLAS_WHY = ("shflx declares only the common part of cuBLAS's host API (shflx_cublas_host.h); installing "
+               "nvidia-cublas-cu12 makes NVIDIA's own cublas_v2.h serve")
+
+
 def explain_diagnostics(stderr: str, vendor: str) -> str:
     """clang's diagnostics, with each call from device code to a host-only CUDA/C function said as
     what it is: `file:line:col: error: shflx does not support 'X' in device code on AMD targets (why)`,
-    and an API the CUDA layer marks unavailable said without clang's `'f' is unavailable:` prefix."""
+    an API the CUDA layer marks unavailable said without clang's `'f' is unavailable:` prefix, an
+    NVIDIA header the layer does not provide named at its #include (unprovided.py), and a cuBLAS
+    name beyond shflx's declarations named as such."""
     out = []
+    including = None                      # the innermost "In file included from" of this diagnostic
     for line in stderr.splitlines():
+        m = _INCLUDED_FROM.match(line)
+        if m or line.startswith("In file included from"):
+            including = m or including
+            out.append(line)
+            continue
+        stack, including = including, None
         m = _UNAVAILABLE.match(line)
         if m:
             out.append(f"{m.group('where')}: error: {m.group('what')}")
+            continue
+        m = _LAYER_ERROR.match(line)
+        if m and stack is not None and str(INCLUDE) in m.group("where"):     # a stub's #error: at its #include
+            out.append(f"{_include_site(stack)}: error: {m.group('what')}")
+            continue
+        named = named_missing_header(line, vendor)
+        if named:
+            out.append(named)
+            continue
+        m = _CUBLAS_NAME.match(line)
+        if m and vendor == "AMD" and "-idirafter" not in amd_header_args():
+            out.append(f"{m.group('where')}: error: shflx does not support '{m.group('name')}' on {vendor} targets "
+                       f"({_CUBLAS_WHY})")
             continue
         m = _HOST_REF.match(line)
         if m:
@@ -189,6 +222,18 @@ def explain_diagnostics(stderr: str, vendor: str) -> str:
             line = f"{m.group('where')}: error: shflx does not support '{name}' in device code on {vendor} targets ({why})"
         out.append(line)
     return "\n".join(out)
+
+
+def _include_site(m: re.Match) -> str:
+    """file:line:col of an `#include` clang names as "In file included from file:line:" (the
+    column of the header's name)."""
+    col = 1
+    try:
+        text = Path(m["file"]).read_text(errors="replace").splitlines()[int(m["line"]) - 1]
+        col = next((k + 1 for k, c in enumerate(text) if c in '<"'), 1)
+    except (OSError, IndexError):
+        pass
+    return f"{m['file']}:{m['line']}:{col}"
 
 
 def _run_clang(tool, args: list[str]) -> subprocess.CompletedProcess:
