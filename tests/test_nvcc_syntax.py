@@ -122,3 +122,57 @@ def test_nvcc_accepted_forms_compile_and_the_report_says_so(tmp_path, arch):
         assert re.search(r'store atomic i8 %\S+, ptr addrspace\(1\) %\S+ syncscope\("agent"\) release', out)
     else:
         assert re.search(r"st\.release\.gpu\.global\.u8 \[%rd\d+\], %r\d+;", out)
+
+
+SHARED = """struct Counter {
+  int n;
+  __device__ Counter() : n(7) {}
+  __device__ void add(int v) { atomicAdd(&n, v); }
+};
+__global__ void k(int *out) {
+  __shared__ Counter c;
+  if (threadIdx.x == 0) c.n = 0;
+  __syncthreads();
+  c.add(1);
+  __syncthreads();
+  out[threadIdx.x] = c.n;
+}
+"""
+
+
+def test_a_shared_object_with_a_constructor_is_left_uninitialized_as_nvcc_does():
+    text = SHARED.encode()
+    found = fixes(_diag("k.cu", 7, 22, "initialization is not supported for __shared__ variables"), read=lambda p: text)
+    assert [f.what for f in found] == ["'__shared__ Counter c' left uninitialized, as nvcc leaves it (nvcc does not run "
+                                       "its default constructor)"]
+    assert _apply_replacing(text, found).decode().splitlines()[6] == (
+        "  __shared__ union __shflx_uninitialized_c { Counter v; __device__ __shflx_uninitialized_c() {} "
+        "__device__ ~__shflx_uninitialized_c() {} } __shflx_uninitialized_c_; Counter &c = __shflx_uninitialized_c_.v;")
+
+
+@pytest.mark.parametrize("line", ["  __shared__ Counter c = Counter();", "  __shared__ Counter c[4];",
+                                  "  Counter c;", "  extern __shared__ Counter c[];"])
+def test_other_declarations_are_not_rewritten(line):
+    text = SHARED.replace("  __shared__ Counter c;", line).encode()
+    col = line.index(" c") + 2
+    assert fixes(_diag("k.cu", 7, col, "initialization is not supported for __shared__ variables"),
+                 read=lambda p: text) == []
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_the_constructor_of_a_shared_object_does_not_run(tmp_path, arch):
+    if arch.startswith("sm_") and cuda_headers(FrontendOptions()) is None:
+        pytest.skip("NVIDIA's CUDA headers are not installed (pip install 'shflx[cuda]')")
+    (tmp_path / "k.cu").write_text(SHARED)
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", "k.cu", "--offload-arch", arch, "--emit", "llvm",
+                        "-o", "k.ll", "--report", "json"], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert any("k.cu:7:22: '__shared__ Counter c' left uninitialized" in n for n in json.loads(r.stdout)[0]["notes"])
+    ir = (tmp_path / "k.ll").read_text()
+    assert not re.search(r"store i32 7,", ir) and re.search(r"atomicrmw add ptr (addrspacecast \(ptr )?addrspace\(3\)", ir)
+
+
+def _apply_replacing(text: bytes, found) -> bytes:
+    for f in sorted(found, key=lambda f: f.offset, reverse=True):
+        text = text[:f.offset] + f.text + text[f.offset + f.length:]
+    return text

@@ -11,6 +11,14 @@ instanceNormFwdImpl) and have exactly one well-formed reading:
   'template' keyword"). EDG reads the template-id `A<T>::template f<N>(x)`, the only reading that
   is well-formed.
 
+A third is a difference of meaning that nvcc settles with a warning: a `__shared__` variable of a
+class whose default constructor does something (libcu++'s `cuda::barrier`, initialized later by
+`init(&bar, n)`): nvcc does not run the constructor ("dynamic initialization is not supported") and
+leaves the variable uninitialized; clang rejects it ("initialization is not supported for
+__shared__ variables"). The declaration `__shared__ T name;` becomes a `__shared__` union whose
+empty constructor and destructor leave its one member `T v` unconstructed, and `T &name` bound to
+that member: the same storage, never constructed, as nvcc has it.
+
 Each fix is made at the exact position clang's diagnostic names, only where the text there has that
 form, in a rewritten copy of the file that clang reads through a VFS overlay in place of the
 original (`-ivfsoverlay`; diagnostics and line tables keep naming the original file; nothing on
@@ -41,6 +49,7 @@ class Fix:
     text: bytes
     where: str
     what: str
+    length: int = 0                 # bytes replaced at `offset` (0: an insertion)
 
     def note(self) -> str:
         return f"{NOTE_PREFIX}{self.where}: {self.what}"
@@ -69,6 +78,8 @@ def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes()) -> list[Fix]:
             declared = _noted_declaration(lines[k + 1:], read)
             fix = _template_keyword(path, text, offset, lambda name: bool(
                 declared and re.search(rb"\b" + re.escape(name.encode()) + rb"\s*\(", declared)), f"{path}:{row}:{col}")
+        elif m["msg"] == "initialization is not supported for __shared__ variables":
+            fix = _shared_uninitialized(path, text, offset, f"{path}:{row}:{col}")
         elif _MISSING_TEMPLATE.fullmatch(m["msg"]):
             name = _MISSING_TEMPLATE.fullmatch(m["msg"])["name"]
             fix = _template_keyword(path, text, offset, lambda n: n == name, f"{path}:{row}:{col}")
@@ -86,7 +97,7 @@ def overlay(all_fixes: list[Fix], into: Path, read=lambda p: Path(p).read_bytes(
     for n, (path, fs) in enumerate(sorted(by_path.items())):
         text = read(path)
         for f in sorted(fs, key=lambda f: f.offset, reverse=True):
-            text = text[:f.offset] + f.text + text[f.offset:]
+            text = text[:f.offset] + f.text + text[f.offset + f.length:]
         copy = into / f"{n}_{Path(path).name}"
         copy.write_bytes(text)
         roots.append({"type": "file", "name": os.path.abspath(path), "external-contents": str(copy)})   # as clang opened it
@@ -132,6 +143,28 @@ def _asm_comma(path: str, text: bytes, offset: int, where: str) -> Fix | None:
     if depth != 1 or not seen_colon:
         return None
     return Fix(path, len(before), b",", where, "a ',' between asm operands written without one")
+
+
+_SHARED_DECL = re.compile(rb"(?P<lead>(?:static\s+)?__shared__\s+)(?P<type>[\w:<>,\s*&]+?)\s+$")
+
+
+def _shared_uninitialized(path: str, text: bytes, offset: int, where: str) -> Fix | None:
+    """`__shared__ T name;` (block scope, no initializer, not an array), `name` at the error:
+    `__shared__ union U { T v; U() {} ~U() {} } U_; T &name = U_.v;` on the same line."""
+    name = re.match(rb"\w+", text[offset:])
+    if not name or not re.match(rb"\s*;", text[offset + name.end():]):
+        return None
+    start = max(text.rfind(c, 0, offset) for c in (b";", b"{", b"}", b"\n")) + 1
+    decl = _SHARED_DECL.fullmatch(text[start:offset].lstrip())
+    if not decl or b"\n" in text[start:offset].strip():
+        return None
+    lead = start + len(text[start:offset]) - len(text[start:offset].lstrip())
+    ty, var = decl["type"].strip().decode(), name.group().decode()
+    union = f"__shflx_uninitialized_{var}"
+    new = (f"{decl['lead'].decode()}union {union} {{ {ty} v; __device__ {union}() {{}} __device__ ~{union}() {{}} }} "
+           f"{union}_; {ty} &{var} = {union}_.v")
+    return Fix(path, lead, new.encode(), where, f"'__shared__ {ty} {var}' left uninitialized, as nvcc leaves it "
+               "(nvcc does not run its default constructor)", length=offset + name.end() - lead)
 
 
 def _noted_declaration(following: list[str], read) -> bytes | None:
