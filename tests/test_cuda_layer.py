@@ -179,3 +179,19 @@ def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, head
     assert re.fullmatch(rf".*k\.cu:2:10: error: shflx does not support '{re.escape(header)}' on AMD targets \(.+\)",
                         first), first
     assert "file not found" not in str(e.value)
+
+
+def test_wmma_fragments_have_cudas_element_counts_and_unsupported_types_are_named(tmp_path):
+    """nvcuda::wmma (stubs/mma.h; values on the emulator: hw_tests/amd/test_cuda_wmma_hw.py):
+    num_elements as CUDA's fragments have them, and a type it lacks is said by name."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <mma.h>\nusing namespace nvcuda;\n"
+                   "static_assert(wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major>::num_elements == 16, \"\");\n"
+                   "static_assert(wmma::fragment<wmma::accumulator, 16, 16, 16, float>::num_elements == 8, \"\");\n"
+                   "static_assert(wmma::fragment<wmma::accumulator, 8, 8, 4, double>::num_elements == 2, \"\");\n"
+                   "__global__ void k(float *p) { wmma::fragment<wmma::matrix_a, 16, 16, 16, float, wmma::row_major> f;\n"
+                   "  wmma::fill_fragment(f, 1.0f); p[0] = f.x[0]; }\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx1100")
+    assert "shflx: wmma m16n16k16 inputs are __half, __nv_bfloat16, signed char or unsigned char" in str(e.value)
+    assert len(re.findall(r":\d+:\d+: error:", str(e.value))) == 1, "only the float matrix_a is rejected"
