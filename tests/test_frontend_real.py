@@ -82,8 +82,8 @@ def test_the_same_file_compiles_for_nvidia(tmp_path):
 
 
 @pytest.mark.parametrize("body,name", [
-    ('__global__ void k(int *p) { printf("%d\\n", p[0]); }', "printf"),
     ("__global__ void k(int **p) { p[0] = (int *)malloc(4); }", "malloc"),
+    ("__global__ void k(int **p) { free(p[0]); }", "free"),
 ])
 def test_a_device_call_shflx_cannot_provide_is_named_with_its_line(tmp_path, body, name):
     src = tmp_path / "k.cu"
@@ -148,3 +148,26 @@ def test_an_api_the_cuda_layer_lacks_is_one_line_naming_shflx(tmp_path):
     line = next(ln for ln in str(e.value).splitlines() if ln.startswith(f"{src}:2:"))
     assert line.startswith(f"{src}:2:") and "is unavailable" not in line
     assert line.split(": error: ", 1)[1].startswith("shflx does not support 'cooperative_groups::grid_group::sync")
+
+
+@pytest.mark.parametrize("cov,slot", [(None, 9), ("4", 3), ("5", 9)])
+def test_device_printf_is_rocms_buffered_printf(tmp_path, cov, slot):
+    """Device printf compiles as ROCm's buffered printf: the format strings in the code object's
+    amdhsa.printf metadata (which the HIP runtime reads to print the buffer after the kernel), the
+    kernel given the hidden printf-buffer argument, which __printf_alloc reads at the implicit
+    argument slot of the code object version (hw_tests/amd/test_cuda_printf_hw.py runs it)."""
+    from shflx.codegen.inspect import inspect_code_object
+    from shflx.frontend.clang import FrontendOptions
+    src = tmp_path / "k.cu"
+    src.write_text('#include <cstdio>\nextern "C" __global__ void k(int *p) { printf("p[0] = %d, %s\\n", p[0], "x"); }\n')
+    extra = (f"-mcode-object-version={cov}",) if cov else ()
+    res = compile_file(src, "gfx942", opts=FrontendOptions(extra=extra))
+    meta = inspect_code_object(res.output).metadata
+    [fmt] = meta["amdhsa.printf"]
+    assert fmt.endswith(",p[0] = %d, %s\n")
+    [kernel] = meta["amdhsa.kernels"]
+    offsets = {a[".value_kind"]: a[".offset"] for a in kernel[".args"]}
+    explicit = 8                                           # one pointer argument
+    assert offsets["hidden_printf_buffer"] == explicit + 8 * slot
+    ir = compile_file(src, "gfx942", emit="llvm", opts=FrontendOptions(extra=extra)).output
+    assert "@__printf_alloc(i32" in ir and "__ockl_printf" not in ir

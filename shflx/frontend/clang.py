@@ -49,7 +49,16 @@ def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions
     """AMDGPU: HIP device mode (clang's HIP language rules match CUDA's for device code), parsed
     against the x86_64 host (`-aux-triple`, the host's C/C++ headers `host`) as nvcc does."""
     return [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
-            "-x", "hip", *host, *amd_header_args(), *_common_args(source, wave, out, opts)]
+            "-x", "hip", *host, *amd_header_args(), *_printf_args(opts), *_common_args(source, wave, out, opts)]
+
+
+def _printf_args(opts: FrontendOptions) -> list[str]:
+    """Device printf as ROCm's buffered printf (`-mprintf-kind=buffered`, the OpenCL protocol the HIP
+    runtime also serves): clang writes each call's record into the buffer that __printf_alloc
+    (shflx_cuda.h) reserves in the hidden printf-buffer kernel argument, whose slot in the implicit
+    arguments depends on the code object version (v4: 3, v5 and later: 9)."""
+    cov = next((w.split("=", 1)[1] for w in reversed(opts.extra) if w.startswith("-mcode-object-version=")), "")
+    return ["-mprintf-kind=buffered", f"-D__SHFLX_PRINTF_BUFFER_SLOT={3 if cov == '4' else 9}"]
 
 
 def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: FrontendOptions) -> list[str]:
@@ -161,10 +170,10 @@ def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str =
 
 
 # Host-only functions device code may call in CUDA but shflx's device side lacks: why, per name.
-_PRINTF_WHY = "device printf needs a host-call runtime, which shflx's code objects do not link"
+_PRINTF_WHY = "device printf is ROCm's buffered printf (-mprintf-kind=buffered); the host-call kind is not linked"
 _HEAP_WHY = "the device heap (malloc/free in kernels) is not provided"
 DEVICE_GAPS = {               # the function device code calls -> (the CUDA name, why)
-    "printf": ("printf", _PRINTF_WHY), "__ockl_printf_begin": ("printf", _PRINTF_WHY),
+    "__ockl_printf_begin": ("printf", _PRINTF_WHY),
     "__ockl_printf_append_args": ("printf", _PRINTF_WHY), "__ockl_printf_append_string_n": ("printf", _PRINTF_WHY),
     "malloc": ("malloc", _HEAP_WHY), "free": ("free", _HEAP_WHY),
 }

@@ -370,6 +370,25 @@ __device__ double pow(double, double) __shflx_unsupported("pow(double)");
 // actually compiled makes it (the code object may not call undefined functions), named by shflx
 // with its line (driver/inputs.py); unused debug helpers compile as they do with nvcc.
 extern "C" __device__ int printf(const char *, ...);
+#if !defined(__NVPTX__) && defined(__SHFLX_PRINTF_BUFFER_SLOT)
+// Device printf is ROCm's buffered printf: clang writes each call's record (a control word, the
+// format string's hash, the arguments) where this reserves room, and the HIP runtime prints the
+// buffer after the kernel, with the format strings of the code object's amdhsa.printf metadata.
+// The buffer is the hidden printf-buffer kernel argument (AMDGPUUsage, "Code Object V5 Metadata":
+// implicit argument 9, v4: 3), a 4-byte used count, its 4-byte size, then the records; where a
+// launcher passes none (0), nothing is reserved and printf returns -1.
+extern "C" __device__ __attribute__((used)) char __attribute__((address_space(1))) *__printf_alloc(unsigned bytes) {
+  char *buf = ((char *const __attribute__((address_space(4))) *)__builtin_amdgcn_implicitarg_ptr())[__SHFLX_PRINTF_BUFFER_SLOT];
+  if (buf == nullptr) return nullptr;
+  unsigned size = ((unsigned *)buf)[1];
+  unsigned used = __hip_atomic_load((unsigned *)buf, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  do {
+    if (8ull + used + bytes > size) return nullptr;
+  } while (!__hip_atomic_compare_exchange_strong((unsigned *)buf, &used, used + bytes, __ATOMIC_RELAXED,
+                                                 __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT));
+  return (char __attribute__((address_space(1))) *)(buf + 8 + used);
+}
+#endif
 extern "C" __device__ void *malloc(__SIZE_TYPE__);
 extern "C" __device__ void free(void *);
 __device__ void __nanosleep(unsigned) __shflx_unsupported("__nanosleep");
