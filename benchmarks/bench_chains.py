@@ -57,7 +57,7 @@ def golden_costs() -> dict[tuple[str, int, str], tuple[float, str]]:
                 plan = load_plan({**golden_to_plan(vec, arch, wave, "add"), "target": text})
                 if not prove(plan).proved:
                     continue
-                cost = chain_cost(arch, plan.steps)
+                cost = chain_cost(plan.on, plan.steps)
                 key = (arch, wave, text)
                 if key not in best or cost < best[key][0]:
                     best[key] = (cost, vid)

@@ -23,6 +23,7 @@ from shflx.codegen.llvm import compile_ir  # noqa: E402
 from shflx.driver.amd import compile_file, device_ir, lower_module  # noqa: E402
 from shflx.driver.report import instruction_counts
 from shflx.isa import amd_target  # noqa: E402
+from shflx.target import resolve_target  # noqa: E402
 
 KERNELS = ROOT / "patterns" / "kernels"
 
@@ -47,9 +48,9 @@ def main() -> None:
                          if "_dpp" in line and not line.strip().startswith(("v_mov_b32_dpp", ";")))
             # overhead: the shflx stage, warm cache, against front end + codegen
             t0 = time.perf_counter()
-            ir = device_ir(src, arch, t.default_wave)
+            ir = device_ir(src, resolve_target(arch))
             t1 = time.perf_counter()
-            lowered, _ = lower_module(ir, arch, t.default_wave)
+            lowered, _ = lower_module(ir, resolve_target(arch))
             t2 = time.perf_counter()
             compile_ir(lowered, t.llvm_cpu, wave=t.default_wave, emit="obj")
             t3 = time.perf_counter()

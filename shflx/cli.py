@@ -223,13 +223,12 @@ def _cmd_lower(ns: argparse.Namespace) -> int:
         return 0
     if ns.format == "ptx":
         raise UsageError(f"--ptx needs an NVIDIA target (--arch sm_NN), not {ns.arch}")
-    from .isa import amd_target
     from .driver.cache import lower
     from .plan import plan_to_json
+    from .target import resolve_target
 
-    target = amd_target(ns.arch)
-    wave = 64 if ns.wave64 else target.default_wave
-    plan = lower(ns.pattern, ns.arch, wave, cache=not ns.no_cache)
+    target = resolve_target(ns.arch, 64 if ns.wave64 else None)
+    plan = lower(ns.pattern, target, cache=not ns.no_cache)
     if ns.diagram:
         sys.stdout.write(_plan_diagram(plan, None, ns.diagram))
     elif ns.format == "json":
@@ -250,7 +249,7 @@ def _cmd_lower(ns: argparse.Namespace) -> int:
                   + (f"; {extra['fused_cost']:g} when folded into its consumer" if extra["fusable"] else "")
                   + f"), {plan.proof['status']} ({plan.proof['method']})")
         for st in plan.steps:
-            print(("  " if ns.format is None and not quiet else "") + step_asm(st, target, plan.wave))
+            print(("  " if ns.format is None and not quiet else "") + step_asm(st, target))
         if ns.format is None and not quiet:
             if not plan.steps:
                 print("  (nothing to do: every lane already holds its value)")

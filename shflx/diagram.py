@@ -12,7 +12,6 @@ from html import escape
 import numpy as np
 
 from .emulate import Provenance, Trace, walk
-from .isa import amd_target
 from .lanes import OPEN, UNDEF, ZERO, LaneMap
 from .plan import Plan
 
@@ -34,10 +33,9 @@ def rows(plan: Plan, want: LaneMap | None = None) -> list[Row]:
     from .amd.asm import step_asm
 
     env = walk(plan, Provenance(plan.wave), Trace())
-    target = amd_target(plan.arch)
     out = [Row("x", "the input: lane i holds x[i]", np.arange(plan.wave))]
     for step in plan.steps:
-        out.append(Row(step.id, step_asm(step, target, plan.wave).split("   ;")[0], np.asarray(env[step.id])))
+        out.append(Row(step.id, step_asm(step, plan.on).split("   ;")[0], np.asarray(env[step.id])))
     if plan.result not in {s.id for s in plan.steps}:
         out.append(Row(plan.result, "the result", np.asarray(env.get(plan.result, np.arange(plan.wave)))))
     if want is not None:

@@ -18,9 +18,9 @@ from .amd.permute import HALF_WAVE_ASSUMPTION, half_wave_assumed
 from .amd.swizzle import ROTATE_WRAP_ASSUMPTION, rotate_wrap_relied_on
 from .combine import FNS
 from .errors import InputError
-from .isa import amd_target
 from .lanes import OPEN, UNDEF, ZERO, lanes_to_mask, mask_to_lanes
 from .plan import Combine, DsSwizzle, Plan, Readfirstlane, Readlane, Step, Writelane
+from .target import Target
 
 UNIFORM_OPS = (Readlane, Readfirstlane)
 
@@ -50,11 +50,11 @@ def plan_fn(plan: Plan) -> str | None:
 
 
 @lru_cache(maxsize=8192)
-def step_gather(step: Step, arch: str, wave: int, active_mask: int) -> tuple[Gather, bool]:
+def step_gather(step: Step, target: Target, active_mask: int) -> tuple[Gather, bool]:
     """A step's Gather under the lanes `active_mask` (memoized: replay is then table lookups).
 
     Also says whether it relied on the GFX10/11 wave64 half-wave ds_(b)permute rule (Q5)."""
-    ctx = StepContext(amd_target(arch), wave, mask_to_lanes(active_mask, wave), step.id)
+    ctx = StepContext(target.isa, target.wave, mask_to_lanes(active_mask, target.wave), step.id)
     g = SEMANTICS[step.op](step, ctx)
     return g, step.op in ("ds.bpermute", "ds.bpermute.fi", "ds.permute") and half_wave_assumed(ctx)
 
@@ -63,10 +63,8 @@ def walk(plan: Plan, domain: Domain, trace: Trace | None = None,
          active: np.ndarray | None = None) -> dict[str, Any]:
     """Evaluate every step; returns the value of every reference (step ids and 'x').
 
-    `active`: the lanes running the plan (default all); a step's own `exec` narrows it further."""
-    target = amd_target(plan.arch)
-    if plan.wave not in target.waves:
-        raise InputError(f"{plan.arch} runs wave{'/'.join(map(str, target.waves))}, not wave{plan.wave}")
+    `active`: the lanes running the plan (default all); a step's own `exec` narrows it further.
+    (A plan's wave is one its target runs: Plan checks it when it is made.)"""
     trace = trace if trace is not None else Trace()
     env: dict[str, Any] = {"x": domain.input()}
     uniform = {"zero", "identity", "undef"}
@@ -88,7 +86,7 @@ def walk(plan: Plan, domain: Domain, trace: Trace | None = None,
         if isinstance(step, Writelane) and step.value not in uniform:
             raise InputError(f"step {step.id!r}: writelane value {step.value!r} must be uniform "
                              "(a readlane/readfirstlane result, zero or identity)")
-        g, half_wave = step_gather(step, plan.arch, plan.wave, mask)
+        g, half_wave = step_gather(step, plan.on, mask)
         trace.questions |= g.questions
         if half_wave:
             trace.assumptions.add(HALF_WAVE_ASSUMPTION)

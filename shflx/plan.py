@@ -5,12 +5,13 @@ dataclasses; `to_llvm` / `to_hip` / `to_asm` hand the plan to the emitters of sh
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING, dataclass, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from .errors import InputError, Location
 from .schemas import SCHEMA_VERSION
+from .target import Target, plan_target
 from .steps import (  # re-exported (__all__): the plan's vocabulary, imported from here elsewhere
     COMBINE_FNS, SPECIAL_REFS, STEP_TYPES, Combine, DsBpermute, DsBpermuteFi, DsPermute, DsSwizzle, MovDpp8,
     Permlane16, Permlane16Swap, Permlane16Var, Permlane32Swap, Permlane64, Permlanex16, Permlanex16Var,
@@ -30,12 +31,26 @@ __all__ = ["Plan", "PROOF_STATUSES", "PLAN_EXTRAS", "plan_from_json", "plan_to_j
 class Plan:
     arch: str
     wave: int
-    target: str
+    target: str                        # the pattern text the plan realizes (JSON "target")
     steps: tuple[Step, ...]
     result: Ref
     cost: float = 0.0
     proof: dict | None = None          # as read or as set by verify; emitters check it
     extra: tuple[tuple[str, Any], ...] = ()   # other top-level keys, kept for round trips
+    on: Target = field(default=None, compare=False, repr=False)   # type: ignore[assignment]  # its Target
+
+    def __post_init__(self) -> None:
+        """A plan made from a name (its JSON, or Plan("gfx942", 64, ...)) resolves it here, once;
+        the core makes plans with `on=` its Target (Plan.made_for) and looks nothing up."""
+        on = self.on
+        if on is None or on.wave != self.wave or on.name != self.arch.strip().lower():
+            object.__setattr__(self, "on", plan_target(self.arch, self.wave))
+
+    @classmethod
+    def made_for(cls, on: Target, target: str, steps: tuple[Step, ...], result: Ref, cost: float = 0.0,
+                 proof: dict | None = None) -> Plan:
+        """A plan for the Target `on` (arch and wave are its name and wave size)."""
+        return cls(on.name, on.wave, target, steps, result, cost, proof, on=on)
 
     def step(self, ref: Ref) -> Step | None:
         return next((s for s in self.steps if s.id == ref), None)
@@ -55,9 +70,8 @@ class Plan:
     def to_asm(self) -> str:
         """AMDGCN assembly as LLVM prints it, one line per step (symbolic registers)."""
         from .amd.asm import step_asm
-        from .isa import amd_target
-        target = amd_target(self.arch)
-        return "".join(step_asm(s, target, self.wave) + "\n" for s in self.steps)
+        return "".join(step_asm(s, self.on) + "\n" for s in self.steps)
+
 
 
 # ---------------------------------------------------------------- (de)serialization
@@ -157,16 +171,18 @@ def plan_from_json(obj: Any, *, file: str | None = None, text: str | None = None
                          f"{', '.join(sorted(known))} (and what `shflx lower --json` adds: "
                          f"{', '.join(PLAN_EXTRAS)})", where)
     extra = tuple((k, v) for k, v in obj.items() if k not in known)
-    plan = Plan(obj["arch"], obj["wave"], target, tuple(steps), obj["result"], float(cost),
-                obj.get("proof"), extra)
-    check_references(plan, file=file, text=text)
-    return plan
+    _check_references(tuple(steps), obj["result"], obj["wave"], file, text)   # before the arch is resolved
+    return Plan(obj["arch"], obj["wave"], target, tuple(steps), obj["result"], float(cost), obj.get("proof"), extra)
 
 
 def check_references(plan: Plan, *, file: str | None = None, text: str | None = None) -> None:
     """Ids are unique, defined before use, and the result names a step or input."""
+    _check_references(plan.steps, plan.result, plan.wave, file, text)
+
+
+def _check_references(steps: tuple[Step, ...], result: Ref, wave: int, file: str | None, text: str | None) -> None:
     seen: set[str] = set()
-    for s in plan.steps:
+    for s in steps:
         loc = _locate(text, f'"{s.id}"', file)
         if not isinstance(s.id, str) or not s.id or s.id in SPECIAL_REFS or s.id in seen:
             raise InputError(f"step id {s.id!r} is empty, reserved or repeated", loc)
@@ -176,12 +192,12 @@ def check_references(plan: Plan, *, file: str | None = None, text: str | None = 
         if isinstance(s, Combine) and s.fn not in COMBINE_FNS:
             raise InputError(f"step {s.id!r}: unknown combine fn {s.fn!r}; known: {', '.join(COMBINE_FNS)}", loc)
         for name in s.lane_lists:
-            if len(getattr(s, name)) != plan.wave:
-                raise InputError(f"step {s.id!r}: '{name}' needs {plan.wave} entries (one per lane), "
+            if len(getattr(s, name)) != wave:
+                raise InputError(f"step {s.id!r}: '{name}' needs {wave} entries (one per lane), "
                                  f"got {len(getattr(s, name))}", loc)
         seen.add(s.id)
-    if plan.result not in seen and plan.result not in SPECIAL_REFS:
-        raise InputError(f"plan: result {plan.result!r} is not a step id",
+    if result not in seen and result not in SPECIAL_REFS:
+        raise InputError(f"plan: result {result!r} is not a step id",
                          Location(file) if file else None)
 
 

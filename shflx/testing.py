@@ -15,7 +15,7 @@ try:
 except ImportError as e:            # pragma: no cover - exercised by a subprocess test
     raise ImportError("shflx.testing needs hypothesis: pip install hypothesis (or shflx[test])") from e
 
-from .isa import amd_target
+from .target import resolve_target
 from .pattern import KINDS
 
 WIDTHS = (1, 2, 4, 8, 16, 32)
@@ -51,7 +51,7 @@ def plans(arch: str | None = None, wave: int | None = None, patterns: Any = None
     archs = st.just(arch) if arch is not None else st.sampled_from(DEFAULT_ARCHS)
     for a in ([arch] if arch is not None else DEFAULT_ARCHS):
         if wave is not None:
-            amd_target(a).resolve_wave(wave)            # an impossible wave fails here, not in a test
+            resolve_target(a, wave)            # an impossible wave fails here, not in a test
     pats = patterns if patterns is not None else shuffle_patterns()
     return st.builds(lambda p, a: lower(p, a, wave), pats, archs)
 

@@ -30,6 +30,7 @@ from shflx.codegen.llvm import compile_ir
 from shflx.isa import amd_target
 from shflx.match import lower
 from shflx.pattern import parse_pattern
+from shflx.target import resolve_target
 
 TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1200")
 FREE = ("s_waitcnt", "s_delay_alu", "s_wait_", "s_clause", "global_load")
@@ -156,7 +157,7 @@ def test_dpp_wait_states_are_those_llvm_inserts(arch, second_old, shared_wait):
              UpdateDpp("c", "s", "undef", 0x114, 15, 15, 1), UpdateDpp("e", "s", second_old, 0x104, 15, 0x5, 0))
     if shared_wait:
         steps += (Select("f", "c", "e", 0xF0F0F0F0F0F0F0F0),)
-    plan = Plan(arch, 64, "", steps, steps[-1].id, steps_cost(arch, steps))
+    plan = Plan(arch, 64, "", steps, steps[-1].id, steps_cost(resolve_target(arch, 64), steps))
     extra = body(compile_ir(kernel_ir(plan), arch, wave=64, emit="asm")) - empty_kernel(arch, 64)
     asm_waits = sum((n + 1) * k for (m, n), k in extra.items() if m == "s_nop")
     t = amd_target(arch)

@@ -19,6 +19,7 @@ from shflx.driver.amd import compile_file, device_ir
 from shflx.driver.report import instruction_counts
 from shflx.lanes import mask_to_lanes
 from shflx.ir.sites import find_sites
+from shflx.target import resolve_target
 
 ROOT = Path(__file__).resolve().parents[1]
 KDIR = ROOT / "patterns" / "kernels"
@@ -32,7 +33,7 @@ def build(family: str, arch: str, **kw):
 @lru_cache(maxsize=None)
 def _family_chains(family: str, arch: str) -> tuple:
     """The family's device IR compiled and its chains found once, for every kernel that reads them."""
-    ir = device_ir(KDIR / family / "kernel.cu", arch, 64 if arch.startswith("gfx9") else 32)
+    ir = device_ir(KDIR / family / "kernel.cu", resolve_target(arch, 64 if arch.startswith("gfx9") else 32))
     return tuple(find_chains(ir, find_sites(ir)))
 
 

@@ -9,6 +9,7 @@ import pytest
 from shflx.driver.amd import device_ir
 from shflx.driver.nvidia import compile_cuda
 from shflx.ir.symbols import external_spelling, nvcc_kernel_names
+from shflx.target import resolve_target
 
 IR = """$_ZL1kPi = comdat any
 define internal ptx_kernel void @_ZL1kPi(ptr %p) comdat !dbg !5 {
@@ -49,8 +50,8 @@ def test_amd_cuda_sources_get_nvccs_name_and_hip_sources_keep_hips(arch, tmp_pat
     cu, hip = tmp_path / "s.cu", tmp_path / "s.hip"
     cu.write_text(SRC)
     hip.write_text(SRC)
-    assert re.search(r"^define .*@_Z1kPi\(", device_ir(cu, arch, 32 if arch == "gfx1100" else 64), re.M)
-    assert re.search(r"^define .*@_ZL1kPi\(", device_ir(hip, arch, 32 if arch == "gfx1100" else 64), re.M)
+    assert re.search(r"^define .*@_Z1kPi\(", device_ir(cu, resolve_target(arch, 32 if arch == "gfx1100" else 64)), re.M)
+    assert re.search(r"^define .*@_ZL1kPi\(", device_ir(hip, resolve_target(arch, 32 if arch == "gfx1100" else 64)), re.M)
 
 
 def test_nvidia_static_kernel_has_nvccs_entry_name(tmp_path):
@@ -76,4 +77,4 @@ def test_the_build_launcher_keeps_clangs_names(tmp_path):
     the code object must hold that name (nvcc_names=False)."""
     cu = tmp_path / "s.cu"
     cu.write_text(SRC)
-    assert re.search(r"^define .*@_ZL1kPi\(", device_ir(cu, "gfx942", 64, nvcc_names=False), re.M)
+    assert re.search(r"^define .*@_ZL1kPi\(", device_ir(cu, resolve_target("gfx942", 64), nvcc_names=False), re.M)

@@ -16,6 +16,7 @@ import pytest
 from shflx.driver.amd import lower_chains
 from shflx.ir.bpermute import find_bpermute_sites
 from shflx.ir.sites import find_sites
+from shflx.target import resolve_target
 
 HEAD = 'target triple = "amdgcn-amd-amdhsa"\n'
 DECLS = ("declare i32 @__shflx_shfl_sync(i32, i32, i32, i32, i32)\n"
@@ -78,7 +79,7 @@ def test_a_guard_that_differs_between_warps_is_not_a_lane_mask():
     ir = HEAD + ("define amdgpu_kernel void @k(i32 %v0, ptr %o) {\nentry:\n"
                  "  %t = call i32 @llvm.amdgcn.workitem.id.x()\n  %g = icmp ult i32 %t, 32\n"
                  + "\n".join(steps) + f"\n  store i32 {prev}, ptr %o\n  ret void\n}}\n") + DECLS
-    _, reports = lower_chains(ir, "gfx942", 64)
+    _, reports = lower_chains(ir, resolve_target("gfx942", 64))
     assert all(r.status != "re-synthesized" for r in reports), [(r.status, r.reason) for r in reports]
 
 
@@ -105,7 +106,7 @@ def _lane_tables_sites():
     from shflx.driver.amd import device_ir
     from shflx.ir.sites import find_sites
     ir = device_ir(Path(__file__).resolve().parents[1] / "patterns" / "kernels" / "lane_tables" / "kernel.cu",
-                   "gfx942", 64)
+                   resolve_target("gfx942", 64))
     return {s.function: s for s in find_sites(ir)}
 
 

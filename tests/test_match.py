@@ -15,6 +15,7 @@ from shflx.isa import amd_target, known_amd_targets
 from shflx.match import lower
 from shflx.pattern import parse_pattern
 from shflx.plan import plan_to_json
+from shflx.target import resolve_target
 from tests.reference import amd_ref
 
 ARCHS = [("gfx90a", 64), ("gfx942", 64), ("gfx950", 64), ("gfx1030", 32), ("gfx1100", 32),
@@ -202,19 +203,19 @@ def test_cache_hit_is_identical_and_survives_parallel_writers(tmp_path, monkeypa
     assert json.loads(first.stdout)["steps"] == written[3]["steps"]
     assert json.loads(first.stdout) == written[3]                  # a hit: its search record too
     for k, plan in written.items():                                # every writer's entry landed, intact
-        hit = cache.get(cache.key(f"xor {k}", "gfx90a", 64))
+        hit = cache.get(cache.key(f"xor {k}", resolve_target("gfx90a", 64)))
         assert hit is not None and plan_to_json(hit)["steps"] == plan["steps"], k
 
 
 def test_cache_keys_change_with_isa_data_and_model(monkeypatch):
     from shflx.driver import cache
 
-    k1 = cache.key("xor 1", "gfx942", 64)
-    assert k1 == cache.key("xor 0x1", "gfx942", 64)           # canonical pattern text
+    k1 = cache.key("xor 1", resolve_target("gfx942", 64))
+    assert k1 == cache.key("xor 0x1", resolve_target("gfx942", 64))           # canonical pattern text
     monkeypatch.setattr(cache, "target_files_digest", lambda: "edited")
-    assert cache.key("xor 1", "gfx942", 64) != k1
+    assert cache.key("xor 1", resolve_target("gfx942", 64)) != k1
     monkeypatch.setattr(cache, "MODEL_VERSION", 999)
-    assert cache.key("xor 1", "gfx942", 64) != k1
+    assert cache.key("xor 1", resolve_target("gfx942", 64)) != k1
 
 
 def test_a_damaged_cache_entry_is_a_miss(tmp_path, monkeypatch):
@@ -223,7 +224,7 @@ def test_a_damaged_cache_entry_is_a_miss(tmp_path, monkeypatch):
 
     monkeypatch.setenv("SHFLX_CACHE_DIR", str(tmp_path))
     plan = lower("xor 2", "gfx942")
-    k = cache.key("xor 2", "gfx942", 64)
+    k = cache.key("xor 2", resolve_target("gfx942", 64))
     cache._db().execute("UPDATE plans SET plan = ? WHERE key = ?", ('{"arch": "gfx942"}', k))
     assert cache.get(k) is None
     assert lower("xor 2", "gfx942").steps == plan.steps
@@ -277,8 +278,8 @@ def test_composition_needs_a_cross_row_move():
     stage 4 has no base there; gfx950 has both swap halves and the row swap."""
     from shflx.match.search import cross_row_bases, residual
 
-    assert cross_row_bases("gfx942", 64) == ()
-    bases = cross_row_bases("gfx950", 64)
+    assert cross_row_bases(resolve_target("gfx942", 64)) == ()
+    bases = cross_row_bases(resolve_target("gfx950", 64))
     assert any((b.prov == (np.arange(64) ^ 16)).all() for b in bases)
     want = parse_pattern("xor 20").lane_map(64)
     swap = next(b for b in bases if (b.prov == (np.arange(64) ^ 16)).all())

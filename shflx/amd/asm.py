@@ -78,8 +78,9 @@ def _v(ref: str) -> str:
     return {"x": "v_x", "zero": "0", "undef": "v_undef", "identity": "v_identity"}.get(ref, f"v_{ref}")
 
 
-def step_asm(step: Step, target: Any, wave: int) -> str:
-    """One step as the instruction(s) LLVM would print (register names symbolic)."""
+def step_asm(step: Step, target: Any) -> str:
+    """One step as the instruction(s) LLVM would print (register names symbolic); `target` (a
+    Target or an ISA record) decides spellings that differ per target (row_newbcast / row_share)."""
     d = f"v_{step.id}"
     if isinstance(step, UpdateDpp):
         mods = [dpp_ctrl_text(step.dpp_ctrl, target), f"row_mask:{step.row_mask:#x}",

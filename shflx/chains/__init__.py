@@ -12,10 +12,10 @@ from functools import lru_cache
 from typing import Any
 
 from ..combine import FNS
-from ..isa import amd_target
 from ..match.cost import bpermute_cost
 from ..pattern import Collective, format_pattern
 from ..plan import Plan
+from ..target import Target, resolve_target
 from .literal import canonical_chain, literal_builder
 from .shape import ChainStep, chain_multisets, classify
 from .synth import family_plans
@@ -51,27 +51,27 @@ def reassociation_allowed(fn: str, fp_reassoc: bool) -> bool:
     return not FNS[fn].is_float or FNS[fn].idempotent or fp_reassoc
 
 
-def synthesize(coll: Collective, arch: str, wave: int | None = None,
+def synthesize(coll: Collective, arch: str | Target, wave: int | None = None,
                chain: tuple[ChainStep, ...] | None = None, reassoc: bool = True) -> ChainPlan:
-    """The cheapest proven plan for `coll` on `arch`. `chain`: the steps as the user wrote them
-    (default: the canonical CUDA form); its literal lowering is always a candidate, and the only
+    """The cheapest proven plan for `coll` on `arch` (a name, resolved here, or a Target). `chain`:
+    the steps as the user wrote them (default: the canonical CUDA form); its literal lowering is always a candidate, and the only
     one when `reassoc` is False. Memoized in-process; shflx.driver.cache.synthesize adds the
     persistent store around it."""
-    wave = amd_target(arch).resolve_wave(wave)
+    target = resolve_target(arch, wave)
     chain = chain if chain is not None else canonical_chain(coll)
-    return _synthesize(coll, arch, wave, chain, reassoc)
+    return _synthesize(coll, target, chain, reassoc)
 
 
 @lru_cache(maxsize=4096)
-def _synthesize(coll: Collective, arch: str, wave: int, chain: tuple[ChainStep, ...], reassoc: bool) -> ChainPlan:
+def _synthesize(coll: Collective, target: Target, chain: tuple[ChainStep, ...], reassoc: bool) -> ChainPlan:
     from ..verify.api import prove
 
     t0 = time.perf_counter()
     text = format_pattern(coll)
-    literal = literal_builder(chain, coll.fn, arch, wave).plan(text)
+    literal = literal_builder(chain, coll.fn, target).plan(text)
     options = [("step by step", literal)]
     if reassoc:
-        options += family_plans(coll, arch, wave)
+        options += family_plans(coll, target)
     proven: dict[str, tuple[float, Plan]] = {}
     refuted = []
     for name, plan in sorted(options, key=lambda o: o[1].cost):
@@ -81,11 +81,10 @@ def _synthesize(coll: Collective, arch: str, wave: int, chain: tuple[ChainStep, 
         else:
             refuted.append(name)
     if "step by step" not in proven:
-        raise RuntimeError(f"internal error: the step-by-step lowering of '{text}' on {arch} did not prove")
+        raise RuntimeError(f"internal error: the step-by-step lowering of '{text}' on {target.name} did not prove")
     family, (cost, plan) = min(proven.items(), key=lambda kv: (kv[1][0], kv[0] != "step by step"))
     steps = len(chain)
-    target = amd_target(arch)
-    baseline = steps * (bpermute_cost(arch) + target.cost("valu"))
+    baseline = steps * (bpermute_cost(target) + target.cost("valu"))
     baseline += sum(target.cost("select") for s in chain if s.guard != 0xFFFFFFFF)
     return ChainPlan(coll, plan, family, literal.cost, baseline,
                      {k: v[0] for k, v in proven.items()}, tuple(refuted), (time.perf_counter() - t0) * 1e3)

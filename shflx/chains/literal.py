@@ -15,6 +15,7 @@ from .shape import ChainStep
 from ..plan import rename_steps
 from .synth import Builder
 from ..plan import Combine, Select
+from ..target import Target
 
 
 def canonical_chain(coll: Collective) -> tuple[ChainStep, ...]:
@@ -43,16 +44,16 @@ def canonical_chain(coll: Collective) -> tuple[ChainStep, ...]:
     return tuple(steps)
 
 
-def literal_builder(steps: tuple[ChainStep, ...], fn: str, arch: str, wave: int) -> Builder:
+def literal_builder(steps: tuple[ChainStep, ...], fn: str, target: Target) -> Builder:
     """The chain as written: the cheapest proven plan of each shuffle, then its combine; lanes
     outside a step's guard keep their value (a select), or take the identity for a move."""
-    b = Builder(arch, wave, fn)
+    b = Builder(target, fn)
     for step in steps:
-        move = lower(format_pattern(Shuffle(step.operands)), arch, wave)
+        move = lower(format_pattern(Shuffle(step.operands)), target)
         tag = b.fresh("l")
         body, moved = rename_steps(move.steps, b.value, tag)
         guard = mask_to_lanes(step.guard, CUDA_WARP)
-        keep = lanes_to_mask(np.tile(guard, wave // CUDA_WARP))
+        keep = lanes_to_mask(np.tile(guard, target.wave // CUDA_WARP))
         if step.fn is None:
             result = moved
             if step.guard != FULL_MASK:

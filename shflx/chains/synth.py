@@ -26,6 +26,7 @@ from ..match.search import SearchReport, candidates, pool
 from ..match.solvers import dpp16_solutions
 from ..pattern import Collective, format_pattern
 from ..plan import Combine, Plan, Readlane, Select, Step, UpdateDpp, Writelane, rename_steps
+from ..target import Target
 
 IDENT = -4          # a stage lane that must receive the identity (nothing to combine)
 FREE = -5           # a stage lane whose result no longer matters
@@ -36,35 +37,39 @@ MAX_MOVES = 4       # cheapest move candidates kept per stage
 class Builder:
     """Straight-line plan under construction; each stage appends steps with fresh ids."""
 
-    arch: str
-    wave: int
+    target: Target
     fn: str
     steps: list[Step] = field(default_factory=list)
     value: str = "x"
     n: int = 0
+
+    @property
+    def wave(self) -> int:
+        return self.target.wave
 
     def fresh(self, tag: str) -> str:
         self.n += 1
         return f"{tag}{self.n}"
 
     def cost(self) -> float:
-        return chain_cost(self.arch, self.steps)
+        return chain_cost(self.target, self.steps)
 
-    def plan(self, target: str) -> Plan:
-        return Plan(self.arch, self.wave, target, tuple(self.steps), self.value, self.cost())
+    def plan(self, text: str) -> Plan:
+        """The plan built so far, for the pattern `text`."""
+        return Plan.made_for(self.target, text, tuple(self.steps), self.value, self.cost())
 
 
 
 
 @lru_cache(maxsize=4096)
-def _moves(arch: str, wave: int, fn: str, want: bytes) -> tuple[tuple[tuple[Step, ...], str, bool], ...]:
+def _moves(target: Target, fn: str, want: bytes) -> tuple[tuple[tuple[Step, ...], str, bool], ...]:
     """Cheapest ways to deliver a stage's lanes: (steps from x, result id, needs a select).
 
     `want` is the stage's per-lane source (int16 bytes) with IDENT/FREE entries."""
     src = np.frombuffer(want, np.int16).astype(np.int64)
     ident, free = src == IDENT, src == FREE
     real = ~ident & ~free
-    lanes = np.arange(wave)
+    lanes = np.arange(target.wave)
     out: list[tuple[float, tuple[Step, ...], str, bool]] = []
     # a DPP16 move, from x or else from a cheap first move, whose invalid or masked-off lanes keep
     # `old` = the identity (LLVM folds it into the combine: GCNDPPCombine rule 2)
@@ -74,15 +79,15 @@ def _moves(arch: str, wave: int, fn: str, want: bytes) -> tuple[tuple[tuple[Step
     firsts = [((), "x", lanes)]
     for attempt in ("from x", "from the pool"):
         if attempt == "from the pool":
-            firsts = [(v.steps, v.ref, v.prov) for v in pool(arch, wave)]
+            firsts = [(v.steps, v.ref, v.prov) for v in pool(target)]
         provs = np.array([f[2] for f in firsts])
-        for n, sol in dpp16_solutions(arch, wave, provs, want_src, ~free, keeps):
+        for n, sol in dpp16_solutions(target, provs, want_src, ~free, keeps):
             first, ref, _ = firsts[n]
             step = UpdateDpp("m", ref, sol.pop("old"), **sol)
             if FNS[fn].identity_is_zero and step.row_mask == 15 and step.bank_mask == 15:
                 step = replace(step, bound_ctrl=1, old="undef")    # BC=1 injects the identity (rule 1)
             steps = tuple(first) + (step,)
-            cost = chain_cost(arch, steps + (Combine("c", fn, "x", "m"),))
+            cost = chain_cost(target, steps + (Combine("c", fn, "x", "m"),))
             if best is None or cost < best[0]:
                 best = (cost, steps)
         if best is not None:
@@ -93,12 +98,12 @@ def _moves(arch: str, wave: int, fn: str, want: bytes) -> tuple[tuple[tuple[Step
             return ((best[1], "m", False),)        # a folded DPP operand: no move is cheaper
     # any shuffle the synthesizer finds for the real lanes; identity lanes then need a select
     if real.any():
-        target = LaneMap(np.where(real, src, lanes), real)
-        for cand in sorted(candidates(arch, wave, target, SearchReport()), key=lambda c: c.rank)[:MAX_MOVES]:
+        want = LaneMap(np.where(real, src, lanes), real)
+        for cand in sorted(candidates(target, want, SearchReport()), key=lambda c: c.rank)[:MAX_MOVES]:
             out.append((cand.cost, cand.steps, cand.result, bool(ident.any())))
     if ident.any() and FNS[fn].identity_is_zero:     # an injected 0 is the identity: no select
-        target = LaneMap(np.where(real, src, np.where(ident, ZERO, lanes)), ~free)
-        for cand in sorted(candidates(arch, wave, target, SearchReport()), key=lambda c: c.rank)[:MAX_MOVES]:
+        want = LaneMap(np.where(real, src, np.where(ident, ZERO, lanes)), ~free)
+        for cand in sorted(candidates(target, want, SearchReport()), key=lambda c: c.rank)[:MAX_MOVES]:
             out.append((cand.cost, cand.steps, cand.result, False))
     return tuple((steps, ref, sel) for _, steps, ref, sel in out)
 
@@ -107,7 +112,7 @@ def stage(b: Builder, src: np.ndarray, combine: bool = True) -> None:
     """Append the cheapest stage: each lane combines (or, if not `combine`, takes) the value of
     lane src[i], or the identity (IDENT), or anything (FREE)."""
     best: tuple[float, list[Step], str] | None = None
-    for steps, ref, needs_select in _moves(b.arch, b.wave, b.fn, src.astype(np.int16).tobytes()):
+    for steps, ref, needs_select in _moves(b.target, b.fn, src.astype(np.int16).tobytes()):
         tag = b.fresh("s")
         body, moved = rename_steps(steps, b.value, tag)
         holes = np.flatnonzero(src == IDENT)
@@ -126,7 +131,7 @@ def stage(b: Builder, src: np.ndarray, combine: bool = True) -> None:
         elif needs_select:
             body.append(Select(f"{tag}.k", moved, "identity", keep))
             result = f"{tag}.k"
-        cost = chain_cost(b.arch, b.steps + body)
+        cost = chain_cost(b.target, b.steps + body)
         if best is None or cost < best[0]:
             best = (cost, body, result)
     if best is None:
@@ -170,7 +175,7 @@ def butterfly_stages(b: Builder, width: int, upto: int) -> None:
     while d < min(upto, width):
         best_src = None
         for src in (lanes ^ d, lanes ^ (2 * d - 1)):       # xor, or the mirror inside the 2d block
-            trial = Builder(b.arch, b.wave, b.fn, list(b.steps), b.value, b.n)
+            trial = Builder(b.target, b.fn, list(b.steps), b.value, b.n)
             stage(trial, src)
             if best_src is None or trial.cost() < best_src[0]:
                 best_src = (trial.cost(), trial)
@@ -178,8 +183,9 @@ def butterfly_stages(b: Builder, width: int, upto: int) -> None:
         d *= 2
 
 
-def family_butterfly(coll: Collective, arch: str, wave: int, fn: str) -> Builder:
-    b = Builder(arch, wave, fn)
+def family_butterfly(coll: Collective, target: Target, fn: str) -> Builder:
+    b = Builder(target, fn)
+    wave = target.wave
     if coll.bits:                       # strided: one xor stage per lane bit, lowest first
         lanes = np.arange(wave)
         for bit in range(5):
@@ -190,11 +196,12 @@ def family_butterfly(coll: Collective, arch: str, wave: int, fn: str) -> Builder
     return b
 
 
-def family_readlane(coll: Collective, arch: str, wave: int, fn: str) -> Builder | None:
+def family_readlane(coll: Collective, target: Target, fn: str) -> Builder | None:
     """Row totals by butterfly, then the two rows of each half read as scalars (width 32)."""
     if coll.width != 32 or coll.bits:
         return None
-    b = Builder(arch, wave, fn)
+    b = Builder(target, fn)
+    wave = target.wave
     butterfly_stages(b, 32, 16)
     live = _live(coll, wave)
     if not live[_half_pos(wave) >= 16].any():      # only row 0 of each half is used: one readlane
@@ -215,12 +222,13 @@ def family_readlane(coll: Collective, arch: str, wave: int, fn: str) -> Builder 
     return b
 
 
-def family_carry(coll: Collective, arch: str, wave: int, fn: str) -> Builder | None:
+def family_carry(coll: Collective, target: Target, fn: str) -> Builder | None:
     """Row totals, then row 0's total carried into row 1 of each half (row_bcast:15 on gfx9,
     whatever is cheapest elsewhere); a readlane broadcast when lanes of row 0 are live."""
     if coll.width != 32 or coll.bits:
         return None
-    b = Builder(arch, wave, fn)
+    b = Builder(target, fn)
+    wave = target.wave
     butterfly_stages(b, 32, 16)
     pos = _half_pos(wave)
     base = np.arange(wave) - pos
@@ -230,13 +238,14 @@ def family_carry(coll: Collective, arch: str, wave: int, fn: str) -> Builder | N
     return b
 
 
-def family_scan(coll: Collective, arch: str, wave: int, fn: str, rows: bool) -> Builder | None:
+def family_scan(coll: Collective, target: Target, fn: str, rows: bool) -> Builder | None:
     """Hillis-Steele: up-d stages over the whole width, or (`rows`, width 32) inside each row
     and then lane 15 of row 0 carried into row 1 (row_bcast:15 on gfx9, as ockl and LLVM's
     atomic optimizer do); an exclusive scan ends with an up-1 move."""
     if coll.kind != "scan" or (rows and coll.width != 32):
         return None
-    b = Builder(arch, wave, fn)
+    b = Builder(target, fn)
+    wave = target.wave
     pos = _half_pos(wave)
     lanes = np.arange(wave)
     w = 16 if rows else coll.width
@@ -255,20 +264,20 @@ def _live(coll: Collective, wave: int) -> np.ndarray:
     return coll.multisets(wave)[1]
 
 
-def family_plans(coll: Collective, arch: str, wave: int) -> list[tuple[str, Plan]]:
+def family_plans(coll: Collective, target: Target) -> list[tuple[str, Plan]]:
     """Every family's plan for the collective (unproven)."""
     fn = coll.fn
     text = format_pattern(coll)
     out: list[tuple[str, Plan]] = []
     builders: list[tuple[str, Builder | None]] = []
     if coll.kind == "reduce":
-        builders += [("butterfly", family_butterfly(coll, arch, wave, fn)),
-                     ("readlane", family_readlane(coll, arch, wave, fn)),
-                     ("carry", family_carry(coll, arch, wave, fn))]
+        builders += [("butterfly", family_butterfly(coll, target, fn)),
+                     ("readlane", family_readlane(coll, target, fn)),
+                     ("carry", family_carry(coll, target, fn))]
     else:
         if coll.width < 32:      # at width 32 every up-d stage crosses rows: the row scan dominates
-            builders.append(("hillis-steele", family_scan(coll, arch, wave, fn, rows=False)))
-        builders.append(("row scan + carry", family_scan(coll, arch, wave, fn, rows=True)))
+            builders.append(("hillis-steele", family_scan(coll, target, fn, rows=False)))
+        builders.append(("row scan + carry", family_scan(coll, target, fn, rows=True)))
     for name, b in builders:
         if b is not None:
             out.append((name, b.plan(text)))

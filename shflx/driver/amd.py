@@ -26,10 +26,11 @@ from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
 from ..ir.sites import MODE_NAMES, find_sites, site_map
 from ..ir.text import inline_chains
-from ..isa import amd_target, known_amd_targets
+from ..isa import known_amd_targets
 from ..match.broadcast import helper_differences, helper_ir, uniform_broadcast
 from ..match.cost import bpermute_cost
 from ..pattern import format_pattern
+from ..target import Target, resolve_target
 from ..verify.readback import emitted_differences
 from .cache import lower, synthesize
 from .inputs import check_resolved, read_ir
@@ -38,7 +39,7 @@ from .report import ChainReport, CompileResult, SiteReport, classify_site, descr
 EMITS = ("hsaco", "obj", "asm", "llvm")
 
 
-def lower_chains(ir: str, arch: str, wave: int, fp_reassoc: bool = False) -> tuple[str, list[ChainReport]]:
+def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str, list[ChainReport]]:
     """Every reduction/scan chain re-synthesized as a whole where that is allowed and cheaper; the
     others are left to per-site lowering, with the reason in the report (DESIGN decision 5)."""
     from ..chains import classify, reassociation_allowed
@@ -53,11 +54,10 @@ def lower_chains(ir: str, arch: str, wave: int, fp_reassoc: bool = False) -> tup
     functions: list[str] = []
     needed: set[str] = set()
     reports: list[ChainReport] = []
-    target = amd_target(arch)
     for k, chain in enumerate(chains):
         first = chain.sites[0]
         coll = classify(chain.steps, chain.live) if not chain.blockers else chain.blockers[0]
-        per_shuffle = bpermute_cost(arch) + target.cost("valu")
+        per_shuffle = bpermute_cost(target) + target.cost("valu")
         entry = ChainReport(first.location, chain.function, chain.shape, chain.fn, chain.type, None,
                             chain.live_note, len(chain.steps), "step by step", "", "step by step", [],
                             None, None, per_shuffle * len(chain.steps), "per site")
@@ -67,7 +67,7 @@ def lower_chains(ir: str, arch: str, wave: int, fp_reassoc: bool = False) -> tup
             continue
         entry.width = None if coll.bits else coll.width
         allowed = reassociation_allowed(chain.fn, fp_reassoc or chain.reassoc)
-        out = synthesize(coll, arch, wave, chain.steps, reassoc=allowed)
+        out = synthesize(coll, target, None, chain.steps, reassoc=allowed)
         entry.cost, entry.step_by_step_cost, entry.baseline_cost = out.plan.cost, out.step_by_step_cost, out.baseline_cost
         entry.proof = out.plan.proof["status"]
         if not allowed:
@@ -93,7 +93,7 @@ def lower_chains(ir: str, arch: str, wave: int, fp_reassoc: bool = False) -> tup
         needed |= need
         edits.update(chain_edits(lines, chain, f"call i32 @{name}(i32 {chain.start})", name))
         entry.status, entry.family = "re-synthesized", out.family
-        entry.lowering = [step_asm(s, target, wave) for s in out.plan.steps]
+        entry.lowering = [step_asm(s, target) for s in out.plan.steps]
         entry.reason = (f"{format_pattern(coll)}; {len(out.families)} proven plans compared "
                         f"({', '.join(f'{n} {c:g}' for n, c in sorted(out.families.items(), key=lambda kv: kv[1]))})")
         reports.append(entry)
@@ -135,7 +135,7 @@ def is_uniform_broadcast(site: Any) -> bool:
             and site.mask.kind == "const" and site.mask.value & 0xFFFFFFFF == 0xFFFFFFFF)
 
 
-def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple[str, list[SiteReport]]:
+def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, list[SiteReport]]:
     """Every marker in `ir` replaced by its proven lowering; a report entry per site."""
     sites = find_sites(ir)
     edits: dict[int, str] = {}
@@ -144,8 +144,8 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
     reports: list[SiteReport] = []
     lines = ir.splitlines()
     helpers: set[str] = set()
-    base_cost = bpermute_cost(arch)
-    target = amd_target(arch)
+    base_cost = bpermute_cost(target)
+    wave = target.wave
 
     def define(name: str, made: tuple[str, set[str]] | None = None, maker=None) -> None:
         """Append a lowering function (and its declarations) once per module."""
@@ -168,7 +168,7 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
             src = mapped[1]
             mask = site.mask.value & 0xFFFFFFFF if site.mask.kind == "const" else 0xFFFFFFFF
             text = "map " + ",".join(str(int(v)) for v in src) + (f" mask {mask:#x}" if mask != 0xFFFFFFFF else "")
-            plan = lower(text, arch, wave, runtime_mask=site.mask.kind != "const")
+            plan = lower(text, target, runtime_mask=site.mask.kind != "const")
             if all(s.op == "ds.bpermute" for s in plan.steps) and plan.steps:
                 plan = None                   # the general lowering computes the index with ALU ops
         if plan is not None:
@@ -181,7 +181,7 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
         broadcast = None
         if plan is None and not baseline and mode == "idx" and is_uniform_broadcast(site):
             name = "shflx.uniform_idx"
-            broadcast = uniform_broadcast(arch, wave)
+            broadcast = uniform_broadcast(target)
             made = helper_ir(broadcast, name, INLINE_ATTRS)
             wrong = helper_differences(broadcast, made[0])
             if wrong:                         # an emitter bug: the exact general lowering (DESIGN 6)
@@ -190,7 +190,7 @@ def lower_module(ir: str, arch: str, wave: int, baseline: bool = False) -> tuple
         if plan is not None:
             define(name, made)
             edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value])
-            lowering = [step_asm(s, target, wave) for s in plan.steps] or ["(no instruction: every lane keeps its value)"]
+            lowering = [step_asm(s, target) for s in plan.steps] or ["(no instruction: every lane keeps its value)"]
             reports.append(SiteReport(site.location, site.function, describe_site(site), cls, lowering, plan.cost,
                                       base_cost, plan.proof["status"],
                                       site.notes + list(plan.proof.get("assumptions", []))))
@@ -226,12 +226,12 @@ def user_frames(frames: list[str]) -> list[str]:
     return mine or frames
 
 
-def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = FrontendOptions(),
+def device_ir(source: Path, target: Target, opts: FrontendOptions = FrontendOptions(),
               nvcc_names: bool = True) -> str:
     """The optimized AMDGPU IR of a .cu/.hip file (or a .ll/.bc as given), inline PTX translated.
     `nvcc_names`: a .cu file's static kernels get nvcc's symbols (ir/symbols.py); off in the build
     launcher, whose host object comes from the user's clang/hipcc and registers clang's names."""
-    target = amd_target(arch)
+    wave = target.wave
     if source.suffix in (".ll", ".bc"):
         ir = read_ir(source)
     else:
@@ -245,20 +245,21 @@ def device_ir(source: Path, arch: str, wave: int, opts: FrontendOptions = Fronte
         raise InputError(e.what, source_location(e.location, source)) from None
 
 
-def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str = "hsaco",
+def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, emit: str = "hsaco",
                  opts: FrontendOptions = FrontendOptions(), baseline: bool = False,
                  fp_reassoc: bool = False, chains: bool = True, features: tuple[str, ...] = (),
                  debug_info: bool = True, code_object_version: int | None = None,
                  nvcc_names: bool = True) -> CompileResult:
-    """`features`: a target ID's (+xnack, -sramecc); `debug_info=False` (-g0) drops the line tables
-    from the output once the report has read them; `code_object_version` overrides the module's."""
-    if arch not in known_amd_targets():
+    """The driver entry point: `arch` (a name or a Target) is resolved here, once, with `wave` and
+    `features` (a target ID's: +xnack, -sramecc), and passed down. `debug_info=False` (-g0) drops the
+    line tables from the output once the report has read them; `code_object_version` overrides the module's."""
+    if isinstance(arch, str) and arch not in known_amd_targets():
         raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
-    target = amd_target(arch)
-    wave = amd_target(arch).resolve_wave(wave)
+    target = resolve_target(arch, wave, features)
+    wave = target.wave
     if emit not in EMITS:
-        raise UsageError(f"--emit {emit} is not for AMD targets; for {arch}: {', '.join(EMITS)}")
-    ir = device_ir(source, arch, wave, opts, nvcc_names)
+        raise UsageError(f"--emit {emit} is not for AMD targets; for {target.name}: {', '.join(EMITS)}")
+    ir = device_ir(source, target, opts, nvcc_names)
     if code_object_version is not None:
         from ..ir.moduleflags import with_code_object_version
         ir = with_code_object_version(ir, code_object_version)
@@ -266,16 +267,17 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     found: list[ChainReport] = []
     if not baseline:                     # only the input's own ds.bpermute calls, before ours exist
         if chains:
-            ir, found = lower_chains(ir, arch, wave, fp_reassoc)
-        ir, more = lower_bpermutes(ir, arch, wave)
-    lowered, reports = lower_module(ir, arch, wave, baseline)
+            ir, found = lower_chains(ir, target, fp_reassoc)
+        ir, more = lower_bpermutes(ir, target)
+    lowered, reports = lower_module(ir, target, baseline)
     reports += more
     check_resolved(lowered, source)
     if not debug_info:
         from ..ir.debuginfo import strip_debug_info
         lowered = strip_debug_info(lowered)
-    codegen = _codegen(lowered, target, opts, features)
-    result = CompileResult(arch, wave, lowered, reports, chains=found, notes=skipped_headers(ir) + nvcc_syntax.notes(ir))
+    codegen = _codegen(lowered, target, opts)
+    result = CompileResult(target.name, wave, lowered, reports, chains=found,
+                           notes=skipped_headers(ir) + nvcc_syntax.notes(ir))
     if emit == "llvm":
         result.output = lowered
         return result
@@ -295,16 +297,17 @@ def compile_file(source: Path, arch: str, *, wave: int | None = None, emit: str 
     return result
 
 
-def _selectable_wave(target: Any) -> bool:
+def _selectable_wave(target: Target) -> bool:
     """Whether clang must be told the wave size (+wavefrontsizeNN): on targets that run both."""
-    return len(target.waves) > 1
+    return len(target.isa.waves) > 1
 
 
-def _codegen(ir: str, target: Any, opts: FrontendOptions, features: tuple[str, ...] = ()) -> Any:
+def _codegen(ir: str, target: Target, opts: FrontendOptions) -> Any:
     """llvmlite's codegen, or clang's backend for modules with inline asm (llvmlite ships no AMDGPU
     asm parser and aborts on them)."""
     from ..codegen.llvm import compile_ir
 
+    features = target.id_features
     if not re.search(r"\bcall [^\n]*\basm\b", ir):
         return lambda text, cpu, *, wave, emit: compile_ir(text, cpu, wave=wave, emit=emit, features=features)
     from ..frontend.clang import codegen_with_clang
@@ -313,19 +316,20 @@ def _codegen(ir: str, target: Any, opts: FrontendOptions, features: tuple[str, .
                                                                opts.llvm_bin, features)
 
 
-def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport]]:
+def lower_bpermutes(ir: str, target: Target) -> tuple[str, list[SiteReport]]:
     """ds.bpermute calls with lane-only addresses (HIP's __shfl in IR from hipcc, Triton, ...):
     where each 32-lane half reads inside itself with the same map, the synthesizer's proven plan
     replaces the call; any other one is kept (it is already exact) and reported."""
     from ..ir.bpermute import find_bpermute_sites
 
+    wave = target.wave
     sites = find_bpermute_sites(ir, wave)
     if not sites:
         return ir, []
     lines = ir.splitlines()
     edits, functions, needed, reports = {}, [], set(), []
-    half = wave == 64 and amd_target(arch).has("ds_bpermute_half_wave64")
-    base_cost = bpermute_cost(arch)
+    half = wave == 64 and target.has("ds_bpermute_half_wave64")
+    base_cost = bpermute_cost(target)
     for k, site in enumerate(sites):
         keep = SiteReport(site.location, site.function, "llvm.amdgcn.ds.bpermute", "dynamic",
                           ["ds_bpermute_b32 (kept)"], base_cost, base_cost, "unchanged", [])
@@ -342,7 +346,7 @@ def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport
             keep.notes.append("the map crosses 32-lane halves or differs between them")
             reports.append(keep)
             continue
-        plan = lower("map " + ",".join(map(str, warp.tolist())), arch, wave)
+        plan = lower("map " + ",".join(map(str, warp.tolist())), target)
         if plan.steps and all(s.op == "ds.bpermute" for s in plan.steps):   # no steps: each lane's own value
             keep.cls = "constant map"
             keep.notes.append("nothing cheaper proven")
@@ -362,9 +366,8 @@ def lower_bpermutes(ir: str, arch: str, wave: int) -> tuple[str, list[SiteReport
         dbg = re.search(r"(, !dbg ![0-9]+)", line)
         indent = line[: len(line) - len(line.lstrip())]
         edits[site.line_index] = f"{indent}{site.result} = call i32 @{name}(i32 {site.value}){dbg.group(1) if dbg else ''}"
-        target = amd_target(arch)
         reports.append(SiteReport(site.location, site.function, "llvm.amdgcn.ds.bpermute (lane-only address)",
-                                  "constant map", [step_asm(s, target, wave) for s in plan.steps]
+                                  "constant map", [step_asm(s, target) for s in plan.steps]
                                   or ["(no instruction: every lane keeps its value)"], plan.cost,
                                   base_cost, plan.proof["status"], list(plan.proof.get("assumptions", []))))
     for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):

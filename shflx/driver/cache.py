@@ -22,6 +22,7 @@ from ..emulate import Provenance, Trace, result
 from ..isa import target_files_digest
 from ..pattern import Collective, format_pattern, parse_pattern
 from ..plan import Plan, plan_from_json, plan_to_json
+from ..target import Target, resolve_target
 
 
 def cache_dir() -> Path:
@@ -36,15 +37,15 @@ def enabled() -> bool:
     return os.environ.get("SHFLX_CACHE", "on").lower() not in ("off", "0", "no")
 
 
-def key(pattern: str, arch: str, wave: int) -> str:
-    return key_for(format_pattern(parse_pattern(pattern)), arch, wave)
+def key(pattern: str, target: Target) -> str:
+    return key_for(format_pattern(parse_pattern(pattern)), target)
 
 
-def key_for(text: str, arch: str, wave: int) -> str:
+def key_for(text: str, target: Target) -> str:
     """A key for any other solved item (a chain): its canonical text instead of a pattern."""
     from ..match import SEARCH_VERSION
 
-    text = f"{text}|{arch}|{wave}|{target_files_digest()}|{MODEL_VERSION}|{SEARCH_VERSION}"
+    text = f"{text}|{target.name}|{target.wave}|{target_files_digest()}|{MODEL_VERSION}|{SEARCH_VERSION}"
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -138,61 +139,59 @@ def _replays_correctly(plan: Plan) -> bool:
     return bool((got[care] == want.src[care]).all())
 
 
-def cached_lower(pattern: str, arch: str, wave: int, solve: Callable[[str, str, int], Plan]) -> Plan:
+def cached_lower(pattern: str, target: Target, solve: Callable[[str, Target], Plan]) -> Plan:
     if not enabled():
-        return solve(pattern, arch, wave)
-    k = key(pattern, arch, wave)
+        return solve(pattern, target)
+    k = key(pattern, target)
     hit = get(k)
     if hit is not None and hit.proof and hit.proof.get("status") == "proved" and _replays_correctly(hit):
         return hit
-    plan = solve(pattern, arch, wave)
+    plan = solve(pattern, target)
     put(k, plan)
     return plan
 
 
-def lower(pattern: str, arch: str, wave: int | None = None, *, cache: bool = True,
+def lower(pattern: str, arch: str | Target, wave: int | None = None, *, cache: bool = True,
           runtime_mask: bool = False) -> Plan:
     """shflx.match.lower through the store (a hit is replayed before it is trusted); plans for a
-    runtime member mask are not stored."""
+    runtime member mask are not stored. `arch`: a name (resolved here) or a Target."""
     from .. import match
-    from ..isa import amd_target
 
-    wave = amd_target(arch).resolve_wave(wave)
+    target = resolve_target(arch, wave)
     if not cache or runtime_mask:
-        return match.lower(pattern, arch, wave, runtime_mask)
+        return match.lower(pattern, target, runtime_mask=runtime_mask)
     if not enabled():
-        return cached_lower(pattern, arch, wave, match.lower)
-    return _lower_once(pattern, arch, wave)
+        return cached_lower(pattern, target, match.lower)
+    return _lower_once(pattern, target)
 
 
 @lru_cache(maxsize=8192)
-def _lower_once(pattern: str, arch: str, wave: int) -> Plan:
+def _lower_once(pattern: str, target: Target) -> Plan:
     """One store lookup (and replay) per distinct pattern per process: a module with 1,000 sites
     of 231 patterns costs 231 lookups."""
     from .. import match
 
-    return cached_lower(pattern, arch, wave, match.lower)
+    return cached_lower(pattern, target, match.lower)
 
 
-def synthesize(coll: Collective, arch: str, wave: int | None = None, chain: tuple | None = None,
+def synthesize(coll: Collective, arch: str | Target, wave: int | None = None, chain: tuple | None = None,
                reassoc: bool = True):
     """shflx.chains.synthesize through the store; a hit is proven again before it is used."""
     from .. import chains
     from ..chains.literal import canonical_chain
-    from ..isa import amd_target
     from ..verify.api import prove
 
-    wave = amd_target(arch).resolve_wave(wave)
+    target = resolve_target(arch, wave)
     chain = chain if chain is not None else canonical_chain(coll)
     if not enabled():
-        return chains.synthesize(coll, arch, wave, chain, reassoc)
-    k = key_for(f"chain|{format_pattern(coll)}|{chain!r}|{reassoc}", arch, wave)
+        return chains.synthesize(coll, target, None, chain, reassoc)
+    k = key_for(f"chain|{format_pattern(coll)}|{chain!r}|{reassoc}", target)
     hit = get(k)
     if hit is not None and prove(hit).proved:
         info = dict(hit.extra).get("chain", {})
         return chains.ChainPlan(coll, hit, info.get("family", "?"), info.get("step_by_step_cost", hit.cost),
                                 info.get("baseline_cost", hit.cost), info.get("families", {}),
                                 tuple(info.get("refuted_families", ())), 0.0, cached=True)
-    out = chains.synthesize(coll, arch, wave, chain, reassoc)
+    out = chains.synthesize(coll, target, None, chain, reassoc)
     put(k, replace(out.plan, extra=(("chain", out.to_json()),)))
     return out

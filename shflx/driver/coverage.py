@@ -21,14 +21,14 @@ def _uniform_patterns() -> list[str]:
     return ["map " + ",".join(str(int(v)) for v in np.frombuffer(k, np.int8)) for k in sorted(uniform_table())]
 
 
-def _lower_chunk(args: tuple[str, int, list[str]]) -> list[dict[str, Any]]:
+def _lower_chunk(args: tuple[Any, list[str]]) -> list[dict[str, Any]]:
     from ..match import lower
 
-    arch, wave, patterns = args
+    target, patterns = args              # a Target (it pickles as its name, wave and features)
     out = []
     for text in patterns:
         t0 = time.perf_counter()
-        plan = lower(text, arch, wave)
+        plan = lower(text, target)
         extra = dict(plan.extra)
         out.append({"pattern": text, "cost": plan.cost, "steps": [s.op for s in plan.steps],
                     "lds": extra["uses_lds"], "bpermute": any(s.op == "ds.bpermute" for s in plan.steps),
@@ -56,17 +56,17 @@ def coverage_report(archs: list[str], limit: int | None = None, workers: int | N
                     progress: Any = None) -> dict[str, Any]:
     """`progress`: an object with plan(group, units) and advance(group) (driver.progress.Progress)."""
     from ..catalog import catalog
-    from ..isa import amd_target
+    from ..target import resolve_target
 
+    targets = {arch: resolve_target(arch) for arch in archs}     # the edge: each name resolved once
     uniform = _uniform_patterns()[:limit] if limit else _uniform_patterns()
     cat = [e.text for e in catalog()]
     jobs = []
     for arch in archs:
-        wave = amd_target(arch).default_wave
         for part, texts in (("uniform", uniform), ("catalog", cat)):
             step = max(1, len(texts) // 8)
             for k in range(0, len(texts), step):
-                jobs.append(((arch, part), (arch, wave, texts[k:k + step])))
+                jobs.append(((arch, part), (targets[arch], texts[k:k + step])))
     t0 = time.perf_counter()
     results: dict[tuple[str, str], list[dict[str, Any]]] = {}
     if progress is not None:
@@ -81,7 +81,7 @@ def coverage_report(archs: list[str], limit: int | None = None, workers: int | N
     names = {e.text: e.name for e in catalog()}
     for arch in archs:
         report["targets"][arch] = {
-            "wave": amd_target(arch).default_wave,
+            "wave": targets[arch].wave,
             "uniform": _summary(results[(arch, "uniform")]),
             "catalog": _summary(results[(arch, "catalog")]),
             "catalog_plans": {names[r["pattern"]]: {"cost": r["cost"], "steps": r["steps"]}

@@ -264,16 +264,16 @@ def device_f(word: str) -> list[str]:
 def check_target_id(target_id: str) -> None:
     """A target ID's features must be ones its processor takes (isa: target_id_features), as
     clang checks them; an unknown processor is left to the compile's own message."""
-    from ..isa import amd_target, known_amd_targets
+    from ..isa import known_amd_targets
+    from ..target import resolve_target
 
-    base, feats = base_arch(target_id), [f[1:] for f in target_features(target_id)]
-    if not feats or base not in known_amd_targets():
+    base, features = base_arch(target_id), target_features(target_id)
+    if not features or base not in known_amd_targets():
         return
-    allowed = amd_target(base).target_id_features
-    for feat in feats:
-        if feat not in allowed:
-            raise UsageError(f"--offload-arch {target_id}: {base} has no '{feat}' target feature "
-                             f"(it takes: {', '.join(allowed) or 'none'})")
+    try:
+        resolve_target(base, None, features)
+    except UsageError as e:
+        raise UsageError(f"--offload-arch {target_id}: {e.reason}") from None
 
 
 def opt_wanted(words: list[str]) -> int:

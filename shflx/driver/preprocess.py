@@ -15,7 +15,7 @@ def preprocess(f, sources: list[Path], opts) -> int:
     first target, on stdout or -o."""
     from ..frontend.clang import cc1_args, nvptx_cc1_args
     from ..frontend.toolchain import find_clang, host_cxx_args
-    from ..isa import amd_target
+    from ..target import resolve_target
     from .flags import base_arch
 
     if len(sources) != 1:
@@ -29,9 +29,8 @@ def preprocess(f, sources: list[Path], opts) -> int:
         if arch.startswith("sm_"):
             args = nvptx_cc1_args(src, arch, "+ptx80", out, opts)
         else:
-            t = amd_target(base_arch(arch))
-            wave = t.resolve_wave(64 if f.wave64 else None)
-            args = cc1_args(src, t.llvm_cpu, wave, out, opts, len(t.waves) > 1, host_cxx_args(tool))
+            t = resolve_target(base_arch(arch), 64 if f.wave64 else None)
+            args = cc1_args(src, t.llvm_cpu, t.wave, out, opts, len(t.isa.waves) > 1, host_cxx_args(tool))
         args = [("-E" if a == "-emit-llvm" else a) for a in args]
         try:
             proc = subprocess.run([*tool.command, *args], capture_output=True, text=True, timeout=600)

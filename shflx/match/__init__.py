@@ -9,10 +9,10 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import InputError
-from ..isa import amd_target
 from ..pattern import Collective, Shuffle, format_pattern, parse_pattern
 from ..amd.swizzle import rotate_wrap_relied_on
 from ..plan import DsSwizzle, Plan
+from ..target import Target, resolve_target
 from .cost import bpermute_cost, fusable, fused_cost, uses_lds
 from .search import Candidate, SearchReport, candidates
 
@@ -20,9 +20,9 @@ SEARCH_VERSION = 7   # bump whenever the plan JSON or the search changes (it key
 
 
 
-def lower(pattern: str | Shuffle, arch: str, wave: int | None = None, runtime_mask: bool = False) -> Plan:
-    """The cheapest proven plan for `pattern` on `arch`: search, rank, prove; the first proven
-    candidate wins (the exact fallback always exists).
+def lower(pattern: str | Shuffle, arch: str | Target, wave: int | None = None, runtime_mask: bool = False) -> Plan:
+    """The cheapest proven plan for `pattern` on `arch` (a name, resolved here, or a Target): search,
+    rank, prove; the first proven candidate wins (the exact fallback always exists).
 
     `runtime_mask`: the member mask is not a compile-time constant: one-step plans only."""
     p = parse_pattern(pattern) if isinstance(pattern, str) else pattern
@@ -31,18 +31,18 @@ def lower(pattern: str | Shuffle, arch: str, wave: int | None = None, runtime_ma
                          "(chains are synthesized by the compile pipeline)")
     from ..verify.api import prove
 
-    wave = amd_target(arch).resolve_wave(wave)
+    target = resolve_target(arch, wave)
     text = format_pattern(p)
-    want = p.lane_map(wave)
+    want = p.lane_map(target.wave)
     t0 = time.perf_counter()
     report = SearchReport()
-    found = sorted(candidates(arch, wave, want, report, runtime_mask), key=lambda c: (c.cost, _open_readings(c), c.rank))
+    found = sorted(candidates(target, want, report, runtime_mask), key=lambda c: (c.cost, _open_readings(c), c.rank))
     for cand in found:
-        plan = Plan(arch, wave, text, cand.steps, cand.result, cand.cost)
+        plan = Plan.made_for(target, text, cand.steps, cand.result, cand.cost)
         proof = prove(plan)
         if proof.status == "proved":
             return _finish(plan, proof, cand, report, time.perf_counter() - t0, runtime_mask)
-    raise RuntimeError(f"internal error: no candidate for '{text}' on {arch} was proved")
+    raise RuntimeError(f"internal error: no candidate for '{text}' on {target.name} was proved")
 
 
 def _open_readings(cand: Candidate) -> int:
@@ -53,7 +53,7 @@ def _open_readings(cand: Candidate) -> int:
 
 def _finish(plan: Plan, proof: Any, cand: Candidate, report: SearchReport, seconds: float,
             runtime_mask: bool) -> Plan:
-    baseline = bpermute_cost(plan.arch)
+    baseline = bpermute_cost(plan.on)
     extra = {
         "fusable": fusable(plan),
         "fused_cost": fused_cost(plan),
@@ -73,7 +73,7 @@ def _optimality(plan: Plan, cand: Candidate, runtime_mask: bool) -> dict[str, An
     One-step plans are searched exhaustively (every DPP16 control, mask, BC and `old`; DPP8 and
     permlane16/x16 selectors by construction; every swizzle offset); two-step plans through the
     pool of cheap first moves; selects of two values or a value and a fix-up move."""
-    target = amd_target(plan.arch)
+    target = plan.on
     cheapest = min(target.cost("dpp_mov"), target.cost("valu"))
     if runtime_mask:
         return {"optimal_within_steps": 1, "complete": True,

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from ..amd.llvm_ir import function_ir, local_name
 from ..plan import Plan, Readlane, Select
+from ..target import Target
 from ..verify.api import prove
 from ..verify.readback import emitted_differences
 from .cost import steps_cost
@@ -41,29 +42,29 @@ class BroadcastFamily:
         return self.template.cost
 
 
-def instance(arch: str, wave: int, k: int) -> Plan:
+def instance(target: Target, k: int) -> Plan:
     """The plan for b & 31 == k: each CUDA warp reads lane k of itself."""
-    if wave == 32:
+    if target.wave == 32:
         steps: tuple = (Readlane(id="lo", src="x", lane=k),)
         result = "lo"
     else:
         steps = (Readlane(id="lo", src="x", lane=k), Readlane(id="hi", src="x", lane=k | 32),
                  Select(id="r", a="hi", b="lo", lanes=UPPER_HALF))
         result = "r"
-    return Plan(arch, wave, f"idx {k}", steps, result, steps_cost(arch, steps))
+    return Plan.made_for(target, f"idx {k}", steps, result, steps_cost(target, steps))
 
 
 @lru_cache(maxsize=None)
-def uniform_broadcast(arch: str, wave: int) -> BroadcastFamily:
+def uniform_broadcast(target: Target) -> BroadcastFamily:
     """All 32 instances, each proven against `idx k`; a refuted instance is a shflx bug and raises."""
     plans, assumptions = [], []
     for k in range(32):
-        plan = instance(arch, wave, k)
+        plan = instance(target, k)
         proof = prove(plan)
         if not proof.proved:
-            raise RuntimeError(f"internal: the uniform broadcast for b & 31 = {k} on {arch} wave{wave} is "
+            raise RuntimeError(f"internal: the uniform broadcast for b & 31 = {k} on {target.name} wave{target.wave} is "
                              f"{proof.status}: {proof.reason}")
-        plans.append(Plan(plan.arch, plan.wave, plan.target, plan.steps, plan.result, plan.cost, proof.to_json()))
+        plans.append(Plan.made_for(target, plan.target, plan.steps, plan.result, plan.cost, proof.to_json()))
         assumptions += [a for a in proof.assumptions if a not in assumptions]
     return BroadcastFamily(tuple(plans), tuple(assumptions))
 

@@ -10,20 +10,19 @@ from typing import Any
 
 from ..amd.llvm_ir import emission_order, tied_olds
 from ..amd.primitives import LANE_TABLE_OPS, LDS_OPS, PRIMITIVES, VALU_PRODUCERS
-from ..isa import amd_target
 from ..plan import (Combine, MovDpp8, Permlane16Swap, Plan, Readfirstlane,
                     Readlane, Step, UpdateDpp, Writelane)
+from ..target import Target
 
 COST_KIND = {**{op: p.cost_kind for op, p in PRIMITIVES.items()}, "combine": "valu"}
 VALUE_CONSTANTS = ("undef", "zero", "identity")
 
 
-def steps_cost(arch: str, steps: tuple[Step, ...] | list[Step]) -> float:
+def steps_cost(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
     """Issue costs, EXEC writes and the DPP read-after-VALU-write wait states (spec §13.1) of the
     steps in emission order: a DPP waits only for the wait states not already filled by the
     instructions issued since its source was written (LLVM's GCNHazardRecognizer counts them the
     same way, for the source and the tied `old`: two DPP moves reading one select result wait once)."""
-    target = amd_target(arch)
     produced_by = {s.id: s.op for s in steps}
     total = 0.0
     swaps_seen: dict[tuple[Any, ...], int] = {}
@@ -69,7 +68,7 @@ def _dpp_vgpr_reads(s: Step) -> tuple[str, ...]:
     return (s.src,) if isinstance(s, MovDpp8) else ()
 
 
-def emitted_extras(target: Any, steps: tuple[Step, ...] | list[Step]) -> float:
+def emitted_extras(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
     """What the emitted code adds around the steps (issue 14: price what is emitted), each checked
     against llvmlite's LLVM 22.1 asm by tests/test_asm_cost.py:
     - each distinct per-lane table (a permlane var selector, a ds_bpermute/ds_permute address)
@@ -132,7 +131,7 @@ _TABLE_OPERANDS = {op: tuple((f, k) for f, k in p.operands if k in ("lanes", "ad
                    for op, p in PRIMITIVES.items() if op in LANE_TABLE_OPS}
 
 
-def lane_table_cost(target: Any) -> float:
+def lane_table_cost(target: Target) -> float:
     return LANE_TABLE_VALU * target.cost("valu") + LANE_TABLE_SALU * target.cost("exec_write")
 
 
@@ -145,7 +144,7 @@ def _instruction(s: Step) -> Any:
 
 
 
-def _wait_cycles(target: Any, hazard: str) -> float:
+def _wait_cycles(target: Target, hazard: str) -> float:
     """Cycles of the s_nop wait states `hazard` asks for: none where the target needs none (GFX10+
     has no dpp_hazard_nop cost at all)."""
     n = target.hazards.get(hazard, 0)
@@ -161,7 +160,7 @@ def fusable(plan: Plan) -> bool:
 def fused_cost(plan: Plan) -> float:
     if not fusable(plan):
         return plan.cost
-    target = amd_target(plan.arch)
+    target = plan.on
     last = plan.step(plan.result)
     return plan.cost - target.cost(COST_KIND[last.op]) + target.cost("dpp_fused")
 
@@ -184,11 +183,10 @@ def folds_into_combine(step: Step, fn: str | None) -> bool:
     return step.bound_ctrl == 0 and step.old == "identity" and fn is not None
 
 
-def chain_cost(arch: str, steps: tuple[Step, ...] | list[Step]) -> float:
+def chain_cost(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
     """Cost of a plan with combine steps: a DPP move whose only consumer is a combine and that
     LLVM can fold into it costs `dpp_fused` instead of `dpp_mov` (the combine is charged apart)."""
-    target = amd_target(arch)
-    total = steps_cost(arch, steps)
+    total = steps_cost(target, steps)
     users: dict[str, list[Step]] = {}
     for s in steps:
         for r in s.inputs():
@@ -204,11 +202,10 @@ def uses_lds(plan: Plan) -> bool:
     return any(s.op in LDS_OPS for s in plan.steps)
 
 
-def bpermute_cost(arch: str) -> float:
+def bpermute_cost(target: Target) -> float:
     """The exact ds_bpermute lowering, the baseline of every report: the instruction (with its
     s_waitcnt and one address VALU) and the per-lane address table as shflx emits it. HIP's
     lane-arithmetic index (v_mbcnt_lo/hi, the index ops, the shift) takes as many VALU issues."""
-    target = amd_target(arch)
     return target.cost("ds_bpermute") + lane_table_cost(target)
 
 

@@ -22,10 +22,10 @@ import numpy as np
 
 from ..amd.primitives import LDS_OPS
 from ..emulate import Provenance, Trace, result
-from ..isa import amd_target
 from ..lanes import LaneMap, ZERO, lanes_to_mask
 from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, Permlanex16,
                     Permlanex16Var, Plan, Readlane, Select, Step, UpdateDpp)
+from ..target import Target
 from .cost import folds_into_combine, steps_cost
 from .solvers import (batch_group_selectors, dpp16_after_many, dpp16_solutions, dpp_table, lane_bits, solve_any,
                       solve_readlane, solve_swizzle)
@@ -36,7 +36,7 @@ FIXUP_TWO_STEP_TRIES = 2   # of those, the bases whose remaining lanes may take 
 MAX_REPEAT = 4         # a cheap full-wave move applied up to this many times (gfx9 wave_shr:1 x d)
 
 
-def cheapest(target) -> float:
+def cheapest(target: Target) -> float:
     return min(target.cost("dpp_mov"), target.cost("valu"))
 
 
@@ -68,12 +68,12 @@ class SearchReport:
     pool: int = 0
 
 
-def _plan(arch: str, wave: int, steps: tuple[Step, ...], ref: str) -> Plan:
-    return Plan(arch, wave, "", steps, ref, steps_cost(arch, steps))
+def _plan(target: Target, steps: tuple[Step, ...], ref: str) -> Plan:
+    return Plan.made_for(target, "", steps, ref, steps_cost(target, steps))
 
 
-def provenance(arch: str, wave: int, steps: tuple[Step, ...], ref: str) -> np.ndarray:
-    return result(_plan(arch, wave, steps, ref), Provenance(wave), Trace())
+def provenance(target: Target, steps: tuple[Step, ...], ref: str) -> np.ndarray:
+    return result(_plan(target, steps, ref), Provenance(target.wave), Trace())
 
 
 def _acc(prov: np.ndarray, want: LaneMap) -> np.ndarray:
@@ -86,20 +86,20 @@ def _keep(prov: np.ndarray, want: LaneMap) -> np.ndarray:
 
 
 @lru_cache(maxsize=32)
-def pool(arch: str, wave: int) -> tuple[PoolValue, ...]:
+def pool(target: Target) -> tuple[PoolValue, ...]:
     """Cheap first moves from x, one per distinct resulting lane map (memoized per target)."""
-    target = amd_target(arch)
+    wave = target.wave
     seen: dict[bytes, PoolValue] = {}
 
     def keep(steps: tuple[Step, ...], prov: np.ndarray) -> None:
-        cost = steps_cost(arch, steps)
+        cost = steps_cost(target, steps)
         key = prov.astype(np.int8).tobytes()
         if key not in seen or seen[key].cost > cost:
             seen[key] = PoolValue(steps, "p", prov, cost)
 
     # full-mask DPP16 moves straight from the control table (spec §3.3 with all lanes active):
     # BC=1 writes 0 where the source is out of range, BC=0 with old = x keeps the lane's own value
-    t = dpp_table(arch, wave)
+    t = dpp_table(target)
     lanes = np.arange(wave)
     for k, c in enumerate(t.ctrls.tolist()):
         keep((UpdateDpp("p", "x", "undef", c, 15, 15, 1),), np.where(t.valid[k], t.src[k], ZERO))
@@ -114,19 +114,20 @@ def pool(arch: str, wave: int) -> tuple[PoolValue, ...]:
         for take in (0, 1):
             raw.append((Permlane16Swap("p", "x", "x", 0, 0, take),))
     for steps in raw:
-        keep(steps, provenance(arch, wave, steps, "p"))
+        keep(steps, provenance(target, steps, "p"))
     return tuple(sorted(seen.values(), key=lambda v: v.cost))
 
 
 @lru_cache(maxsize=32)
-def repeated(arch: str, wave: int) -> tuple[PoolValue, ...]:
+def repeated(target: Target) -> tuple[PoolValue, ...]:
     """Single full-mask DPP16 moves with BC=1 (lanes out of range read 0) applied 2..MAX_REPEAT
     times: gfx9 wave_shr:1 x d is an up-d shift across the whole wave, which a select with x
     turns into CUDA's up/down at width 32 without ds_bpermute (issue 14). Only moves that shift
     the whole wave or a row are iterated (their powers are new maps; xmask/mirror powers are not)."""
     out: dict[bytes, PoolValue] = {}
+    wave = target.wave
     lanes = np.arange(wave)
-    t = dpp_table(arch, wave)
+    t = dpp_table(target)
     for k, c in enumerate(t.ctrls.tolist()):
         if c not in _SHIFT_CTRLS:
             continue
@@ -139,7 +140,7 @@ def repeated(arch: str, wave: int) -> tuple[PoolValue, ...]:
             steps = steps + (UpdateDpp(f"p{n}", src, "undef", c, 15, 15, 1),)
             if n == 1:
                 continue
-            v = PoolValue(steps, f"p{n}", prov.copy(), steps_cost(arch, steps))
+            v = PoolValue(steps, f"p{n}", prov.copy(), steps_cost(target, steps))
             key = prov.astype(np.int8).tobytes()
             if key not in out or out[key].cost > v.cost:
                 out[key] = v
@@ -151,13 +152,13 @@ def repeated(arch: str, wave: int) -> tuple[PoolValue, ...]:
 _SHIFT_CTRLS = frozenset({0x101, 0x111, 0x130, 0x134, 0x138, 0x13C})
 
 
-def var_permlanes(arch: str, wave: int, want: LaneMap) -> tuple[Step, ...] | None:
+def var_permlanes(target: Target, want: LaneMap) -> tuple[Step, ...] | None:
     """Any map that stays inside 32-lane halves as v_permlane16_var + v_permlanex16_var with one
     shared per-lane selector (the source lane; only its bits [3:0] are read, spec §9) merged by a
     select on the lanes whose source is in their own row (gfx12, issue 14)."""
-    if not amd_target(arch).has("permlane_var"):
+    if not target.has("permlane_var"):
         return None
-    lanes = np.arange(wave)
+    lanes = np.arange(target.wave)
     src = np.where(want.care, want.src, lanes).astype(np.int64)
     if (src < 0).any() or ((src >> 5) != (lanes >> 5)).any():
         return None
@@ -181,26 +182,25 @@ def _rename(steps: tuple[Step, ...], prefix: str) -> tuple[tuple[Step, ...], dic
     return tuple(out), names
 
 
-def final_steps(arch: str, wave: int, src_ref: str, prov: np.ndarray, want: LaneMap,
+def final_steps(target: Target, src_ref: str, prov: np.ndarray, want: LaneMap,
                 olds: dict[str, np.ndarray], with_lds: bool) -> list[tuple[Step, ...]]:
     """Every one-step way to turn the value `src_ref` (provenance `prov`) into `want`."""
-    target = amd_target(arch)
     keeps = {name: _keep(p, want) for name, p in olds.items()}
     keeps["undef"] = ~want.care
     out: list[tuple[Step, ...]] = []
-    for _, sol in dpp16_solutions(arch, wave, prov[None, :], want.src, want.care, keeps):
+    for _, sol in dpp16_solutions(target, prov[None, :], want.src, want.care, keeps):
         old = sol.pop("old")
         out.append((UpdateDpp("f", src_ref, old, **sol),))
     for _, last in selector_finals(target, prov[None, :], want, src_ref):
         out.append((last,))
     if with_lds:
-        sol = solve_swizzle(arch, wave, want)
+        sol = solve_swizzle(target, want)
         if sol:
             out.append((DsSwizzle("f", src_ref, **sol),))
     return out
 
 
-def selector_finals(target, provs: np.ndarray, want: LaneMap, src_ref: str,
+def selector_finals(target: Target, provs: np.ndarray, want: LaneMap, src_ref: str,
                     limit: int | None = None) -> list[tuple[int, Step]]:
     """DPP8 and permlane16/x16 finals after each current value: one selector per group position
     (closed form, STYLE.md), shared by every group."""
@@ -225,23 +225,22 @@ def _broadcast(wave: int, src_ref: str, lanes: list[int]) -> tuple[Step, ...]:
             Select("f", "r1", "r0", hi_half))
 
 
-def two_steps(arch: str, wave: int, values: list[PoolValue], want: LaneMap,
+def two_steps(target: Target, values: list[PoolValue], want: LaneMap,
               keep: int = 8) -> list[tuple[Step, ...]]:
     """A pool value then one final DPP16/DPP8/permlane move (from the `keep` cheapest first moves
     that have one), vectorized over every first move; the final step is named "f"."""
     if not values:
         return []
-    target = amd_target(arch)
     provs = np.array([v.prov for v in values])
-    keep_x = _keep(np.arange(wave), want)
+    keep_x = _keep(np.arange(target.wave), want)
     finals: list[tuple[int, Step]] = []
-    for n, sol in dpp16_after_many(arch, wave, provs, want.src, want.care, keep_x):
+    for n, sol in dpp16_after_many(target, provs, want.src, want.care, keep_x):
         old = sol.pop("old")
         finals.append((n, UpdateDpp("f", "SELF", old, **sol)))
     finals += selector_finals(target, provs, want, "SELF", limit=4)
     final_cost: dict[int, float] = {}
     for n, last in finals:
-        c = values[n].cost + steps_cost(arch, (last,))
+        c = values[n].cost + steps_cost(target, (last,))
         final_cost[n] = min(final_cost.get(n, c), c)
     keep_n = sorted(final_cost, key=final_cost.get)[:keep]            # a few cheapest first moves
     out = []
@@ -265,19 +264,19 @@ def _best_uses_lds(found: list[Candidate]) -> bool:
 class Found:
     """The candidates found so far, and the cost to beat (each stage prunes against it)."""
 
-    def __init__(self, arch: str):
-        self.arch = arch
+    def __init__(self, target: Target):
+        self.target = target
         self.items: list[Candidate] = []
 
     def add(self, steps: tuple[Step, ...], ref: str, stage: str) -> None:
-        self.items.append(Candidate(steps, ref, steps_cost(self.arch, steps), stage))
+        self.items.append(Candidate(steps, ref, steps_cost(self.target, steps), stage))
 
     @property
     def best(self) -> float:
         return min((c.cost for c in self.items), default=float("inf"))
 
 
-def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
+def candidates(target: Target, want: LaneMap, report: SearchReport,
                single_step: bool = False) -> list[Candidate]:
     """Every plan the search finds for `want`, unsorted (the caller checks, sorts and picks).
 
@@ -286,54 +285,55 @@ def candidates(arch: str, wave: int, want: LaneMap, report: SearchReport,
     fixed up on the lanes it gets wrong; a cross-row move, then stages 1-2 for the rest. `single_step`: the member mask is not a compile-time
     constant, so no intermediate lane may be relied on (DESIGN decision 3): only one-step plans,
     the exact fallback included."""
-    found = Found(arch)
-    one_step(found, wave, want, single_step)
+    found = Found(target)
+    one_step(found, want, single_step)
     if not single_step:
-        two_step(found, wave, want, report)
-        merged(found, wave, want)
-        composed(found, wave, want)
+        two_step(found, want, report)
+        merged(found, want)
+        composed(found, want)
     report.candidates = len(found.items)
     return found.items
 
 
-def one_step(found: Found, wave: int, want: LaneMap, single_step: bool) -> None:
+def one_step(found: Found, want: LaneMap, single_step: bool) -> None:
     """Stage 1: nothing, one move, a readlane broadcast, the ds_bpermute fallback, variable permlanes."""
-    arch, ident = found.arch, np.arange(wave)
+    target = found.target
+    wave, ident = target.wave, np.arange(target.wave)
     if _keep(ident, want).all():
         found.add((), "x", "identity")
-    for steps in final_steps(arch, wave, "x", ident, want, {"x": ident}, with_lds=True):
+    for steps in final_steps(target, "x", ident, want, {"x": ident}, with_lds=True):
         found.add(steps, steps[-1].id, "one step")
     picks = solve_readlane(_acc(ident, want), want.care)
     if picks is not None and (wave == 32 or not single_step):
         steps = _broadcast(wave, "x", picks)
         found.add(steps, steps[-1].id, "broadcast")
-    fallback = solve_any(_acc(ident, want), wave == 64 and amd_target(arch).has("ds_bpermute_half_wave64"))
+    fallback = solve_any(_acc(ident, want), wave == 64 and target.has("ds_bpermute_half_wave64"))
     if fallback is not None:
         found.add((DsBpermute("f", "x", tuple(fallback)),), "f", "bpermute")
-    var = var_permlanes(arch, wave, want)
+    var = var_permlanes(target, want)
     if var is not None and (len(var) == 1 or not single_step):
         found.add(var, "f", "var permlanes")
 
 
-def two_step(found: Found, wave: int, want: LaneMap, report: SearchReport) -> None:
+def two_step(found: Found, want: LaneMap, report: SearchReport) -> None:
     """Stage 2: a first move from the pool, then a final move (vectorized over every first move)."""
-    arch = found.arch
-    values = [v for v in pool(arch, wave) if v.cost + cheapest(amd_target(arch)) < found.best]
+    target = found.target
+    values = [v for v in pool(target) if v.cost + cheapest(target) < found.best]
     report.pool = len(values)
     for v in values:                     # a first move that is already right needs no final move
         if _keep(v.prov, want).all():    # (gfx950 permlane16.swap alone; was swap + identity DPP)
             steps, names = _rename(v.steps, "a")
             found.add(steps, names[v.ref], "pool move")
-    for steps in two_steps(arch, wave, values, want):
+    for steps in two_steps(target, values, want):
         found.add(steps, "f", "two steps")
 
 
-def merged(found: Found, wave: int, want: LaneMap) -> None:
+def merged(found: Found, want: LaneMap) -> None:
     """Stage 3: two values merged by a select, or a cheap value fixed up on the lanes it gets wrong."""
-    arch, ident = found.arch, np.arange(wave)
-    target = amd_target(arch)
+    target = found.target
+    wave, ident = target.wave, np.arange(target.wave)
     sel_cost = target.cost("select")
-    options = [PoolValue((), "x", ident, 0.0)] + list(pool(arch, wave)) + list(repeated(arch, wave))
+    options = [PoolValue((), "x", ident, 0.0)] + list(pool(target)) + list(repeated(target))
     good = np.array([_keep(v.prov, want) for v in options])
     costs = np.array([v.cost for v in options])
     gbits = lane_bits(good)
@@ -355,14 +355,14 @@ def merged(found: Found, wave: int, want: LaneMap) -> None:
         if good[k].all() or v.cost + sel_cost + cheapest(target) >= found.best:
             continue
         rest = LaneMap(want.src, want.care & ~good[k])
-        fixes = final_steps(arch, wave, "x", ident, rest, {"x": ident}, with_lds=False)
+        fixes = final_steps(target, "x", ident, rest, {"x": ident}, with_lds=False)
         _add_fix_ups(found, v, good[k], fixes)
         if _best_uses_lds(found.items):     # a ds_swizzle fix-up, where the best plan still uses the LDS
-            sol = solve_swizzle(arch, wave, rest)     # (first: its cost bounds the two-step budget)
+            sol = solve_swizzle(target, rest)     # (first: its cost bounds the two-step budget)
             _add_fix_ups(found, v, good[k], [(DsSwizzle("f", "x", **sol),)] if sol else [])
         if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and _best_uses_lds(found.items):
             budget = found.best - v.cost - sel_cost - cheapest(target)
-            fixes = two_steps(arch, wave, [p for p in pool(arch, wave) if p.cost < budget], rest, keep=2)
+            fixes = two_steps(target, [p for p in pool(target) if p.cost < budget], rest, keep=2)
             _add_fix_ups(found, v, good[k], fixes)
 
 
@@ -381,18 +381,18 @@ DPP_OPS = frozenset({"update.dpp", "mov.dpp8"})
 
 
 @lru_cache(maxsize=32)
-def cross_row_bases(arch: str, wave: int) -> tuple[PoolValue, ...]:
+def cross_row_bases(target: Target) -> tuple[PoolValue, ...]:
     """Values that move data between 16-lane rows without the LDS: the pool's first moves that are
     not DPP (permlanex16, each half of a gfx950 permlane16.swap) and the cheapest LDS-free row
     swap (lane i reads i ^ 16: on gfx950 both swap halves merged by a select), memoized per target.
     Empty on GFX8/9 before gfx950, where no such move exists (DPP crosses a row one lane at a time)."""
-    bases = {v.prov.astype(np.int8).tobytes(): v for v in pool(arch, wave) if v.steps[0].op not in DPP_OPS}
-    lanes = np.arange(wave)
-    swap = Found(arch)
-    row_swap = LaneMap(lanes ^ 16, np.ones(wave, bool))
-    one_step(swap, wave, row_swap, False)
-    two_step(swap, wave, row_swap, SearchReport())
-    merged(swap, wave, row_swap)
+    bases = {v.prov.astype(np.int8).tobytes(): v for v in pool(target) if v.steps[0].op not in DPP_OPS}
+    lanes = np.arange(target.wave)
+    swap = Found(target)
+    row_swap = LaneMap(lanes ^ 16, np.ones(target.wave, bool))
+    one_step(swap, row_swap, False)
+    two_step(swap, row_swap, SearchReport())
+    merged(swap, row_swap)
     free = [c for c in swap.items if c.steps and not any(st.op in LDS_OPS for st in c.steps)]
     if free:
         best = min(free, key=lambda c: c.rank)
@@ -418,22 +418,22 @@ def residual(prov: np.ndarray, want: LaneMap) -> LaneMap | None:
     return LaneMap(np.where(want.care, pick, lanes), want.care)
 
 
-def composed(found: Found, wave: int, want: LaneMap) -> None:
+def composed(found: Found, want: LaneMap) -> None:
     """Stage 4, only while the best plan still uses the LDS: a cross-row base value (cross_row_bases),
     then the cheapest LDS-free plan of stages 1-3 for what is left, read from that value (gfx950:
     the row swap, then the two DPP moves of an in-row xor; issue 14)."""
-    arch = found.arch
+    target = found.target
     if not _best_uses_lds(found.items):
         return
-    for base in cross_row_bases(arch, wave):
-        if base.cost + cheapest(amd_target(arch)) >= found.best:
+    for base in cross_row_bases(target):
+        if base.cost + cheapest(target) >= found.best:
             continue
         rest = residual(base.prov, want)
         if rest is None:
             continue
-        sub = Found(arch)
-        one_step(sub, wave, rest, False)
-        two_step(sub, wave, rest, SearchReport())
+        sub = Found(target)
+        one_step(sub, rest, False)
+        two_step(sub, rest, SearchReport())
         for cand in sub.items:
             if not cand.steps or any(st.op in LDS_OPS for st in cand.steps) or base.cost + cand.cost >= found.best:
                 continue

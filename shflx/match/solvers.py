@@ -16,7 +16,7 @@ import numpy as np
 
 from ..amd.dpp import control_legal, dpp16_source
 from ..amd.swizzle import swizzle_source
-from ..isa import amd_target
+from ..target import Target
 
 
 @dataclass(frozen=True)
@@ -27,13 +27,13 @@ class DppTable:
 
 
 @lru_cache(maxsize=64)
-def dpp_table(arch: str, wave: int) -> DppTable:
+def dpp_table(target: Target) -> DppTable:
     """Every legal DPP16 control of the target, with its lane map (spec §3.2)."""
-    target = amd_target(arch)
+    wave = target.wave
     lanes = np.arange(wave)
     ctrls, srcs, valids = [], [], []
     for c in range(512):
-        if not control_legal(c, target, wave):
+        if not control_legal(c, target.isa, wave):
             continue
         s, v = dpp16_source(c, lanes, wave)
         ctrls.append(c)
@@ -69,14 +69,15 @@ def mask_combo_bits(wave: int) -> tuple[np.ndarray, np.ndarray]:
     return combos, lane_bits(enabled)
 
 
-def dpp16_solutions(arch: str, wave: int, provs: np.ndarray, want_src: np.ndarray, care: np.ndarray,
+def dpp16_solutions(target: Target, provs: np.ndarray, want_src: np.ndarray, care: np.ndarray,
                     keeps: dict[str, np.ndarray], max_masked: int = 64) -> list[tuple[int, dict[str, Any]]]:
     """Every DPP16 step (ctrl, BC, `old`, row/bank masks) that turns current value n (provenance
     provs[n]) into `want` on the care lanes: [(n, step fields)], full masks first.
 
     Lanes are 64-bit masks: one pass over (value, control, lane), then integer ops. `keeps[old]`
     ((n, wave) or (wave,)) marks the lanes that keeping `old` gets right."""
-    t = dpp_table(arch, wave)
+    wave = target.wave
+    t = dpp_table(target)
     hit = provs.astype(np.int8)[:, t.src] == want_src.astype(np.int8)[None, None, :]   # (n, c, wave)
     hit &= t.valid[None]
     read_bits = lane_bits(hit)                                        # (n, c)
@@ -115,9 +116,10 @@ def dpp16_solutions(arch: str, wave: int, provs: np.ndarray, want_src: np.ndarra
 
 
 @lru_cache(maxsize=16)
-def swizzle_table(arch: str, wave: int) -> tuple[np.ndarray, np.ndarray]:
+def swizzle_table(target: Target) -> tuple[np.ndarray, np.ndarray]:
     """(offsets, maps) of the FFT and rotate modes (GFX9+): the two without a closed-form solver."""
-    if not amd_target(arch).has("ds_swizzle_fft_rotate"):
+    wave = target.wave
+    if not target.has("ds_swizzle_fft_rotate"):
         return np.zeros(0, np.int64), np.zeros((0, wave), np.int8)
     offsets = np.concatenate([0xE000 | np.arange(32), 0xC000 | np.arange(1 << 11)])   # ignored bits 0
     maps = swizzle_source(offsets[:, None], np.arange(wave)[None, :]).astype(np.int8)
@@ -128,7 +130,7 @@ def swizzle_table(arch: str, wave: int) -> tuple[np.ndarray, np.ndarray]:
 _BIT_FUNCTIONS = {"zero": (0, 0, 0), "one": (0, 1, 0), "copy": (1, 0, 0), "flip": (1, 0, 1)}
 
 
-def solve_swizzle(arch: str, wave: int, want: Any) -> dict[str, Any] | None:
+def solve_swizzle(target: Target, want: Any) -> dict[str, Any] | None:
     """A ds_swizzle offset for a lane map (stage 1: the current value is the input itself).
 
     Bitmask mode: bit k of the source lane is a function of bit k of the destination lane alone
@@ -160,14 +162,14 @@ def solve_swizzle(arch: str, wave: int, want: Any) -> dict[str, Any] | None:
             sel[q] = picks.pop() if picks else q
         else:
             return dict(offset=0x8000 | sel[0] | sel[1] << 2 | sel[2] << 4 | sel[3] << 6)
-    offsets, maps = swizzle_table(arch, wave)
+    offsets, maps = swizzle_table(target)
     ok = (maps[:, care] == src[None, :]).all(axis=1)
     hits = np.flatnonzero(ok)
     if not hits.size:
         return None
     # a rotate whose care lanes carry out of bit 4 is right only under the group-wrap reading (an
     # open question, spec §5.2): prefer the hit (the other direction) right under both readings
-    sure = hits[~rotate_carries(offsets[hits], wave)[:, care].any(axis=1)]
+    sure = hits[~rotate_carries(offsets[hits], target.wave)[:, care].any(axis=1)]
     return dict(offset=int(offsets[(sure if sure.size else hits)[0]]))
 
 
@@ -242,7 +244,7 @@ def batch_group_selectors(provs: np.ndarray, want_src: np.ndarray, care: np.ndar
     return out
 
 
-def dpp16_after_many(arch: str, wave: int, provs: np.ndarray, want_src: np.ndarray, care: np.ndarray,
+def dpp16_after_many(target: Target, provs: np.ndarray, want_src: np.ndarray, care: np.ndarray,
                      keep_x: np.ndarray, limit: int = 4) -> list[tuple[int, dict[str, Any]]]:
     """DPP16 finals after each of many first moves (stage 2 of the search), cheapest moves first.
 
@@ -251,7 +253,8 @@ def dpp16_after_many(arch: str, wave: int, provs: np.ndarray, want_src: np.ndarr
     `old` leaves there). `provs` is sorted by cost, so only the first working values matter:
     at most `limit` (value, control) pairs are returned, and masked writes (whole rows or banks
     kept, cell by cell) are tried only when no full-mask final works. Bitsets are the last axis."""
-    t = dpp_table(arch, wave)
+    wave = target.wave
+    t = dpp_table(target)
     n = provs.shape[0]
     by_lane = np.ascontiguousarray(provs.T, dtype=np.int8)            # (j, n), C order for packbits
     eq = by_lane[:, None, :] == want_src.astype(np.int8)[None, :, None]   # (j, i, n)

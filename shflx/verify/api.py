@@ -16,7 +16,6 @@ import numpy as np
 from ..combine import FNS
 from ..emulate import Concrete, Multiset, Provenance, Trace, plan_fn, result
 from ..errors import InputError
-from ..isa import amd_target
 from ..lanes import OPEN, UNDEF, ZERO, LaneMap, mask_to_lanes
 from ..pattern import Collective, Shuffle, parse_pattern
 from ..plan import Combine, Plan, load_plan
@@ -71,12 +70,11 @@ def prove(plan: Any, target: str | None = None, *, timeout_ms: int = DEFAULT_TIM
     """Prove `plan` (Plan, dict, JSON text or path) against `target` (default: plan.target).
 
     Raises InputError / IllegalOp for malformed or illegal plans, UsageError for unknown targets."""
-    plan = load_plan(plan)
+    plan = load_plan(plan)               # an unknown arch: UsageError listing the known ones
     text = target if target is not None else plan.target
     if not text:
         raise InputError("the plan names no target pattern (its 'target' is empty)")
     pattern = parse_pattern(text)
-    amd_target(plan.arch)  # unknown arch -> UsageError listing the known ones
     if isinstance(pattern, Collective):
         return _prove_collective(plan, pattern)
     if any(isinstance(s, Combine) for s in plan.steps):

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from ..emulate import Provenance, Trace, result
-from ..isa import amd_target
 from ..lanes import CUDA_WARP, OPEN, UNDEF, ZERO, LaneMap, mask_to_lanes
 from ..pattern import Collective, parse_pattern
 from ..plan import Plan, load_plan
+from ..target import resolve_target
 from .api import DEFAULT_TIMEOUT_MS, prove_lane_map
 
 # The input the reported values come from: lane j holds VALUE_BASE + j, so every input lane and
@@ -233,7 +233,7 @@ def _resolve_wave(a: Any, b: Any, arch: str | None, wave: int | None) -> int:
     if known:
         w = known.pop()
     else:
-        w = amd_target(arch).default_wave if arch is not None else CUDA_WARP
+        w = resolve_target(arch).wave if arch is not None else CUDA_WARP     # the API edge: a name
     if w not in (32, 64):
         raise ValueError(f"a wave has 32 or 64 lanes, not {w}")
     return w
