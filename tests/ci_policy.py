@@ -17,6 +17,8 @@ ALLOWED_IN_CI: dict[str, str] = {
     r"this ptxas does not know sm_\d+": "the CUDA 13 ptxas no longer assembles that NVIDIA target (sm_70, "
                                         "sm_72, sm_75); the test runs for every target it knows",
     r"which shflx does not model": "a real AMD GPU of a target shflx has no model for (hw_tests on hardware)",
+    r"nvidia-cublas-cu12 is not installed": "a 581 MB wheel (856 MB installed) for 0.6 MB of headers, not part of "
+                                            "shflx[cuda]; the check runs where it is installed",
 }
 
 

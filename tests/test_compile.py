@@ -114,7 +114,7 @@ def test_cli_outputs_and_json_report(tmp_path):
 
 @pytest.mark.parametrize("source, args, code, fragment", [
     ("__global__ void k(int *p) { p[0] = 1 }\n", (), 1, "expected ';'"),
-    ('__global__ void k(int *p) { printf("%d", p[0]); }\n', (), 1, "shflx does not support 'printf' in device code on AMD targets"),
+    ('__global__ void k(int **p) { p[0] = (int *)malloc(4); }\n', (), 1, "shflx does not support 'malloc' in device code on AMD targets"),
     ("__global__ void k(int *p) { p[0] = __shfl_sync(0xffffffff, p[1], 0); }\n", ("--offload-arch", "gfx999"), 2,
      "unknown --offload-arch 'gfx999'; known: gfx801"),
     ("__global__ void k(int *p) { p[0] = 0; }\n", ("--llvm-bin", "/nonexistent"), 2, "--llvm-bin=/nonexistent"),

@@ -10,6 +10,8 @@ import pytest
 
 from shflx.driver.amd import compile_file
 from shflx.errors import InputError
+from shflx.frontend.clang import FrontendOptions
+from shflx.frontend.cuda_sdk import amd_header_args
 
 LAYOUT = r"""
 #include <vector_types.h>
@@ -130,3 +132,144 @@ def test_sm90_builds_read_memory_as_written_too(tmp_path, extra, computes):
     ptx = compile_cuda(src, "sm_90", emit="ptx", opts=FrontendOptions(extra=extra)).output
     body = ptx.split(".entry _Z5scalePK6__halfPS_", 1)[1].split(".entry", 1)[0]
     assert bool(re.search(r"mul(\.rn)?\.f32|cvt\.f32\.f16", body)) == computes
+
+
+GRID_SYNC = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void k(int *a, int *b) {
+  cg::grid_group g = cg::this_grid();
+  a[g.thread_rank()] = 1;
+  g.sync();
+  b[g.thread_rank()] = a[(g.thread_rank() + 64) % g.size()] + (int)g.num_blocks() + (int)g.block_rank();
+}
+"""
+
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_grid_sync_is_a_device_scope_barrier_in_the_code_object(tmp_path, arch):
+    """grid_group::sync(): each thread releases (agent scope) before the block barrier and acquires
+    after it; one thread per block arrives on a counter (acq_rel) in a hidden, zero-initialized
+    variable of the code object, the last one resets it (before the release that advances the
+    generation), the others spin on an acquire load of the generation (executed on a GPU by
+    hw_tests/amd/test_cuda_grid_sync_hw.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text(GRID_SYNC)
+    ir = compile_file(src, arch, emit="llvm").output
+    var = re.search(r"^(@\S*__shflx_grid_barrier\S*) = weak (?:hidden|protected) addrspace\(1\) .*zeroinitializer", ir, re.M)
+    assert var, "the barrier words are a hidden weak global of the code object"
+    body = ir[ir.index("define "):]
+    order = [r'fence syncscope\("agent"\) release', r"@llvm\.amdgcn\.s\.barrier",
+             r'load atomic i32, ptr addrspace\(1\) .*syncscope\("agent"\) monotonic',
+             r'atomicrmw add ptr addrspace\(1\) .*i32 1 syncscope\("agent"\) acq_rel',
+             r'store atomic i32 0, ptr addrspace\(1\) .*syncscope\("agent"\) monotonic',
+             r'atomicrmw add ptr addrspace\(1\) .*i32 1 syncscope\("agent"\) release',
+             r'load atomic i32, ptr addrspace\(1\) .*syncscope\("agent"\) acquire',
+             r"@llvm\.amdgcn\.s\.barrier", r'fence syncscope\("agent"\) acquire']
+    pos = 0
+    for pat in order:
+        m = re.compile(pat).search(body, pos)
+        assert m, f"{pat!r} after position {pos}"
+        pos = m.end()
+
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_scoped_atomics_have_the_scope_cuda_names(tmp_path, arch):
+    """atomicXxx: the device (agent); atomicXxx_block: the block (workgroup); atomicXxx_system:
+    the system (LLVM's default scope), all relaxed (CUDA Programming Guide, "Atomic Functions")."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *p, double *d, unsigned *u) {\n"
+                   "  p[1] = atomicAdd(p, 1) + atomicAdd_block(p + 2, 2) + atomicAdd_system(p + 3, 3);\n"
+                   "  d[1] = atomicAdd_system(d, 1.0); u[1] = atomicCAS_system(u, 1u, 2u) + atomicMax_block(u + 2, 5u);\n"
+                   "  atomicExch_system((float *)p + 5, 1.0f);\n}\n")
+    ir = compile_file(src, arch, emit="llvm").output
+    assert re.search(r'atomicrmw add ptr addrspace\(1\) %\S+, i32 1 syncscope\("agent"\) monotonic', ir)
+    assert re.search(r'atomicrmw add ptr addrspace\(1\) %\S+, i32 2 syncscope\("workgroup"\) monotonic', ir)
+    assert re.search(r"atomicrmw add ptr addrspace\(1\) %\S+, i32 3 monotonic", ir)
+    assert re.search(r"atomicrmw fadd ptr addrspace\(1\) %\S+, double 1\.0+e\+00 monotonic", ir)
+    assert re.search(r"cmpxchg ptr addrspace\(1\) %\S+, i32 1, i32 2 monotonic monotonic", ir)
+    assert re.search(r'atomicrmw umax ptr addrspace\(1\) %\S+, i32 5 syncscope\("workgroup"\) monotonic', ir)
+    assert re.search(r"atomicrmw xchg ptr addrspace\(1\) %\S+, (?:float 1\.0+e\+00|i32 1065353216) monotonic", ir)
+
+
+
+CUBLAS_HOST = """#include <cublas_v2.h>
+__global__ void k(float *p) { p[threadIdx.x] = 1.0f; }
+int gemm(cublasHandle_t h, const float *a, float *c, cudaStream_t s) {
+  const float one = 1.0f;
+  if (cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS) return 1;
+  return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, 4, 4, 4, &one, a, 4, a, 4, &one, c, 4) +
+         cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, a, CUDA_R_32F, 4, a, CUDA_R_32F, 4, &one, c,
+                      CUDA_R_32F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+"""
+
+
+
+@pytest.mark.parametrize("wheel", [True, False])
+def test_host_code_calling_cublas_compiles_with_or_without_its_wheel(tmp_path, monkeypatch, wheel):
+    """NVIDIA's cublas_v2.h where nvidia-cublas-cu12 is installed, else shflx's declarations of the
+    common part; a cuBLAS name beyond them is named, with the way to get all of it."""
+    import shflx.frontend.clang as clang
+    if not wheel:
+        monkeypatch.setattr(clang, "amd_header_args", lambda: ())
+    elif "-idirafter" not in clang.amd_header_args():
+        pytest.skip("nvidia-cublas-cu12 is not installed (581 MB, not part of shflx[cuda])")
+    src = tmp_path / "k.cu"
+    src.write_text(CUBLAS_HOST)
+    assert "@_Z1kPf(" in compile_file(src, "gfx942", emit="llvm").output
+    if wheel:
+        return
+    src.write_text(CUBLAS_HOST.replace("return 1;", "return cublasZtrsm(h);"))
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    assert re.search(r"k\.cu:5:\d+: error: shflx does not support 'cublasZtrsm' on AMD targets \(shflx declares only "
+                     r"the common part of cuBLAS's host API .*nvidia-cublas-cu12", str(e.value))
+
+
+
+def test_cucomplex_is_nvidias_header_beneath_the_layer(tmp_path):
+    """cuComplex.h is header-only: NVIDIA's own, from the runtime wheel (shflx[cuda]); without it
+    (simulated by undefining the macro that names it) the #include is a named error."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cuComplex.h>\n__global__ void k(cuFloatComplex *z, float *r) {\n"
+                   "  z[0] = cuCmulf(z[1], cuConjf(z[2])); r[0] = cuCabsf(z[3]) + cuCrealf(cuCdivf(z[4], z[5])); }\n")
+    if not any(a.startswith("-D__SHFLX_REAL_CUCOMPLEX_H=") for a in amd_header_args()):
+        pytest.skip("NVIDIA's CUDA runtime wheel is not installed (pip install 'shflx[cuda]')")
+    assert "@_Z1kP6float2Pf(" in compile_file(src, "gfx942", emit="llvm").output    # cuFloatComplex is float2
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942", opts=FrontendOptions(extra=("-U__SHFLX_REAL_CUCOMPLEX_H",)))
+    assert re.search(r"k\.cu:1:10: error: shflx does not support 'cuComplex\.h' on AMD targets \(", str(e.value))
+
+
+
+@pytest.mark.parametrize("header", ["curand_kernel.h", "cub/cub.cuh", "cuda/pipeline", "cuda_awbarrier.h",
+                                    "sm_61_intrinsics.h"])
+def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, header):
+    src = tmp_path / "k.cu"
+    src.write_text(f"#include <stdint.h>\n#include <{header}>\n__global__ void k() {{}}\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
+    assert re.fullmatch(rf".*k\.cu:2:10: error: shflx does not support '{re.escape(header)}' on AMD targets \(.+\)",
+                        first), first
+    assert "file not found" not in str(e.value)
+
+
+
+def test_wmma_fragments_have_cudas_element_counts_and_unsupported_types_are_named(tmp_path):
+    """nvcuda::wmma (stubs/mma.h; values on the emulator: hw_tests/amd/test_cuda_wmma_hw.py):
+    num_elements as CUDA's fragments have them, and a type it lacks is said by name."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <mma.h>\nusing namespace nvcuda;\n"
+                   "static_assert(wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major>::num_elements == 16, \"\");\n"
+                   "static_assert(wmma::fragment<wmma::accumulator, 16, 16, 16, float>::num_elements == 8, \"\");\n"
+                   "static_assert(wmma::fragment<wmma::accumulator, 8, 8, 4, double>::num_elements == 2, \"\");\n"
+                   "__global__ void k(float *p) { wmma::fragment<wmma::matrix_a, 16, 16, 16, float, wmma::row_major> f;\n"
+                   "  wmma::fill_fragment(f, 1.0f); p[0] = f.x[0]; }\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx1100")
+    assert "shflx: wmma m16n16k16 inputs are __half, __nv_bfloat16, signed char or unsigned char" in str(e.value)
+    assert len(re.findall(r":\d+:\d+: error:", str(e.value))) == 1, "only the float matrix_a is rejected"

@@ -82,8 +82,8 @@ def test_the_same_file_compiles_for_nvidia(tmp_path):
 
 
 @pytest.mark.parametrize("body,name", [
-    ('__global__ void k(int *p) { printf("%d\\n", p[0]); }', "printf"),
     ("__global__ void k(int **p) { p[0] = (int *)malloc(4); }", "malloc"),
+    ("__global__ void k(int **p) { free(p[0]); }", "free"),
 ])
 def test_a_device_call_shflx_cannot_provide_is_named_with_its_line(tmp_path, body, name):
     src = tmp_path / "k.cu"
@@ -123,9 +123,9 @@ def test_corpus_units_compile_as_written(unit):
     compile_file(CORPUS / unit, "gfx942", emit="llvm")
 
 
-def test_cooperative_groups_rank_by_linear_thread_id_and_grid_sync_is_named(tmp_path):
-    """Tiles number threads by the linear thread id (2-D blocks too); a grid-wide sync is an
-    error naming shflx, free cg::sync and thread_group compile."""
+def test_cooperative_groups_rank_by_linear_thread_id_and_grid_sync_compiles(tmp_path):
+    """Tiles number threads by the linear thread id (2-D blocks too); free cg::sync, thread_group
+    and a grid-wide sync (tests/test_cuda_layer.py checks its barrier) compile."""
     src = tmp_path / "k.cu"
     src.write_text('#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n'
                    '__global__ void k(int *p) { cg::thread_block b = cg::this_thread_block();\n'
@@ -135,19 +135,18 @@ def test_cooperative_groups_rank_by_linear_thread_id_and_grid_sync_is_named(tmp_
     assert "workitem.id.y" in ir                       # the rank reads threadIdx.y (linear id)
     src.write_text('#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n'
                    '__global__ void k(int *p) { cg::grid_group g = cg::this_grid(); p[g.thread_rank()] = 0; g.sync(); }\n')
-    with pytest.raises(InputError, match="grid_group::sync"):
-        compile_file(src, "gfx942")
+    assert "__shflx_grid_barrier" in compile_file(src, "gfx942", emit="llvm").output
 
 
 def test_an_api_the_cuda_layer_lacks_is_one_line_naming_shflx(tmp_path):
-    """clang words it "'sync' is unavailable: <our message>"; the user sees our message alone."""
+    """clang words it "'__nanosleep' is unavailable: <our message>"; the user sees our message alone."""
     src = tmp_path / "g.cu"
-    src.write_text("#include <cooperative_groups.h>\n__global__ void k(int* p) { cooperative_groups::this_grid().sync(); }\n")
+    src.write_text("#include <cstdio>\n__global__ void k(int* p) { __nanosleep(100); }\n")
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx942")
     line = next(ln for ln in str(e.value).splitlines() if ln.startswith(f"{src}:2:"))
     assert line.startswith(f"{src}:2:") and "is unavailable" not in line
-    assert line.split(": error: ", 1)[1].startswith("shflx does not support 'cooperative_groups::grid_group::sync")
+    assert line.split(": error: ", 1)[1] == "shflx does not support '__nanosleep' on AMD targets"
 
 
 def test_a_clang_on_path_without_its_builtin_headers_is_passed_over(tmp_path, monkeypatch):
@@ -171,3 +170,26 @@ def test_a_clang_on_path_without_its_builtin_headers_is_passed_over(tmp_path, mo
         assert compile_file(src, "gfx942").output[:4] == b"\x7fELF"
     finally:
         toolchain.find_clang.cache_clear()
+
+
+@pytest.mark.parametrize("cov,slot", [(None, 9), ("4", 3), ("5", 9)])
+def test_device_printf_is_rocms_buffered_printf(tmp_path, cov, slot):
+    """Device printf compiles as ROCm's buffered printf: the format strings in the code object's
+    amdhsa.printf metadata (which the HIP runtime reads to print the buffer after the kernel), the
+    kernel given the hidden printf-buffer argument, which __printf_alloc reads at the implicit
+    argument slot of the code object version (hw_tests/amd/test_cuda_printf_hw.py runs it)."""
+    from shflx.codegen.inspect import inspect_code_object
+    from shflx.frontend.clang import FrontendOptions
+    src = tmp_path / "k.cu"
+    src.write_text('#include <cstdio>\nextern "C" __global__ void k(int *p) { printf("p[0] = %d, %s\\n", p[0], "x"); }\n')
+    extra = (f"-mcode-object-version={cov}",) if cov else ()
+    res = compile_file(src, "gfx942", opts=FrontendOptions(extra=extra))
+    meta = inspect_code_object(res.output).metadata
+    [fmt] = meta["amdhsa.printf"]
+    assert fmt.endswith(",p[0] = %d, %s\n")
+    [kernel] = meta["amdhsa.kernels"]
+    offsets = {a[".value_kind"]: a[".offset"] for a in kernel[".args"]}
+    explicit = 8                                           # one pointer argument
+    assert offsets["hidden_printf_buffer"] == explicit + 8 * slot
+    ir = compile_file(src, "gfx942", emit="llvm", opts=FrontendOptions(extra=extra)).output
+    assert "@__printf_alloc(i32" in ir and "__ockl_printf" not in ir

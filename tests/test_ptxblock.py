@@ -3,6 +3,8 @@
 PTX ISA) and, for the forms that were miscompiled, against numpy written out by hand."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -235,3 +237,38 @@ def test_memory_instructions_become_loads_and_stores_in_program_order():
     store = next(k for k, ln in enumerate(tr.lines) if "@llvm.masked.store.v1i32.p1(" in ln)
     assert load < store and "getelementptr i8, ptr addrspace(1)" in text and ", i64 8" in text
     assert tr.declarations["llvm.masked.store.v1i32.p1"].startswith("declare void @llvm.masked.store.v1i32.p1(")
+
+
+def test_acquire_release_become_atomic_accesses_at_the_ptx_scope():
+    """ld.acquire / st.release with .cta/.gpu/.sys: LLVM atomic load acquire / store release at
+    the AMDGPU sync scope that contains the PTX scope (workgroup, agent, system)."""
+    tr = translate("ld.acquire.sys.global.u8 $0, [$1]; st.release.gpu.global.u32 [$1+4], $2; "
+                   "st.release.cta.shared.u32 [$3], $2;", ["i32"], [("i64", "%a"), ("i32", "%v"), ("i32", "%s")],
+                   {}, "t", 32, "%r")
+    text = "\n".join(tr.lines)
+    assert re.search(r"load atomic i8, ptr addrspace\(1\) %\S+ acquire, align 1", text)
+    assert re.search(r'store atomic i32 %\S+, ptr addrspace\(1\) %\S+ syncscope\("agent"\) release, align 4', text)
+    assert re.search(r'store atomic i32 %\S+, ptr addrspace\(3\) %\S+ syncscope\("workgroup"\) release', text)
+    assert text.index("load atomic") < text.index('syncscope("agent")') < text.index('syncscope("workgroup")')
+
+
+def test_float_conversions_between_half_float_and_double():
+    tr = translate("{ .reg .b16 h; cvt.rn.f16.f32 h, $1; cvt.f32.f16 $0, h; }", ["float"], [("float", "%x")],
+                   {}, "t", 32, "%r")
+    text = "\n".join(tr.lines)
+    assert re.search(r"fptrunc float %\S+ to half", text) and re.search(r"fpext half %\S+ to float", text)
+    tr = translate("cvt.rn.f32.f64 $0, $1;", ["float"], [("double", "%x")], {}, "t", 32, "%r")
+    assert re.search(r"fptrunc double %\S+ to float", "\n".join(tr.lines))
+
+
+@pytest.mark.parametrize("block,fragment", [
+    ("cvt.rz.f16.f32 $0, $1;", "cvt.rz.f16.f32"),           # directed rounding: not LLVM's fptrunc
+    ("cvt.rn.f32.f16 $0, $1;", "cvt.rn.f32.f16"),           # widening takes no rounding modifier
+    ("ld.acquire.global.u32 $0, [$1];", "with a scope"),      # acquire needs a scope
+    ("ld.acquire.gpu.global.v2.u32 {$0, $2}, [$1];", "with a scope"),
+    ("{ .reg .pred p; setp.ne.b32 p, $2, 0; @p ld.acquire.gpu.global.u32 $0, [$1]; }", "guarded"),
+])
+def test_unsupported_conversions_and_orderings_are_named(block, fragment):
+    with pytest.raises(PtxBlockError) as e:
+        translate(block, ["i32"], [("i64", "%a"), ("i32", "%v")], {}, "t", 32, "%r")
+    assert fragment in str(e.value)

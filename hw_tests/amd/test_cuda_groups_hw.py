@@ -15,7 +15,21 @@ from hw_devices import code_object, assert_bit_exact, device_params, require
 SOURCE = r"""
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
+#include <cooperative_groups/memcpy_async.h>
 namespace cg = cooperative_groups;
+// memcpy_async by the block (16-byte path) and by each tile of 32 (a 61-byte unaligned copy)
+extern "C" __global__ void copies(const int *in, const int *unused, int *out) {
+  __shared__ int s[128];
+  __shared__ signed char c[64][61];
+  cg::thread_block b = cg::this_thread_block();
+  cg::thread_block_tile<32> t = cg::tiled_partition<32>(b);
+  cg::memcpy_async(b, s, in + 128 * blockIdx.x, sizeof(int) * 128);
+  cg::wait(b);
+  unsigned w = threadIdx.x / 32;
+  cg::memcpy_async(t, c[w], (const signed char *)in + 3 + w, 61);
+  cg::wait_prior<0>(t);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s[127 - threadIdx.x] * 1000 + c[w][(threadIdx.x * 7) % 61];
+}
 extern "C" __global__ void groups(const int *in, const int *unused, int *out, int op) {
   cg::thread_block cta = cg::this_thread_block();
   cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);
@@ -92,6 +106,7 @@ def _cases(device):
         yield CASES[op][0], op, ()
     yield "atomicInc-atomicDec", "atomics", ()
     yield "syncthreads-count-and-or", "barrier_votes", ()
+    yield "memcpy_async-wait", "copies", ()
 
 
 def _inc_dec_expected(lim: int, n: int = 64):
@@ -117,6 +132,15 @@ def test_group_or_atomic_matches_cuda(device, op, tmp_path_factory):
         sa, sd, fa, fd = _inc_dec_expected(lim)
         assert sorted((got & 0xFF).tolist()) == sa and sorted(((got >> 8) & 0xFF).tolist()) == sd
         assert (int(got[0]) >> 16) & 0xFF == fa and int(got[0]) >> 24 == fd
+        return
+    if op == "copies":                 # 2 blocks of 128 threads: 4 tiles of 32 per block
+        v = np.random.default_rng(7).integers(-1000, 1000, 256).astype(np.int32)
+        got = device.run_kernel(hsaco, "copies", [v, np.zeros(256, np.int32)], 256, np.int32, block=(128, 1, 1),
+                                grid=(2, 1, 1))
+        raw = v.view(np.int8)
+        t = np.arange(256) % 128
+        want = v.reshape(2, 128)[:, ::-1].reshape(-1) * 1000 + raw[3 + t // 32 + (t * 7) % 61]
+        assert_bit_exact(np.asarray(got), want.astype(np.int32), f"cg::memcpy_async ({device.arch})")
         return
     if op == "barrier_votes":          # per block of 64: count(v > 9), and(v >= 0), or(v > 18), and(v > 0)
         v = np.random.default_rng(99).integers(0, 20, N).astype(np.int32)

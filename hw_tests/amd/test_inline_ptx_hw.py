@@ -91,6 +91,14 @@ K memory_ops(const unsigned *a, const int *b, unsigned *out) { I;
   out[8 * t + 2] = s0; out[8 * t + 3] = s1; out[8 * t + 4] = s2; out[8 * t + 5] = s3; out[8 * t + 6] = h;
   out[8 * t + 7] = (unsigned)g;
 }
+// TensorRT's instanceNormCommon.h forms: float <-> half with cvt and "h" operands, packed by mov.b32
+K half_cvt(const float *a, const int *b, unsigned *out) { I; unsigned short lo, hi, l2, h2; unsigned packed; float back;
+  asm volatile("cvt.rn.f16.f32 %0, %1;" : "=h"(lo) : "f"(a[t]));
+  asm volatile("cvt.rn.f16.f32 %0, %1;" : "=h"(hi) : "f"(a[t ^ 1]));
+  asm volatile("mov.b32 %0, {%1, %2};" : "=r"(packed) : "h"(lo), "h"(hi));
+  asm volatile("mov.b32 {%0, %1}, %2;" : "=h"(l2), "=h"(h2) : "r"(packed));
+  asm volatile("cvt.f32.f16 %0, %1;" : "=f"(back) : "h"(h2));
+  out[2 * t] = packed; out[2 * t + 1] = __float_as_uint(back) ^ l2; }
 """
 
 
@@ -107,6 +115,23 @@ def _memory_ops(a, b):
     out[:, 6] = words[:, 0] & 0xFFFF
     out[:, 7] = (words[:, 0] >> 16).astype(np.uint16).view(np.int16).astype(np.int64) & M32
     return out.reshape(-1)
+
+
+def _half_cvt(a, b):
+    """cvt.rn.f16.f32 rounds to nearest even (numpy's float32 -> float16), cvt.f32.f16 is exact;
+    mov.b32 {lo, hi} packs lo in the low half (PTX ISA, mov / cvt)."""
+    lo = a.astype(np.float16).view(np.uint16).astype(np.uint32)
+    h = a[np.arange(N) ^ 1].astype(np.float16)
+    packed = lo | (h.view(np.uint16).astype(np.uint32) << 16)
+    back = h.astype(np.float32).view(np.uint32) ^ lo
+    return np.stack([packed, back], axis=1).reshape(-1).view(np.float32)
+
+
+def _half_inputs(r):
+    """Normal halves, halfway cases (rounding), overflow to infinity, zeros and infinities."""
+    x = (r.standard_normal(N) * 2.0 ** r.integers(-12, 15, N)).astype(np.float32)
+    x[:8] = [0.0, -0.0, np.inf, -np.inf, 65520.0, -70000.0, 1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11]
+    return x, _small(r)
 
 
 def _lanes():
@@ -180,6 +205,7 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
     "f32_reduce_step_f": (lambda r: (r.standard_normal(N).astype(np.float32), _small(r)), _f32_step),
     "u64_shuffle_down_l": (lambda r: (r.integers(-(1 << 62), 1 << 62, N).astype(np.int64), _small(r)), _u64_down),
     "f64_shuffle_down_d": (lambda r: (r.standard_normal(N), _small(r)), _u64_down),
+    "half_cvt": (_half_inputs, _half_cvt),
     "memory_ops": (lambda r: (r.integers(0, 1 << 32, 4 * N, dtype=np.uint64).astype(np.uint32),
                               r.integers(0, 1 << 20, N).astype(np.int32)), _memory_ops),
 }

@@ -18,6 +18,7 @@ from ..amd.llvm_ir import function_ir, local_name
 from ..errors import InputError, UsageError
 from ..files import check_source_text
 from ..frontend.clang import PRELUDE_PREFIX, FrontendOptions
+from ..frontend import nvcc_syntax
 from ..frontend.host_only import skipped_headers
 from ..frontend.ptx_operands import compile_to_ir     # clang, plus inline PTX "=f"/"l"/"d"/"h" operands
 from ..ir.symbols import nvcc_kernel_names
@@ -302,7 +303,8 @@ def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, e
         from ..ir.debuginfo import strip_debug_info
         lowered = strip_debug_info(lowered)
     codegen = _codegen(lowered, target, opts)
-    result = CompileResult(target.name, wave, lowered, reports, chains=found, notes=skipped_headers(ir))
+    result = CompileResult(target.name, wave, lowered, reports, chains=found,
+                           notes=skipped_headers(ir) + nvcc_syntax.notes(ir))
     if emit == "llvm":
         result.output = lowered
         return result

@@ -31,6 +31,7 @@ from ..cuda import FULL_MASK, shfl_sync, uniform_table
 from ..errors import InputError, ToolchainError, UsageError
 from ..files import check_source_text
 from ..frontend.clang import FrontendOptions, compile_to_nvptx_ir, compile_with_cuda_headers
+from ..frontend import nvcc_syntax
 from ..frontend.host_only import skipped_headers
 from ..frontend.cuda_sdk import CudaSdk, find_cuda_sdk
 from ..ir.nvvm import as_markers
@@ -322,7 +323,7 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
         ir, chains = lower_reductions(ir, target, _version_tuple(ptx_version(target.name)))
     lowered, reports = lower_shuffles(ir, target, baseline)
     check_resolved(lowered, source, "NVIDIA", NVPTX_PROVIDED)
-    result = CompileResult(arch, 32, lowered, reports, chains=chains, notes=skipped_headers(ir))
+    result = CompileResult(arch, 32, lowered, reports, chains=chains, notes=skipped_headers(ir) + nvcc_syntax.notes(ir))
     if source.suffix not in (".ll", ".bc") and cuda_headers(opts) is None:
         result.notes.append(PRELUDE_NOTE)
     if emit == "llvm":

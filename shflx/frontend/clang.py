@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
-from .cuda_sdk import SHIMS, CudaSdk
-from .host_only import missing_host_header, note, stand_in
+from . import nvcc_syntax
+from .cuda_sdk import SHIMS, CudaSdk, amd_header_args
+from .host_only import library_of, missing_host_header, note, stand_in
+from .unprovided import named_missing_header
 from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
@@ -61,7 +63,16 @@ def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions
     """AMDGPU: HIP device mode (clang's HIP language rules match CUDA's for device code), parsed
     against the x86_64 host (`-aux-triple`, the host's C/C++ headers `host`) as nvcc does."""
     return [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
-            "-x", "hip", *host, *_common_args(source, wave, out, opts)]
+            "-x", "hip", *host, *amd_header_args(), *_printf_args(opts), *_common_args(source, wave, out, opts)]
+
+
+def _printf_args(opts: FrontendOptions) -> list[str]:
+    """Device printf as ROCm's buffered printf (`-mprintf-kind=buffered`, the OpenCL protocol the HIP
+    runtime also serves): clang writes each call's record into the buffer that __printf_alloc
+    (shflx_cuda.h) reserves in the hidden printf-buffer kernel argument, whose slot in the implicit
+    arguments depends on the code object version (v4: 3, v5 and later: 9)."""
+    cov = next((w.split("=", 1)[1] for w in reversed(opts.extra) if w.startswith("-mcode-object-version=")), "")
+    return ["-mprintf-kind=buffered", f"-D__SHFLX_PRINTF_BUFFER_SLOT={3 if cov == '4' else 9}"]
 
 
 def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: FrontendOptions) -> list[str]:
@@ -155,10 +166,18 @@ def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str =
         args[-1:-1] = ["-idirafter", str(standins)]          # before the source, searched last
         notes: list[str] = []
         first_failure = None
-        for _ in range(64):                              # at most 63 different missing headers
+        read_as_nvcc: list[nvcc_syntax.Fix] = []
+        for _ in range(64):                              # at most 63 missing headers or rounds of fixes
             proc = _run_clang(tool, args)
             if proc.returncode == 0 and out.exists():
-                return "".join(n + "\n" for n in notes) + out.read_text()
+                return "".join(n + "\n" for n in notes + [f.note() for f in read_as_nvcc]) + out.read_text()
+            new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr) if f not in read_as_nvcc]
+            if new_fixes:                               # what nvcc accepts and clang does not
+                read_as_nvcc += new_fixes
+                yaml = nvcc_syntax.overlay(read_as_nvcc, Path(tmp))     # rewritten in place each round
+                if "-ivfsoverlay" not in args:
+                    args[-1:-1] = ["-ivfsoverlay", str(yaml)]
+                continue
             missing = missing_host_header(proc.stderr)
             if missing is None or (standins / missing[0]).exists():
                 break
@@ -167,19 +186,21 @@ def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str =
             notes.append(note(*missing))
         failed = first_failure or proc
         diag = explain_diagnostics(failed.stderr.strip(), vendor) or f"clang exited with {failed.returncode}"
-        if first_failure is not None:            # the stand-ins did not help: say what they led to
+        if first_failure is not None:            # the stand-ins did not help: one line, with what they led to
+            header, where = missing_host_header(first_failure.stderr)
             after = next((ln for ln in proc.stderr.splitlines() if ": error: " in ln), None)
-            if after:
-                diag += (f"\n(with an empty stand-in for the missing host-only header(s), the device pass "
-                         f"fails at: {explain_diagnostics(after, vendor)})")
+            led_to = f"; with an empty stand-in, the device pass fails at: {explain_diagnostics(after, vendor)}" \
+                if after else ""
+            diag = (f"{where}: error: shflx does not support '{header}' on {vendor} targets ({library_of(header)} is "
+                    f"not installed and host code in this file uses it{led_to})")
         raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))
 
 
 # Host-only functions device code may call in CUDA but shflx's device side lacks: why, per name.
-_PRINTF_WHY = "device printf needs a host-call runtime, which shflx's code objects do not link"
+_PRINTF_WHY = "device printf is ROCm's buffered printf (-mprintf-kind=buffered); the host-call kind is not linked"
 _HEAP_WHY = "the device heap (malloc/free in kernels) is not provided"
 DEVICE_GAPS = {               # the function device code calls -> (the CUDA name, why)
-    "printf": ("printf", _PRINTF_WHY), "__ockl_printf_begin": ("printf", _PRINTF_WHY),
+    "__ockl_printf_begin": ("printf", _PRINTF_WHY),
     "__ockl_printf_append_args": ("printf", _PRINTF_WHY), "__ockl_printf_append_string_n": ("printf", _PRINTF_WHY),
     "malloc": ("malloc", _HEAP_WHY), "free": ("free", _HEAP_WHY),
 }
@@ -190,15 +211,45 @@ _HOST_REF = re.compile(r"^(?P<where>.*?): error: reference to __host__ function 
 _UNAVAILABLE = re.compile(r"^(?P<where>.*?): error: '[^']+' is unavailable: (?P<what>shflx does not support .*)$")
 
 
+_INCLUDED_FROM = re.compile(r"^In file included from (?P<file>.+?):(?P<line>\d+):$")
+_LAYER_ERROR = re.compile(r'^(?P<where>.*?): error: "(?P<what>shflx does not support .*)"$')
+_CUBLAS_NAME = re.compile(r"^(?P<where>.*?): error: (?:use of undeclared identifier|unknown type name) "
+                          r"'(?P<name>(?:cublas|CUBLAS_)\w+)'")
+_CUBLAS_WHY = ("shflx declares only the common part of cuBLAS's host API (shflx_cublas_host.h); installing "
+               "nvidia-cublas-cu12 makes NVIDIA's own cublas_v2.h serve")
+
+
 def explain_diagnostics(stderr: str, vendor: str) -> str:
     """clang's diagnostics, with each call from device code to a host-only CUDA/C function said as
     what it is: `file:line:col: error: shflx does not support 'X' in device code on AMD targets (why)`,
-    and an API the CUDA layer marks unavailable said without clang's `'f' is unavailable:` prefix."""
+    an API the CUDA layer marks unavailable said without clang's `'f' is unavailable:` prefix, an
+    NVIDIA header the layer does not provide named at its #include (unprovided.py), and a cuBLAS
+    name beyond shflx's declarations named as such."""
     out = []
+    including = None                      # the innermost "In file included from" of this diagnostic
     for line in stderr.splitlines():
+        m = _INCLUDED_FROM.match(line)
+        if m or line.startswith("In file included from"):
+            including = m or including
+            out.append(line)
+            continue
+        stack, including = including, None
         m = _UNAVAILABLE.match(line)
         if m:
             out.append(f"{m.group('where')}: error: {m.group('what')}")
+            continue
+        m = _LAYER_ERROR.match(line)
+        if m and stack is not None and str(INCLUDE) in m.group("where"):     # a stub's #error: at its #include
+            out.append(f"{_include_site(stack)}: error: {m.group('what')}")
+            continue
+        named = named_missing_header(line, vendor)
+        if named:
+            out.append(named)
+            continue
+        m = _CUBLAS_NAME.match(line)
+        if m and vendor == "AMD" and "-idirafter" not in amd_header_args():
+            out.append(f"{m.group('where')}: error: shflx does not support '{m.group('name')}' on {vendor} targets "
+                       f"({_CUBLAS_WHY})")
             continue
         m = _HOST_REF.match(line)
         if m:
@@ -207,6 +258,18 @@ def explain_diagnostics(stderr: str, vendor: str) -> str:
             line = f"{m.group('where')}: error: shflx does not support '{name}' in device code on {vendor} targets ({why})"
         out.append(line)
     return "\n".join(out)
+
+
+def _include_site(m: re.Match) -> str:
+    """file:line:col of an `#include` clang names as "In file included from file:line:" (the
+    column of the header's name)."""
+    col = 1
+    try:
+        text = Path(m["file"]).read_text(errors="replace").splitlines()[int(m["line"]) - 1]
+        col = next((k + 1 for k, c in enumerate(text) if c in '<"'), 1)
+    except (OSError, IndexError):
+        pass
+    return f"{m['file']}:{m['line']}:{col}"
 
 
 def _run_clang(tool, args: list[str]) -> subprocess.CompletedProcess:

@@ -147,6 +147,23 @@ def library_includes(exclude: tuple[Path, ...] = ()) -> tuple[Path, ...]:
     return tuple(found)
 
 
+@lru_cache(maxsize=1)
+def amd_header_args() -> tuple[str, ...]:
+    """clang words that let the AMD device pass read NVIDIA's own headers beneath shflx's CUDA layer
+    where their wheels are installed: cuBLAS's include directory (only cuBLAS's host API is in it;
+    searched after shflx's stubs, whose cublas_v2.h includes it next), and the runtime wheel's
+    header-only cuComplex.h (named by a macro that stubs/cuComplex.h includes: the rest of that
+    directory is NVIDIA's device API, which the AMD layer replaces)."""
+    args: list[str] = []
+    cublas = _package_dir("nvidia.cublas")
+    if cublas is not None and (cublas / "include" / "cublas_v2.h").is_file():
+        args += ["-idirafter", str(cublas / "include")]
+    runtime = _package_dir("nvidia.cuda_runtime")
+    if runtime is not None and (runtime / "include" / "cuComplex.h").is_file():
+        args += [f'-D__SHFLX_REAL_CUCOMPLEX_H="{runtime / "include" / "cuComplex.h"}"']
+    return tuple(args)
+
+
 def describe() -> str:
     """One line for `shflx doctor`: what the NVIDIA real-header front end found."""
     from .toolchain import find_clang

@@ -1,7 +1,8 @@
 """Host-only library headers a device compile may go without.
 
-Real CUDA files include the host APIs of NVIDIA's libraries (`cublas_v2.h`, `cufft.h`, NCCL, NVTX,
-...) for their host code in the same file. Their wheels are large (cuBLAS alone is hundreds of MB)
+Real CUDA files include the host APIs of NVIDIA's libraries (`cufft.h`, NCCL, NVTX, ...) for their
+host code in the same file (cuBLAS's has shflx's own declarations where its wheel is missing:
+shflx_cublas_host.h). Their wheels are large (cuBLAS alone is hundreds of MB)
 and nothing in device code can call them, so when one is not installed the device pass goes on
 with an empty stand-in for it, and the report says so. Only the headers listed here are stood in
 for; a missing project header still stops the compile with clang's `file not found` at its

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
+from . import nvcc_syntax
 from .clang import PRELUDE, FrontendOptions, cc1_args, compile_to_ir as clang_compile_to_ir, explain_diagnostics
 from .toolchain import find_clang, host_cxx_args
 
@@ -108,14 +109,23 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
     host = host_cxx_args(tool)
     with tempfile.TemporaryDirectory(prefix="shflx-ptxops-") as tmp:
         pre, ll = Path(tmp) / "device.hipi", Path(tmp) / "device.ll"
-        args = [("-E" if a == "-emit-llvm" else a) for a in cc1_args(source, cpu, wave, pre, opts, selectable_wave, host)]
-        _run(tool, args, source)
-        pre.write_text(rewrite_constraints(pre.read_text()))
-        args = cc1_args(pre, cpu, wave, ll, opts, selectable_wave, host)
-        args = _without_prelude([("hip-cpp-output" if a == "hip" and args[k - 1] == "-x" else a)
-                                 for k, a in enumerate(args)])
-        _run(tool, args, source)
-        return ll.read_text()
+        read_as_nvcc: list[nvcc_syntax.Fix] = []
+        for _ in range(16):                  # rounds of the fixes of frontend/nvcc_syntax.py
+            args = [("-E" if a == "-emit-llvm" else a) for a in cc1_args(source, cpu, wave, pre, opts, selectable_wave, host)]
+            if read_as_nvcc:
+                args[-1:-1] = ["-ivfsoverlay", str(nvcc_syntax.overlay(read_as_nvcc, Path(tmp)))]
+            _check(_run(tool, args), source)
+            pre.write_text(rewrite_constraints(pre.read_text()))
+            args = cc1_args(pre, cpu, wave, ll, opts, selectable_wave, host)
+            args = _without_prelude([("hip-cpp-output" if a == "hip" and args[k - 1] == "-x" else a)
+                                     for k, a in enumerate(args)])
+            proc = _run(tool, args)
+            new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr) if f not in read_as_nvcc]
+            if proc.returncode == 0 or not new_fixes:
+                break
+            read_as_nvcc += new_fixes       # diagnostics name the original files (line markers)
+        _check(proc, source)
+        return "".join(f.note() + "\n" for f in read_as_nvcc) + ll.read_text()
 
 
 def _without_prelude(args: list[str]) -> list[str]:
@@ -130,13 +140,16 @@ def _without_prelude(args: list[str]) -> list[str]:
     return out
 
 
-def _run(tool, args: list[str], source: Path) -> None:
+def _run(tool, args: list[str]) -> subprocess.CompletedProcess:
     try:
-        proc = subprocess.run([*tool.command, *args], capture_output=True, text=True, timeout=600)
+        return subprocess.run([*tool.command, *args], capture_output=True, text=True, timeout=600)
     except OSError as e:
         raise ToolchainError(f"cannot run clang ({' '.join(tool.command)}): {e}") from None
     except subprocess.TimeoutExpired:
         raise ToolchainError("clang did not finish within 600 s") from None
+
+
+def _check(proc: subprocess.CompletedProcess, source: Path) -> None:
     if proc.returncode != 0:
         diag = explain_diagnostics(proc.stderr.strip(), "AMD") or f"clang exited with {proc.returncode}"
         raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))

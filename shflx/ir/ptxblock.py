@@ -28,6 +28,11 @@ SPACES = {"": (0, 64), "global": (1, 64), "shared": (3, 32), "const": (4, 64)}
 MEM_TYPES = {"u8": 8, "s8": 8, "b8": 8, "u16": 16, "s16": 16, "b16": 16, "f16": 16,
              "u32": 32, "s32": 32, "b32": 32, "f32": 32, "u64": 64, "s64": 64, "b64": 64, "f64": 64}
 CACHE_HINTS = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "volatile", "relaxed", "weak"}
+# ld.acquire / st.release with a scope (PTX ISA "Memory Consistency Model": scopes .cta, .cluster,
+# .gpu, .sys) -> LLVM's atomic load/store ordering and AMDGPU sync scope (AMDGPUUsage "Memory Scopes":
+# workgroup, agent, system = no syncscope); a cluster is a set of CTAs of one GPU, so agent covers it.
+ORDERS = {"ld": "acquire", "st": "release"}
+SCOPES = {"cta": "workgroup", "cluster": "agent", "gpu": "agent", "sys": ""}
 INT_OPS = {"add": "add", "sub": "sub", "mul": "mul", "and": "and", "or": "or", "xor": "xor"}
 ICMP = {"eq": "eq", "ult": "ult", "ule": "ule", "slt": "slt", "sle": "sle"}
 BOOL_OPS = {"band": "and", "bor": "or"}
@@ -37,6 +42,9 @@ BOOL_OPS = {"band": "and", "bor": "or"}
 FLOAT_TYPES = {"f32": ("float", "i32", 32), "f64": ("double", "i64", 64)}
 FLOAT_BINARY = {"add": "fadd", "sub": "fsub", "mul": "fmul"}
 FLOAT_CALLS = {"min": "minnum", "max": "maxnum"}
+# cvt between float formats (PTX ISA §9.7.9.21): widening is exact (fpext); narrowing with .rn
+# rounds to nearest even, which is LLVM's fptrunc in the default floating-point environment.
+CVT_FLOATS = {"f16": ("half", "i16", 16), "f32": ("float", "i32", 32), "f64": ("double", "i64", 64)}
 FCMP = {"eq": "oeq", "ne": "one", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "equ": "ueq",
         "neu": "une", "ltu": "ult", "leu": "ule", "gtu": "ugt", "geu": "uge", "num": "ord", "nan": "uno"}
 
@@ -97,6 +105,8 @@ class _Access:
     values: list[Expr]
     guard: Expr | None
     mask: list[Expr] | None = None
+    order: str | None = None        # "acquire" (ld) / "release" (st): an atomic access at `scope`
+    scope: str = ""
 
 
 def _memory(run: StraightLine, inst: ptxir.Instruction, accesses: list, out_widths: dict) -> None:
@@ -133,20 +143,28 @@ def _memory(run: StraightLine, inst: ptxir.Instruction, accesses: list, out_widt
     space = next((m for m in mods if m in SPACES), "")
     vec = next((int(m[1:]) for m in mods if m in ("v2", "v4")), 1)
     types = [m for m in mods if m in MEM_TYPES]
+    order = ORDERS.get(inst.base.replace("ldu", "ld")) if ORDERS.get(inst.base) in mods else None
+    scope = next((m for m in mods if m in SCOPES), None)
     rest = [m for m in mods if m not in SPACES and m not in ("v2", "v4") and m not in MEM_TYPES
-            and m not in CACHE_HINTS and not m.startswith("L1::") and not m.startswith("L2::")]
-    if len(types) != 1 or rest or (space == "const" and inst.base == "st"):
+            and m not in CACHE_HINTS and not m.startswith("L1::") and not m.startswith("L2::")
+            and not (order and m in (order, scope))]
+    if len(types) != 1 or rest or (space == "const" and inst.base == "st") or (order and (scope is None or vec > 1)):
         raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': shflx translates ld/st of "
-                            "8- to 64-bit (vector) values in the global, shared, const or generic space")
+                            "8- to 64-bit (vector) values in the global, shared, const or generic space, and "
+                            "scalar ld.acquire/st.release with a scope")
     width = MEM_TYPES[types[0]]
     guard = run.guard(run.env, inst)
+    if order and guard is not None:
+        raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': a guarded ld.acquire/st.release "
+                            "is not supported in inline PTX")
+    ordering = {"order": order, "scope": SCOPES[scope]} if order else {}
     if inst.base in ("ld", "ldu"):
         dests = inst.dests()
         addr, off = _address(run, inst, inst.operands[1], space)
         if len(dests) != vec:
             raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': {vec} destinations expected")
         names = [f"$ld{len(accesses)}.{k}" for k in range(vec)]
-        accesses.append(_Access("ld", space, addr, off, width, names, [], guard))
+        accesses.append(_Access("ld", space, addr, off, width, names, [], guard, **ordering))
         for d, nm in zip(dests, names):        # narrower loads widen to the register (.s: sign)
             v = symbolic.sym(nm, width)
             dw = run.reg_width(d) or out_widths.get(d)
@@ -159,7 +177,8 @@ def _memory(run: StraightLine, inst: ptxir.Instruction, accesses: list, out_widt
     srcs = [t.strip() for t in inst.operands[1].strip("{} ").split(",")]
     if len(srcs) != vec:
         raise PtxBlockError(f"PTX instruction '{inst.render().rstrip(';')}': {vec} sources expected")
-    accesses.append(_Access("st", space, addr, off, width, [], [run.read(run.env, t, width) for t in srcs], guard))
+    accesses.append(_Access("st", space, addr, off, width, [], [run.read(run.env, t, width) for t in srcs], guard,
+                            **ordering))
     # (read takes the low `width` bits of a wider register, as st.u16 / st.u8 store them)
 
 
@@ -299,6 +318,14 @@ class _Emitter:
             for k, b in enumerate(bits):
                 mvec = self.emit(f"insertelement <{n} x i1> {mvec}, i1 {b}, i32 {k}")
         suffix = f"v{n}i{acc.width}.p{aspace}"
+        if acc.order:                       # one scalar atomic access (checked by _memory)
+            sync = f' syncscope("{acc.scope}")' if acc.scope else ""
+            if acc.kind == "ld":
+                self.inputs[acc.names[0]] = self.emit(f"load atomic {et}, {pty} {ptr}{sync} {acc.order}, align {align}")
+            else:
+                value = self.value(acc.values[0], origin, None)
+                self.lines.append(f"  store atomic {et} {value}, {pty} {ptr}{sync} {acc.order}, align {align}")
+            return
         if acc.kind == "ld":
             if bits is None:
                 vec = self.emit(f"load {vt}, {pty} {ptr}, align {align}")
@@ -408,6 +435,14 @@ class _Emitter:
         """IR for a float instruction `opcode` (e.g. "add.f32", "setp.lt.f32"); None if unknown."""
         parts = opcode.split(".")
         base, mods, ftype = parts[0], parts[1:-1], parts[-1]
+        if base == "cvt" and mods and mods[-1] in CVT_FLOATS and ftype in CVT_FLOATS and mods[-1] != ftype:
+            (dty, dity, dw), (sty, sity, _) = CVT_FLOATS[mods[-1]], CVT_FLOATS[ftype]
+            widen = dw > CVT_FLOATS[ftype][2]
+            if mods[:-1] != ([] if widen else ["rn"]) or w != dw or len(args) != 1:
+                return None
+            x = self.emit(f"bitcast {sity} {args[0]} to {sty}")
+            r = self.emit(f"{'fpext' if widen else 'fptrunc'} {sty} {x} to {dty}")
+            return self.emit(f"bitcast {dty} {r} to {dity}")
         if ftype not in FLOAT_TYPES:
             return None
         fty, ity, fw = FLOAT_TYPES[ftype]

@@ -636,9 +636,12 @@ def _group_end(s: str) -> int:
     return len(s) - 1
 
 
+_DIRECTIVE_NAME = re.compile(r"\.[A-Za-z_]\w*")
+
+
 def _directive(src: _Src, i: int, lead: str) -> tuple[Directive, int]:
     t = src.t
-    m = re.match(r"\.[A-Za-z_]\w*", t[i:])
+    m = _DIRECTIVE_NAME.match(t, i)        # at i: slicing t[i:] copied the rest of the file per directive
     if not m:
         raise src.err(i, f"malformed directive '{t[i:i + 20].splitlines()[0]}'")
     name = m.group(0)

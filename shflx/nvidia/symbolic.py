@@ -504,7 +504,9 @@ class _Emu:
             x = self.read(env, ops[1], sw)
             return [resize(resize(x, sw, False), dw, mods[-1].startswith("s"))]
         if not is_int or any(m in ("sat", "cc") for m in mods) or base in ("addc", "subc", "madc"):
-            return [uf(inst.opcode, self.reg_width(dests[0]) or w,
+            # cvt.DST.SRC reads SRC's width and writes DST's (PTX ISA §9.7.9.21)
+            out_w = _TYPE_W.get(mods[-2]) if base == "cvt" and len(mods) >= 2 else None
+            return [uf(inst.opcode, self.reg_width(dests[0]) or out_w or w,
                        *[self.read(env, o, w) for o in ops[1:]])] if len(dests) == 1 else None
         if tname == "pred":
             a = [self.read(env, o, 1) for o in ops[1:]]

@@ -246,18 +246,28 @@ __device__ __forceinline__ unsigned __match_all_sync(unsigned mask, T v, int *pr
 #endif
 
 // ------------------------------------------------------------------------ atomics
-#if defined(__NVPTX__)      // device scope, relaxed: CUDA's atomicXxx (scoped builtins, clang 18+)
-#define __SHFLX_ATOMIC_OP(OP, p, v) __scoped_atomic_##OP(p, v, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE)
+// CUDA's atomicXxx (device scope), atomicXxx_block (the block) and atomicXxx_system (the device and
+// the host / peer devices), all relaxed. The scope suffix S is empty, _block or _system.
+#if defined(__NVPTX__)      // scoped builtins, clang 18+
+#define __SHFLX_SCOPE_ __MEMORY_SCOPE_DEVICE
+#define __SHFLX_SCOPE__block __MEMORY_SCOPE_WRKGRP
+#define __SHFLX_SCOPE__system __MEMORY_SCOPE_SYSTEM
+#define __SHFLX_ATOMIC_OP(OP, p, v, S) __scoped_atomic_##OP(p, v, __ATOMIC_RELAXED, __SHFLX_SCOPE_##S)
 #define __scoped_atomic_exchange(p, v, o, s) __scoped_atomic_exchange_n(p, v, o, s)
-#define __SHFLX_CAS_OP(p, cmp, v) __scoped_atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_RELAXED, \
-                                                                    __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE)
+#define __SHFLX_CAS_OP(p, cmp, v, S) __scoped_atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_RELAXED, \
+                                                                       __ATOMIC_RELAXED, __SHFLX_SCOPE_##S)
 #else
-#define __SHFLX_ATOMIC_OP(OP, p, v) __hip_atomic_##OP(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)
-#define __SHFLX_CAS_OP(p, cmp, v) __hip_atomic_compare_exchange_strong(p, &cmp, v, __ATOMIC_RELAXED, \
-                                                                       __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)
+#define __SHFLX_SCOPE_ __HIP_MEMORY_SCOPE_AGENT
+#define __SHFLX_SCOPE__block __HIP_MEMORY_SCOPE_WORKGROUP
+#define __SHFLX_SCOPE__system __HIP_MEMORY_SCOPE_SYSTEM
+#define __SHFLX_ATOMIC_OP(OP, p, v, S) __hip_atomic_##OP(p, v, __ATOMIC_RELAXED, __SHFLX_SCOPE_##S)
+#define __SHFLX_CAS_OP(p, cmp, v, S) __hip_atomic_compare_exchange_strong(p, &cmp, v, __ATOMIC_RELAXED, \
+                                                                          __ATOMIC_RELAXED, __SHFLX_SCOPE_##S)
 #endif
-#define __SHFLX_ATOMIC(NAME, OP, T)                                                        \
-  __device__ __forceinline__ T NAME(T *p, T v) { return __SHFLX_ATOMIC_OP(OP, p, v); }
+#define __SHFLX_ATOMIC_S(NAME, OP, T, S)                                                   \
+  __device__ __forceinline__ T NAME##S(T *p, T v) { return __SHFLX_ATOMIC_OP(OP, p, v, S); }
+#define __SHFLX_ATOMIC(NAME, OP, T) \
+  __SHFLX_ATOMIC_S(NAME, OP, T, ) __SHFLX_ATOMIC_S(NAME, OP, T, _block) __SHFLX_ATOMIC_S(NAME, OP, T, _system)
 #define __SHFLX_ATOMIC_INTS(NAME, OP) \
   __SHFLX_ATOMIC(NAME, OP, int) __SHFLX_ATOMIC(NAME, OP, unsigned) __SHFLX_ATOMIC(NAME, OP, unsigned long long) \
   __SHFLX_ATOMIC(NAME, OP, long long)
@@ -272,15 +282,17 @@ __SHFLX_ATOMIC_INTS(atomicOr, fetch_or)
 __SHFLX_ATOMIC_INTS(atomicXor, fetch_xor)
 __SHFLX_ATOMIC_INTS(atomicExch, exchange)
 #if defined(__NVPTX__)      // the scoped exchange builtin takes integers only
-__device__ __forceinline__ float atomicExch(float *p, float v) {
-  return __builtin_bit_cast(float, atomicExch((unsigned *)p, __builtin_bit_cast(unsigned, v))); }
+#define __SHFLX_EXCH_F(S) __device__ __forceinline__ float atomicExch##S(float *p, float v) { \
+  return __builtin_bit_cast(float, atomicExch##S((unsigned *)p, __builtin_bit_cast(unsigned, v))); }
+__SHFLX_EXCH_F() __SHFLX_EXCH_F(_block) __SHFLX_EXCH_F(_system)
 #else
 __SHFLX_ATOMIC(atomicExch, exchange, float)
 #endif
-#define __SHFLX_CAS(T)                                                                     \
-  __device__ __forceinline__ T atomicCAS(T *p, T cmp, T v) {                              \
-    __SHFLX_CAS_OP(p, cmp, v);                                                             \
+#define __SHFLX_CAS_S(T, S)                                                                \
+  __device__ __forceinline__ T atomicCAS##S(T *p, T cmp, T v) {                           \
+    __SHFLX_CAS_OP(p, cmp, v, S);                                                          \
     return cmp; }
+#define __SHFLX_CAS(T) __SHFLX_CAS_S(T, ) __SHFLX_CAS_S(T, _block) __SHFLX_CAS_S(T, _system)
 __SHFLX_CAS(int) __SHFLX_CAS(unsigned) __SHFLX_CAS(unsigned long long)
 // atomicInc: old >= v ? 0 : old + 1; atomicDec: old == 0 || old > v ? v : old - 1 (CUDA), which are
 // LLVM's atomicrmw uinc_wrap / udec_wrap (AMDGPU: global_atomic_inc/dec)
@@ -358,6 +370,25 @@ __device__ double pow(double, double) __shflx_unsupported("pow(double)");
 // actually compiled makes it (the code object may not call undefined functions), named by shflx
 // with its line (driver/inputs.py); unused debug helpers compile as they do with nvcc.
 extern "C" __device__ int printf(const char *, ...);
+#if !defined(__NVPTX__) && defined(__SHFLX_PRINTF_BUFFER_SLOT)
+// Device printf is ROCm's buffered printf: clang writes each call's record (a control word, the
+// format string's hash, the arguments) where this reserves room, and the HIP runtime prints the
+// buffer after the kernel, with the format strings of the code object's amdhsa.printf metadata.
+// The buffer is the hidden printf-buffer kernel argument (AMDGPUUsage, "Code Object V5 Metadata":
+// implicit argument 9, v4: 3), a 4-byte used count, its 4-byte size, then the records; where a
+// launcher passes none (0), nothing is reserved and printf returns -1.
+extern "C" __device__ __attribute__((used)) char __attribute__((address_space(1))) *__printf_alloc(unsigned bytes) {
+  char *buf = ((char *const __attribute__((address_space(4))) *)__builtin_amdgcn_implicitarg_ptr())[__SHFLX_PRINTF_BUFFER_SLOT];
+  if (buf == nullptr) return nullptr;
+  unsigned size = ((unsigned *)buf)[1];
+  unsigned used = __hip_atomic_load((unsigned *)buf, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  do {
+    if (8ull + used + bytes > size) return nullptr;
+  } while (!__hip_atomic_compare_exchange_strong((unsigned *)buf, &used, used + bytes, __ATOMIC_RELAXED,
+                                                 __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT));
+  return (char __attribute__((address_space(1))) *)(buf + 8 + used);
+}
+#endif
 extern "C" __device__ void *malloc(__SIZE_TYPE__);
 extern "C" __device__ void free(void *);
 __device__ void __nanosleep(unsigned) __shflx_unsupported("__nanosleep");

@@ -68,6 +68,8 @@ template <class T> __host__ inline cudaError_t cudaMallocManaged(T **p, __shflx_
 __host__ cudaError_t cudaMallocHost(void **, __shflx_size_t);
 template <class T> __host__ inline cudaError_t cudaMallocHost(T **p, __shflx_size_t n) { return cudaMallocHost((void **)p, n); }
 __host__ cudaError_t cudaHostAlloc(void **, __shflx_size_t, unsigned);
+template <class T> __host__ inline cudaError_t cudaHostAlloc(T **p, __shflx_size_t n, unsigned f) {
+  return cudaHostAlloc((void **)p, n, f); }
 __host__ cudaError_t cudaMallocPitch(void **, __shflx_size_t *, __shflx_size_t, __shflx_size_t);
 __host__ cudaError_t cudaFree(void *);
 __host__ cudaError_t cudaFreeHost(void *);
@@ -156,6 +158,94 @@ template <class T> __host__ inline cudaError_t cudaGetSymbolAddress(void **p, co
 __host__ cudaError_t cudaGetSymbolSize(__shflx_size_t *, const void *);
 template <class T> __host__ inline cudaError_t cudaGetSymbolSize(__shflx_size_t *n, const T &s) { return cudaGetSymbolSize(n, (const void *)&s); }
 #define CUDART_CB
+#define cudaHostAllocPortable 1
+#define cudaHostAllocWriteCombined 4
+#define cudaStreamDefault 0
+#define cudaEventDefault 0
+#define cudaEventBlockingSync 1
+#define cudaMemAttachHost 2
+// Unified memory hints (CUDA 12: the cudaMemLocation forms are cuda_runtime.h's templates over the
+// _v2 functions; CUDA 13 names them without _v2)
+enum cudaMemoryAdvise { cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2,
+                        cudaMemAdviseSetPreferredLocation = 3, cudaMemAdviseUnsetPreferredLocation = 4,
+                        cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6 };
+enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1, cudaMemLocationTypeHost = 2,
+                           cudaMemLocationTypeHostNuma = 3, cudaMemLocationTypeHostNumaCurrent = 4 };
+struct cudaMemLocation { enum cudaMemLocationType type; int id; };
+__host__ cudaError_t cudaMemAdvise(const void *, __shflx_size_t, enum cudaMemoryAdvise, int);
+__host__ cudaError_t cudaMemAdvise_v2(const void *, __shflx_size_t, enum cudaMemoryAdvise, struct cudaMemLocation);
+__host__ cudaError_t cudaMemPrefetchAsync_v2(const void *, __shflx_size_t, struct cudaMemLocation, unsigned, cudaStream_t = 0);
+template <class T> __host__ inline cudaError_t cudaMemAdvise(T *p, __shflx_size_t n, enum cudaMemoryAdvise a, struct cudaMemLocation l) {
+  return cudaMemAdvise_v2((const void *)p, n, a, l); }
+template <class T> __host__ inline cudaError_t cudaMemPrefetchAsync(T *p, __shflx_size_t n, struct cudaMemLocation l,
+    unsigned f, cudaStream_t s = 0) { return cudaMemPrefetchAsync_v2((const void *)p, n, l, f, s); }
+// 3-D copies and CUDA graphs (driver_types.h, cuda_runtime_api.h; the CUDA 11 forms of
+// cudaGraphInstantiate and cudaGraphExecUpdate are cuda_runtime.h's inline overloads)
+typedef struct cudaArray *cudaArray_t;
+struct cudaExtent { __shflx_size_t width, height, depth; };
+struct cudaPos { __shflx_size_t x, y, z; };
+struct cudaPitchedPtr { void *ptr; __shflx_size_t pitch, xsize, ysize; };
+struct cudaMemcpy3DParms { cudaArray_t srcArray; struct cudaPos srcPos; struct cudaPitchedPtr srcPtr;
+                           cudaArray_t dstArray; struct cudaPos dstPos; struct cudaPitchedPtr dstPtr;
+                           struct cudaExtent extent; enum cudaMemcpyKind kind; };
+__host__ inline struct cudaPitchedPtr make_cudaPitchedPtr(void *d, __shflx_size_t p, __shflx_size_t xsz, __shflx_size_t ysz) {
+  return cudaPitchedPtr{d, p, xsz, ysz}; }
+__host__ inline struct cudaPos make_cudaPos(__shflx_size_t x, __shflx_size_t y, __shflx_size_t z) { return cudaPos{x, y, z}; }
+__host__ inline struct cudaExtent make_cudaExtent(__shflx_size_t w, __shflx_size_t h, __shflx_size_t d) {
+  return cudaExtent{w, h, d}; }
+__host__ cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *);
+__host__ cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *, cudaStream_t = 0);
+typedef struct CUgraphNode_st *cudaGraphNode_t;
+typedef void (*cudaHostFn_t)(void *);
+struct cudaKernelNodeParams { void *func; dim3 gridDim, blockDim; unsigned sharedMemBytes; void **kernelParams, **extra; };
+struct cudaMemsetParams { void *dst; __shflx_size_t pitch; unsigned value, elementSize; __shflx_size_t width, height; };
+struct cudaHostNodeParams { cudaHostFn_t fn; void *userData; };
+enum cudaGraphExecUpdateResult { cudaGraphExecUpdateSuccess = 0, cudaGraphExecUpdateError = 1,
+    cudaGraphExecUpdateErrorTopologyChanged = 2, cudaGraphExecUpdateErrorNodeTypeChanged = 3,
+    cudaGraphExecUpdateErrorFunctionChanged = 4, cudaGraphExecUpdateErrorParametersChanged = 5,
+    cudaGraphExecUpdateErrorNotSupported = 6, cudaGraphExecUpdateErrorUnsupportedFunctionChange = 7,
+    cudaGraphExecUpdateErrorAttributesChanged = 8 };
+typedef struct cudaGraphExecUpdateResultInfo_st { enum cudaGraphExecUpdateResult result; cudaGraphNode_t errorNode,
+    errorFromNode; } cudaGraphExecUpdateResultInfo;
+enum cudaGraphInstantiateFlags { cudaGraphInstantiateFlagAutoFreeOnLaunch = 1, cudaGraphInstantiateFlagUpload = 2,
+                                 cudaGraphInstantiateFlagDeviceLaunch = 4, cudaGraphInstantiateFlagUseNodePriority = 8 };
+enum cudaStreamCaptureStatus { cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1,
+                               cudaStreamCaptureStatusInvalidated = 2 };
+__host__ cudaError_t cudaGraphCreate(cudaGraph_t *, unsigned);
+__host__ cudaError_t cudaGraphClone(cudaGraph_t *, cudaGraph_t);
+__host__ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *, cudaGraph_t, const cudaGraphNode_t *, __shflx_size_t,
+                                            const struct cudaKernelNodeParams *);
+__host__ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *, cudaGraph_t, const cudaGraphNode_t *, __shflx_size_t,
+                                            const struct cudaMemcpy3DParms *);
+__host__ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *, cudaGraph_t, const cudaGraphNode_t *, __shflx_size_t,
+                                            const struct cudaMemsetParams *);
+__host__ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *, cudaGraph_t, const cudaGraphNode_t *, __shflx_size_t,
+                                          const struct cudaHostNodeParams *);
+__host__ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *, cudaGraph_t, const cudaGraphNode_t *, __shflx_size_t);
+__host__ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *, cudaGraph_t, const cudaGraphNode_t *, __shflx_size_t,
+                                                cudaGraph_t);
+__host__ cudaError_t cudaGraphAddDependencies(cudaGraph_t, const cudaGraphNode_t *, const cudaGraphNode_t *, __shflx_size_t);
+__host__ cudaError_t cudaGraphGetNodes(cudaGraph_t, cudaGraphNode_t *, __shflx_size_t *);
+__host__ cudaError_t cudaGraphGetRootNodes(cudaGraph_t, cudaGraphNode_t *, __shflx_size_t *);
+__host__ cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *, cudaGraphNode_t, cudaGraph_t);
+__host__ cudaError_t cudaGraphDestroyNode(cudaGraphNode_t);
+__host__ cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t, struct cudaKernelNodeParams *);
+__host__ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t, const struct cudaKernelNodeParams *);
+__host__ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t, cudaGraphNode_t, const struct cudaKernelNodeParams *);
+__host__ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t, cudaGraph_t, cudaGraphExecUpdateResultInfo *);
+__host__ inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, cudaGraphNode_t *error_node,
+                                                enum cudaGraphExecUpdateResult *result) {
+  cudaGraphExecUpdateResultInfo info;
+  cudaError_t status = cudaGraphExecUpdate(e, g, &info);
+  if (error_node) *error_node = info.errorNode;
+  if (result) *result = info.result;
+  return status; }
+__host__ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *, cudaGraph_t, unsigned long long = 0);
+__host__ inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, cudaGraphNode_t *, char *,
+                                                 __shflx_size_t) { return cudaGraphInstantiate(e, g, 0); }
+__host__ cudaError_t cudaGraphUpload(cudaGraphExec_t, cudaStream_t);
+__host__ cudaError_t cudaStreamIsCapturing(cudaStream_t, enum cudaStreamCaptureStatus *);
+__host__ cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t, void *);
 __host__ cudaError_t cudaDriverGetVersion(int *);
 __host__ cudaError_t cudaRuntimeGetVersion(int *);
 // `kernel<<<grid, block, shmem, stream>>>(...)` calls one of these (clang's launch ABI: HIP mode for

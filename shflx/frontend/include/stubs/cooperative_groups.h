@@ -112,17 +112,56 @@ __device__ inline coalesced_group labeled_partition(const coalesced_group &g, in
   return coalesced_group(__match_any_sync(g.__mask, label) & g.__mask);
 }
 template <class G> __device__ inline void sync(const G &g) { g.sync(); }
-// The whole grid: ranks and sizes work; a grid-wide barrier needs a cooperative launch and a
-// grid barrier in the runtime, which shflx does not provide on AMD.
+// The grid-wide barrier of grid_group::sync(). CUDA allows it only in a cooperative launch
+// (cudaLaunchCooperativeKernel / hipLaunchCooperativeKernel), which guarantees that every block of
+// the grid is resident at once; under that precondition this barrier completes. One arrive counter
+// and one generation word live in the code object (zero when it is loaded, zero again after every
+// barrier): the first thread of each block adds itself to the counter; the last block to arrive
+// resets it and advances the generation, the others spin until the generation moves. Memory
+// ordering: every thread releases its writes at device (AMD: agent) scope before the block's
+// barrier and acquires after it, and the counter and generation are device-scope acq_rel/acquire
+// atomics, so writes before sync() in any block are visible after sync() in every block.
+// Limits: one cooperative grid per code object at a time (concurrent cooperative launches of
+// kernels of the same code object would share the counter), and one device (no multi_grid_group).
+struct __shflx_grid_barrier_words { unsigned arrived, generation; };
+__device__ __attribute__((weak, visibility("hidden"))) __shflx_grid_barrier_words __shflx_grid_barrier;
+__device__ inline void __shflx_grid_sync() {
+  __scoped_atomic_thread_fence(__ATOMIC_RELEASE, __MEMORY_SCOPE_DEVICE);
+  __syncthreads();
+  if (__shflx_linear_tid() == 0) {
+    unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
+    // read before arriving (the release below keeps it there): the last block cannot advance
+    // the generation before this block has arrived
+    unsigned gen = __scoped_atomic_load_n(&__shflx_grid_barrier.generation, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+    if (__scoped_atomic_fetch_add(&__shflx_grid_barrier.arrived, 1u, __ATOMIC_ACQ_REL, __MEMORY_SCOPE_DEVICE) ==
+        blocks - 1) {
+      __scoped_atomic_store_n(&__shflx_grid_barrier.arrived, 0u, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+      __scoped_atomic_fetch_add(&__shflx_grid_barrier.generation, 1u, __ATOMIC_RELEASE, __MEMORY_SCOPE_DEVICE);
+    } else {
+      while (__scoped_atomic_load_n(&__shflx_grid_barrier.generation, __ATOMIC_ACQUIRE, __MEMORY_SCOPE_DEVICE) == gen) {
+#if !defined(__NVPTX__)
+        __builtin_amdgcn_s_sleep(1);
+#endif
+      }
+    }
+  }
+  __syncthreads();
+  __scoped_atomic_thread_fence(__ATOMIC_ACQUIRE, __MEMORY_SCOPE_DEVICE);
+}
+// The whole grid: ranks, sizes, block indices, and sync() (above).
 struct grid_group {
+  __device__ unsigned long long block_rank() const {
+    return blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z); }
+  __device__ unsigned long long num_blocks() const { return (unsigned long long)gridDim.x * gridDim.y * gridDim.z; }
   __device__ unsigned long long thread_rank() const {
-    return (unsigned long long)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) *
-           (blockDim.x * blockDim.y * blockDim.z) + __shflx_linear_tid(); }
-  __device__ unsigned long long size() const {
-    return (unsigned long long)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z; }
+    return block_rank() * (blockDim.x * blockDim.y * blockDim.z) + __shflx_linear_tid(); }
+  __device__ unsigned long long size() const { return num_blocks() * (blockDim.x * blockDim.y * blockDim.z); }
   __device__ unsigned long long num_threads() const { return size(); }
-  __device__ bool is_valid() const { return true; }
-  __device__ void sync() const __shflx_unsupported("cooperative_groups::grid_group::sync (a grid-wide barrier)");
+  __device__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+  __device__ dim3 dim_blocks() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+  __device__ dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  __device__ bool is_valid() const { return true; }   // a non-cooperative launch is not detected
+  __device__ void sync() const { __shflx_grid_sync(); }
 };
 __device__ inline grid_group this_grid() { return grid_group(); }
 

@@ -2,6 +2,9 @@
 // struct names (so kernels taking `float4 *` mangle as nvcc's do: P6float4), members and
 // alignments (__align__), and dim3. Plain aggregates with no operators, as in CUDA.
 #pragma once
+// CUDA's own include guard: an NVIDIA header read beneath the layer (cuComplex.h includes
+// "vector_types.h" from its own directory first) then finds the types already declared.
+#define __VECTOR_TYPES_H__
 #ifndef __align__
 #define __align__(n) __attribute__((aligned(n)))
 #endif

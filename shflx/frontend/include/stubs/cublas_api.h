@@ -1,0 +1,9 @@
+// shflx: cuBLAS's host API for host code, which the device pass parses and never emits. NVIDIA's
+// own cublas_api.h where nvidia-cublas-cu12 is installed (its include directory is searched after this
+// one), else shflx's declarations of its common part (shflx_cublas_host.h).
+#pragma once
+#if __has_include_next(<cublas_api.h>)
+#include_next <cublas_api.h>
+#else
+#include "../shflx_cublas_host.h"
+#endif

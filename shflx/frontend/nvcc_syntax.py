@@ -1,0 +1,208 @@
+"""Source that nvcc's front end (EDG) accepts and clang rejects, read as nvcc reads it.
+
+Two forms occur in real CUDA files (cuda-samples' conjugateGradientMultiDeviceCG, TensorRT's
+instanceNormFwdImpl) and have exactly one well-formed reading:
+- asm operands written without the comma between them, `::"r"(v) "l"(p)`: clang stops with
+  "expected ')'" at the second constraint; EDG reads two operands, so the asm template's %0 and %1
+  are `v` and `p`.
+- a member template of a dependent class called without `template`, `A<T>::f<N>(x)`: clang parses
+  `(A<T>::f < N) > (x)` and, at instantiation, rejects comparing the overload set `f` ("reference to
+  overloaded function could not be resolved", a note naming `f`'s declaration; or "missing
+  'template' keyword"). EDG reads the template-id `A<T>::template f<N>(x)`, the only reading that
+  is well-formed.
+
+A third is a difference of meaning that nvcc settles with a warning: a `__shared__` variable of a
+class whose default constructor does something (libcu++'s `cuda::barrier`, initialized later by
+`init(&bar, n)`): nvcc does not run the constructor ("dynamic initialization is not supported") and
+leaves the variable uninitialized; clang rejects it ("initialization is not supported for
+__shared__ variables"). The declaration `__shared__ T name;` becomes a `__shared__` union whose
+empty constructor and destructor leave its one member `T v` unconstructed, and `T &name` bound to
+that member: the same storage, never constructed, as nvcc has it.
+
+Each fix is made at the exact position clang's diagnostic names, only where the text there has that
+form, in a rewritten copy of the file that clang reads through a VFS overlay in place of the
+original (`-ivfsoverlay`; diagnostics and line tables keep naming the original file; nothing on
+disk changes). The report names every fix."""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+NOTE_PREFIX = "; shflx: read as nvcc reads it: "      # carried at the top of the device IR
+_DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|note): (?P<msg>.*)$")
+_ASM_START = re.compile(rb"\b(?:asm|__asm__|__asm)\b(?:\s+(?:volatile|__volatile__|inline|goto))*\s*\(")
+_OVERLOADED = "reference to overloaded function could not be resolved; did you mean to call it?"
+_MISSING_TEMPLATE = re.compile(r"missing 'template' keyword prior to dependent template name '(?P<name>\w+)'")
+# a qualified name ending in `::name <` (the template arguments of the qualifiers without ; { })
+_QUALIFIED_CALL = re.compile(rb"(?:\w+\s*(?:<[^;{}()]*>)?\s*::\s*)+(?P<name>\w+)\s*<")
+
+
+@dataclass(frozen=True)
+class Fix:
+    """Insert `text` at byte `offset` of `path`; `where` (file:line:col) and `what` for the report."""
+
+    path: str
+    offset: int
+    text: bytes
+    where: str
+    what: str
+    length: int = 0                 # bytes replaced at `offset` (0: an insertion)
+
+    def note(self) -> str:
+        return f"{NOTE_PREFIX}{self.where}: {self.what}"
+
+
+def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes()) -> list[Fix]:
+    """The fixes for the diagnostics clang printed, where the source text has one of the forms."""
+    lines = diagnostics.splitlines()
+    out: list[Fix] = []
+    for k, line in enumerate(lines):
+        m = _DIAG.match(line)
+        if not m or m["sev"] != "error":
+            continue
+        path, row, col = m["file"], int(m["line"]), int(m["col"])
+        try:
+            text = read(path)
+        except OSError:
+            continue
+        offset = _offset(text, row, col)
+        if offset is None:
+            continue
+        fix = None
+        if m["msg"] == "expected ')'":
+            fix = _asm_comma(path, text, offset, f"{path}:{row}:{col}")
+        elif m["msg"] == _OVERLOADED:
+            declared = _noted_declaration(lines[k + 1:], read)
+            fix = _template_keyword(path, text, offset, lambda name: bool(
+                declared and re.search(rb"\b" + re.escape(name.encode()) + rb"\s*\(", declared)), f"{path}:{row}:{col}")
+        elif m["msg"] == "initialization is not supported for __shared__ variables":
+            fix = _shared_uninitialized(path, text, offset, f"{path}:{row}:{col}")
+        elif _MISSING_TEMPLATE.fullmatch(m["msg"]):
+            name = _MISSING_TEMPLATE.fullmatch(m["msg"])["name"]
+            fix = _template_keyword(path, text, offset, lambda n: n == name, f"{path}:{row}:{col}")
+        if fix and fix not in out:
+            out.append(fix)
+    return out
+
+
+def overlay(all_fixes: list[Fix], into: Path, read=lambda p: Path(p).read_bytes()) -> Path:
+    """A VFS overlay (clang's YAML/JSON format) mapping each fixed file to its rewritten copy."""
+    by_path: dict[str, list[Fix]] = {}
+    for f in all_fixes:
+        by_path.setdefault(f.path, []).append(f)
+    roots = []
+    for n, (path, fs) in enumerate(sorted(by_path.items())):
+        text = read(path)
+        for f in sorted(fs, key=lambda f: f.offset, reverse=True):
+            text = text[:f.offset] + f.text + text[f.offset + f.length:]
+        copy = into / f"{n}_{Path(path).name}"
+        copy.write_bytes(text)
+        roots.append({"type": "file", "name": os.path.abspath(path), "external-contents": str(copy)})   # as clang opened it
+    yaml = into / "nvcc-syntax-overlay.yaml"
+    yaml.write_text(json.dumps({"version": 0, "use-external-names": False, "roots": roots}))
+    return yaml
+
+
+def _offset(text: bytes, row: int, col: int) -> int | None:
+    start = 0
+    for _ in range(row - 1):
+        start = text.find(b"\n", start) + 1
+        if start == 0:
+            return None
+    offset = start + col - 1
+    return offset if offset < len(text) else None
+
+
+def _asm_comma(path: str, text: bytes, offset: int, where: str) -> Fix | None:
+    """`"c"(x) "c"(y)` in an asm operand list: a constraint (or `[name]`) right after the `)` that
+    closes the previous operand, at depth 0 of the operand list of an asm statement."""
+    if text[offset:offset + 1] not in (b'"', b"["):
+        return None
+    before = text[:offset].rstrip()
+    if not before.endswith(b")"):
+        return None
+    starts = [m for m in _ASM_START.finditer(text, max(0, offset - 4000), offset)]
+    if not starts:
+        return None
+    depth, seen_colon, k = 1, False, starts[-1].end()
+    while k < offset:                    # from asm( to the error: still inside it, past its first ':'
+        c = text[k:k + 1]
+        if c == b'"':
+            m = re.compile(rb'"(?:[^"\\\n]|\\.)*"').match(text, k)
+            k = m.end() if m else k + 1
+            continue
+        depth += c == b"("
+        depth -= c == b")"
+        if depth == 0:
+            return None
+        seen_colon |= c == b":" and depth == 1
+        k += 1
+    if depth != 1 or not seen_colon:
+        return None
+    return Fix(path, len(before), b",", where, "a ',' between asm operands written without one")
+
+
+_SHARED_DECL = re.compile(rb"(?P<lead>(?:static\s+)?__shared__\s+)(?P<type>[\w:<>,\s*&]+?)\s+$")
+
+
+def _shared_uninitialized(path: str, text: bytes, offset: int, where: str) -> Fix | None:
+    """`__shared__ T name;` (block scope, no initializer, not an array), `name` at the error:
+    `__shared__ union U { T v; U() {} ~U() {} } U_; T &name = U_.v;` on the same line."""
+    name = re.match(rb"\w+", text[offset:])
+    if not name or not re.match(rb"\s*;", text[offset + name.end():]):
+        return None
+    start = max(text.rfind(c, 0, offset) for c in (b";", b"{", b"}", b"\n")) + 1
+    decl = _SHARED_DECL.fullmatch(text[start:offset].lstrip())
+    if not decl or b"\n" in text[start:offset].strip():
+        return None
+    lead = start + len(text[start:offset]) - len(text[start:offset].lstrip())
+    ty, var = decl["type"].strip().decode(), name.group().decode()
+    union = f"__shflx_uninitialized_{var}"
+    new = (f"{decl['lead'].decode()}union {union} {{ {ty} v; __device__ {union}() {{}} __device__ ~{union}() {{}} }} "
+           f"{union}_; {ty} &{var} = {union}_.v")
+    return Fix(path, lead, new.encode(), where, f"'__shared__ {ty} {var}' left uninitialized, as nvcc leaves it "
+               "(nvcc does not run its default constructor)", length=offset + name.end() - lead)
+
+
+def _noted_declaration(following: list[str], read) -> bytes | None:
+    """The source line of the function a "possible target for call" note after the error names (its
+    column is not used: on preprocessed input it counts macro-expanded text)."""
+    for line in following:
+        m = _DIAG.match(line)
+        if not m:
+            continue
+        if m["sev"] == "error":
+            return None
+        if m["msg"] == "possible target for call":
+            try:
+                text = read(m["file"])
+            except OSError:
+                return None
+            start = _offset(text, int(m["line"]), 1)
+            return None if start is None else text[start:text.find(b"\n", start)]
+    return None
+
+
+def _template_keyword(path: str, text: bytes, offset: int, is_function, where: str) -> Fix | None:
+    """`A<T>::name<N>(...)` starting at the error, `name` a function (`is_function(name)`):
+    `template ` before `name`."""
+    m = _QUALIFIED_CALL.match(text, offset)
+    if not m or not is_function(m["name"].decode()) or text[:m.start("name")].rstrip().endswith(b"template"):
+        return None
+    name = m["name"].decode()
+    return Fix(path, m.start("name"), b"template ", where,
+               f"'template' before the dependent member template '{name}' (nvcc does not require it)")
+
+
+def notes(ir: str) -> list[str]:
+    """The notes `Fix.note()` left at the top of a device module."""
+    out = []
+    for line in ir.splitlines():
+        if not line.startswith(";"):
+            break
+        if line.startswith(NOTE_PREFIX):
+            out.append(line[2:].replace("shflx: ", "", 1))
+    return out

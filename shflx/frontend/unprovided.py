@@ -1,0 +1,41 @@
+"""NVIDIA headers that shflx's CUDA layer does not provide, and why: the table that turns clang's
+"'X' file not found" for one of them into shflx's own one-line error, `file:line:col: error: shflx
+does not support 'X' on AMD targets (why)`, at the `#include` that asked for it.
+
+Host-only library headers (cuBLAS, NCCL, ...) are host_only.py's: a device pass goes on without
+them when nothing needs them. A project's own missing header keeps clang's message."""
+from __future__ import annotations
+
+import re
+
+# header name pattern -> what it is, for the AMD targets (the CUDA layer replaces NVIDIA's device
+# headers there); on NVIDIA targets a missing one means NVIDIA's wheels are not installed.
+UNPROVIDED = {
+    r"(?:cub|thrust|nv)/[\w./-]+|cuda/[\w./-]+": "NVIDIA's CCCL (CUB, Thrust, libcu++), which the CUDA layer for AMD does "
+                                                 "not provide",
+    r"cuda_(?:awbarrier|pipeline)(?:_primitives|_helpers)?\.h": "the asynchronous barrier and pipeline primitives "
+                                                                "are not provided on AMD",
+    r"cooperative_groups/[\w/]+\.h": "this part of cooperative groups is not provided on AMD",
+    r"curand_\w+\.h": "cuRAND's device API is not provided on AMD",
+    r"cuda_fp[864]\.hp?p?": "CUDA's 8-, 6- and 4-bit float types are not provided on AMD",
+    r"(?:sm_\d+_\w+|texture_\w+|surface_\w+|cuda_(?:texture|surface)_types|crt/[\w/]+|cudaEGL\w*|cudaGL\w*|"
+    r"cudaVDPAU\w*|cuda_\w+_interop|cudaTypedefs|cudaProfilerTypedefs|cuda_occupancy|cuda_device_runtime_api|"
+    r"device_(?:functions|atomic_functions|double_functions|types)|math_(?:functions|constants)|"
+    r"builtin_types|host_(?:config|defines)|driver_functions|channel_descriptor|common_functions)\.hp?p?":
+        "an NVIDIA CUDA toolkit header that the CUDA layer for AMD does not provide",
+}
+_NOT_FOUND = re.compile(r"^(?P<where>.+?:\d+:\d+): fatal error: '(?P<name>[^']+)' file not found$")
+
+
+def why_unprovided(header: str) -> str | None:
+    return next((why for pat, why in UNPROVIDED.items() if re.fullmatch(pat, header)), None)
+
+
+def named_missing_header(line: str, vendor: str) -> str | None:
+    """clang's "'X' file not found" for an NVIDIA header shflx does not provide, as shflx's error."""
+    m = _NOT_FOUND.match(line.strip())
+    if not m or why_unprovided(m["name"]) is None:
+        return None
+    why = why_unprovided(m["name"]) if vendor == "AMD" else \
+        "NVIDIA's CUDA headers are not installed: pip install 'shflx[cuda]'"
+    return f"{m['where']}: error: shflx does not support '{m['name']}' on {vendor} targets ({why})"

@@ -1,0 +1,178 @@
+"""What nvcc accepts and clang rejects, read as nvcc reads it (shflx/frontend/nvcc_syntax.py): asm
+operands without the comma between them, and a dependent member template called without
+`template`. Each fix is made only at the position clang names and only where the text has that
+form; the compile then succeeds for AMD and NVIDIA targets and the report names the fix."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shflx.driver.nvidia import cuda_headers
+from shflx.frontend.clang import FrontendOptions
+from shflx.frontend.nvcc_syntax import fixes, overlay
+
+SOURCE = """template <int A> struct Sums {
+  template <int N> static __device__ void add(float *s, float v) { s[N] += v * A; }
+};
+template <int A, int N> __global__ void k(float *s, unsigned char *flag, unsigned char v) {
+  Sums<A>::add<N>(s, 1.0f);
+  asm volatile("st.release.gpu.global.u8 [%1], %0;" ::"r"((unsigned)v) "l"(flag) : "memory");
+}
+template __global__ void k<2, 3>(float *, unsigned char *, unsigned char);
+"""
+
+
+def _diag(path, line, col, msg, sev="error"):
+    return f"{path}:{line}:{col}: {sev}: {msg}"
+
+
+def _apply(text: bytes, found) -> bytes:
+    for f in sorted(found, key=lambda f: f.offset, reverse=True):
+        text = text[:f.offset] + f.text + text[f.offset:]
+    return text
+
+
+def _col(text: str, line: int, needle: str) -> int:
+    return text.splitlines()[line - 1].index(needle) + 1
+
+
+def test_a_missing_comma_between_asm_operands_is_inserted():
+    text = SOURCE.encode()
+    diag = _diag("k.cu", 6, _col(SOURCE, 6, '"l"(flag)'), "expected ')'")
+    found = fixes(diag, read=lambda p: text)
+    assert [f.what for f in found] == ["a ',' between asm operands written without one"]
+    assert b'::"r"((unsigned)v), "l"(flag) : "memory"' in _apply(text, found)
+
+
+def test_the_template_keyword_is_inserted_before_the_noted_function():
+    text = SOURCE.encode()
+    diags = "\n".join([_diag("k.cu", 5, 3, "reference to overloaded function could not be resolved; did you mean to call it?"),
+                       "    5 |   Sums<A>::add<N>(s, 1.0f);",
+                       _diag("k.cu", 8, 20, "in instantiation of function template specialization 'k<2, 3>' requested here",
+                             "note"),
+                       _diag("k.cu", 2, 43, "possible target for call", "note")])
+    found = fixes(diags, read=lambda p: text)
+    assert b"  Sums<A>::template add<N>(s, 1.0f);" in _apply(text, found)
+    clang22 = _diag("k.cu", 5, 3, "missing 'template' keyword prior to dependent template name 'add'")
+    assert _apply(text, fixes(clang22, read=lambda p: text)) == _apply(text, found)
+
+
+@pytest.mark.parametrize("diags", [
+    _diag("k.cu", 5, 9, "expected ')'"),                                     # not in an asm statement
+    _diag("k.cu", 6, _col(SOURCE, 6, '"memory"'), "expected ')'"),          # the clobbers follow a ':'
+    _diag("k.cu", 5, 3, "reference to overloaded function could not be resolved; did you mean to call it?"),  # no note
+    _diag("k.cu", 5, 3, "missing 'template' keyword prior to dependent template name 'other'"),             # another name
+    _diag("k.cu", 6, 3, "missing 'template' keyword prior to dependent template name 'add'"),               # no A::add<
+])
+def test_nothing_is_fixed_where_the_text_has_another_form(diags):
+    assert fixes(diags, read=lambda p: SOURCE.encode()) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(['"r"(a)', '"l"((long)(p + 1))', '[n] "r"(f(a, b))', '"f"(x[i])']), min_size=2,
+                max_size=5), st.booleans(), st.sampled_from([" ", "", "\n    "]), st.data())
+def test_any_missing_comma_of_an_operand_list_is_restored(operands, outputs, space, data):
+    """Drop one comma of a well-formed operand list: the fix at the operand after it (where clang
+    stops) restores exactly the original text."""
+    ops = ("," + space).join(operands)
+    good = f'asm volatile("x" : {ops} : "r"(0));' if outputs else f'asm volatile("x" :: {ops});'
+    k = data.draw(st.integers(1, len(operands) - 1))
+    drop = good.index(ops) + len(("," + space).join(operands[:k]))
+    bad = good[:drop] + good[drop + 1:]
+    at = drop + len(space)                               # where the next operand starts
+    found = fixes(_diag("a.cu", 1, at + 1, "expected ')'"), read=lambda p: bad.encode())
+    assert _apply(bad.encode(), found).decode() == good
+
+
+def test_the_overlay_maps_the_file_as_clang_opened_it(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text(SOURCE)
+    found = fixes(_diag(str(src), 6, _col(SOURCE, 6, '"l"(flag)'), "expected ')'"))
+    spec = json.loads(overlay(found, tmp_path).read_text())
+    [root] = spec["roots"]
+    assert spec["use-external-names"] is False and root["name"] == str(src)
+    assert b'(unsigned)v), "l"(flag)' in open(root["external-contents"], "rb").read()
+    assert src.read_text() == SOURCE                     # the original is untouched
+
+
+def _compile(tmp_path, arch: str):
+    (tmp_path / "k.cu").write_text(SOURCE)
+    emit = "ptx" if arch.startswith("sm_") else "llvm"
+    return subprocess.run([sys.executable, "-m", "shflx", "compile", "k.cu", "--offload-arch", arch, "--emit", emit,
+                           "-o", "k.out", "--report", "json"], capture_output=True, text=True, cwd=tmp_path)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_nvcc_accepted_forms_compile_and_the_report_says_so(tmp_path, arch):
+    if arch.startswith("sm_") and cuda_headers(FrontendOptions()) is None:
+        pytest.skip("NVIDIA's CUDA headers are not installed (pip install 'shflx[cuda]')")
+    r = _compile(tmp_path, arch)
+    assert r.returncode == 0, r.stderr
+    notes = json.loads(r.stdout)[0]["notes"]
+    assert any(re.search(r"k\.cu:6:\d+: a ',' between asm operands", n) for n in notes), notes
+    assert any("k.cu:5:3: 'template' before the dependent member template 'add'" in n for n in notes), notes
+    out = (tmp_path / "k.out").read_text()
+    if arch == "gfx942":      # %0 is the value, %1 the address: the byte v is stored through flag
+        assert re.search(r'store atomic i8 %\S+, ptr addrspace\(1\) %\S+ syncscope\("agent"\) release', out)
+    else:
+        assert re.search(r"st\.release\.gpu\.global\.u8 \[%rd\d+\], %r\d+;", out)
+
+
+SHARED = """struct Counter {
+  int n;
+  __device__ Counter() : n(7) {}
+  __device__ void add(int v) { atomicAdd(&n, v); }
+};
+__global__ void k(int *out) {
+  __shared__ Counter c;
+  if (threadIdx.x == 0) c.n = 0;
+  __syncthreads();
+  c.add(1);
+  __syncthreads();
+  out[threadIdx.x] = c.n;
+}
+"""
+
+
+def test_a_shared_object_with_a_constructor_is_left_uninitialized_as_nvcc_does():
+    text = SHARED.encode()
+    found = fixes(_diag("k.cu", 7, 22, "initialization is not supported for __shared__ variables"), read=lambda p: text)
+    assert [f.what for f in found] == ["'__shared__ Counter c' left uninitialized, as nvcc leaves it (nvcc does not run "
+                                       "its default constructor)"]
+    assert _apply_replacing(text, found).decode().splitlines()[6] == (
+        "  __shared__ union __shflx_uninitialized_c { Counter v; __device__ __shflx_uninitialized_c() {} "
+        "__device__ ~__shflx_uninitialized_c() {} } __shflx_uninitialized_c_; Counter &c = __shflx_uninitialized_c_.v;")
+
+
+@pytest.mark.parametrize("line", ["  __shared__ Counter c = Counter();", "  __shared__ Counter c[4];",
+                                  "  Counter c;", "  extern __shared__ Counter c[];"])
+def test_other_declarations_are_not_rewritten(line):
+    text = SHARED.replace("  __shared__ Counter c;", line).encode()
+    col = line.index(" c") + 2
+    assert fixes(_diag("k.cu", 7, col, "initialization is not supported for __shared__ variables"),
+                 read=lambda p: text) == []
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_the_constructor_of_a_shared_object_does_not_run(tmp_path, arch):
+    if arch.startswith("sm_") and cuda_headers(FrontendOptions()) is None:
+        pytest.skip("NVIDIA's CUDA headers are not installed (pip install 'shflx[cuda]')")
+    (tmp_path / "k.cu").write_text(SHARED)
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", "k.cu", "--offload-arch", arch, "--emit", "llvm",
+                        "-o", "k.ll", "--report", "json"], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert any("k.cu:7:22: '__shared__ Counter c' left uninitialized" in n for n in json.loads(r.stdout)[0]["notes"])
+    ir = (tmp_path / "k.ll").read_text()
+    assert not re.search(r"store i32 7,", ir) and re.search(r"atomicrmw add ptr (addrspacecast \(ptr )?addrspace\(3\)", ir)
+
+
+def _apply_replacing(text: bytes, found) -> bytes:
+    for f in sorted(found, key=lambda f: f.offset, reverse=True):
+        text = text[:f.offset] + f.text + text[f.offset + f.length:]
+    return text
