@@ -59,3 +59,24 @@ def test_a_double_transcendental_is_named_with_its_line(tmp_path):
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx942")
     assert f"{src}:2:" in str(e.value) and "sin(double)" in str(e.value) and "shflx does not support 'sin(double)' on AMD targets" in str(e.value)
+
+
+@pytest.mark.parametrize("arch, counter", [("gfx942", "s_memtime"), ("gfx1030", "s_memtime"),
+                                           ("gfx1100", "s_sendmsg_rtn_b64"), ("gfx1200", "HW_REG_SHADER_CYCLES_HI")])
+def test_clock64_reads_the_targets_64_bit_counter(tmp_path, arch, counter):
+    """clock64/clock (CUB's examples time their kernels with them): s_memtime up to GFX10, the
+    REALTIME message on GFX11 (its cycle counter has 20 bits), GFX12's 64-bit SHADER_CYCLES."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(long long *p) { long long t = clock64(); p[0] = t; p[1] = clock(); }\n")
+    asm = compile_file(src, arch, emit="asm").output
+    assert counter in asm
+
+
+def test_nanosleep_grid_constant_and_device_placement_new_compile(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text("struct P { int v; __device__ P(int x) : v(x + 1) {} };\n"
+                   "__global__ void k(const __grid_constant__ int n, int *p) {\n"
+                   "  __nanosleep(200);\n  alignas(P) char buf[sizeof(P)];\n  P *q = new (buf) P(n);\n"
+                   "  p[threadIdx.x] = q->v;\n}\n")
+    asm = compile_file(src, "gfx942", emit="asm").output
+    assert "s_sleep 1" in asm

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
-from .cuda_sdk import SHIMS, CudaSdk
+from .cuda_sdk import INSTALL_HINT, SHIMS, CudaSdk, cccl_include
 from .host_only import missing_host_header, note, stand_in
 from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
 
@@ -45,9 +45,15 @@ def _amdgpu_target(cpu: str, wave: int, selectable_wave: bool) -> list[str]:
 def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions, selectable_wave: bool,
              host: tuple[str, ...] = ()) -> list[str]:
     """AMDGPU: HIP device mode (clang's HIP language rules match CUDA's for device code), parsed
-    against the x86_64 host (`-aux-triple`, the host's C/C++ headers `host`) as nvcc does."""
-    return [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
+    against the x86_64 host (`-aux-triple`, the host's C/C++ headers `host`) as nvcc does. NVIDIA's
+    CCCL (CUB, Thrust, libcu++), where `shflx[cuda]` installed it, is searched after the user's
+    directories, as nvcc searches its toolkit's: the real headers, beneath the CUDA layer."""
+    args = [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
             "-x", "hip", *host, *_common_args(source, wave, out, opts)]
+    cccl = cccl_include()
+    if cccl is not None:
+        args[-1:-1] = ["-isystem", str(cccl)]
+    return args
 
 
 def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: FrontendOptions) -> list[str]:
@@ -117,8 +123,25 @@ def compile_with_cuda_headers(source: Path, sm: str, sdk: CudaSdk, opts: Fronten
                     "NVIDIA")
 
 
+def preprocess(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool) -> tuple[str, list[str]]:
+    """The AMD device pass's preprocessed text (line markers kept) and the notes of the host-only
+    headers stood in for; the depfile, if asked for, is written here."""
+    host = host_cxx_args(find_clang(opts.llvm_bin))
+
+    def make_args(out: Path, tmp: Path) -> list[str]:
+        return [("-E" if a == "-emit-llvm" else a) for a in cc1_args(source, cpu, wave, out, opts, selectable_wave, host)]
+    return _front_end(source, opts, make_args)
+
+
 def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AMD") -> str:
-    """Run clang with `make_args(output path, temporary dir)`; its diagnostics become an InputError."""
+    """clang's output with the notes of stood-in host-only headers at its top (see _front_end)."""
+    text, notes = _front_end(source, opts, make_args, vendor)
+    return "".join(n + "\n" for n in notes) + text
+
+
+def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AMD") -> tuple[str, list[str]]:
+    """Run clang with `make_args(output path, temporary dir)`: its output and the notes of the
+    host-only headers stood in for; its diagnostics become an InputError."""
     if not source.is_file():
         raise InputError("cannot read the source file", Location(str(source)))
     tool = find_clang(opts.llvm_bin)
@@ -131,7 +154,7 @@ def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str =
         for _ in range(64):                              # at most 63 different missing headers
             proc = _run_clang(tool, args)
             if proc.returncode == 0 and out.exists():
-                return "".join(n + "\n" for n in notes) + out.read_text()
+                return out.read_text(), notes
             missing = missing_host_header(proc.stderr)
             if missing is None or (standins / missing[0]).exists():
                 break
@@ -139,6 +162,9 @@ def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str =
             stand_in(standins, missing[0])
             notes.append(note(*missing))
         failed = first_failure or proc
+        cccl = cccl_missing(failed.stderr, vendor)
+        if cccl is not None:
+            raise cccl
         diag = explain_diagnostics(failed.stderr.strip(), vendor) or f"clang exited with {failed.returncode}"
         if first_failure is not None:            # the stand-ins did not help: say what they led to
             after = next((ln for ln in proc.stderr.splitlines() if ": error: " in ln), None)
@@ -161,6 +187,24 @@ _HOST_REF = re.compile(r"^(?P<where>.*?): error: reference to __host__ function 
 
 
 _UNAVAILABLE = re.compile(r"^(?P<where>.*?): error: '[^']+' is unavailable: (?P<what>shflx does not support .*)$")
+_NOT_FOUND = re.compile(r"^(?P<where>.*?): fatal error: '(?P<name>[^']+)' file not found$")
+# CCCL's public headers: cub/..., thrust/..., nv/target, cuda/std/... and cuda/<name> without an
+# extension (cuda/atomic, cuda/barrier, cuda/pipeline); a project's own cuda/foo.h is not one.
+CCCL_HEADER = re.compile(r"(?:cub|thrust|nv)/[\w./]+|cuda/std/[\w./]+|cuda/\w+")
+
+
+def cccl_missing(stderr: str, vendor: str) -> InputError | None:
+    """A CCCL header clang did not find because shflx[cuda] is not installed: shflx's one-line
+    error at its #include (clang's include stack and caret are not repeated)."""
+    if vendor != "AMD" or cccl_include() is not None:
+        return None
+    for line in stderr.splitlines():
+        m = _NOT_FOUND.match(line)
+        if m and CCCL_HEADER.fullmatch(m.group("name")):
+            path, line_no, col = m.group("where").rsplit(":", 2)
+            return InputError(f"shflx does not support '{m.group('name')}' on AMD targets without NVIDIA's CCCL "
+                              f"headers (CUB, Thrust, libcu++: {INSTALL_HINT})", Location(path, int(line_no), int(col)))
+    return None
 
 
 def explain_diagnostics(stderr: str, vendor: str) -> str:
