@@ -91,6 +91,19 @@ K memory_ops(const unsigned *a, const int *b, unsigned *out) { I;
   out[8 * t + 2] = s0; out[8 * t + 3] = s1; out[8 * t + 4] = s2; out[8 * t + 5] = s3; out[8 * t + 6] = h;
   out[8 * t + 7] = (unsigned)g;
 }
+// CUB's ThreadExit (a block-uniform exit), libcu++'s backoff sleep and its clock (%globaltimer):
+// block 1 ends before its second store; the timer reads are in order, in nanoseconds (10 a tick)
+K ptx_exit(const int *a, const int *b, int *out) { I; out[t] = -1;
+  if (blockIdx.x == 1) asm volatile("exit;");
+  out[t] = a[t]; }
+K ptx_nanosleep(const int *a, const int *b, int *out) { I;
+  asm volatile("nanosleep.u32 %0;" :: "r"(b[t] & 1023));
+  out[t] = a[t]; }
+K ptx_globaltimer(const int *a, const int *b, int *out) { I; unsigned long long t0, t1; unsigned hi;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+  asm volatile("mov.u32 %0, %%globaltimer_hi;" : "=r"(hi));
+  out[t] = a[t] + (t1 >= t0) + 2 * (t0 % 10 == 0) + 4 * (hi >= (unsigned)(t0 >> 32)); }
 """
 
 
@@ -180,6 +193,10 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
     "f32_reduce_step_f": (lambda r: (r.standard_normal(N).astype(np.float32), _small(r)), _f32_step),
     "u64_shuffle_down_l": (lambda r: (r.integers(-(1 << 62), 1 << 62, N).astype(np.int64), _small(r)), _u64_down),
     "f64_shuffle_down_d": (lambda r: (r.standard_normal(N), _small(r)), _u64_down),
+    "ptx_exit": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)),
+                 lambda a, b: np.where(np.arange(N) // 64 == 1, -1, a)),
+    "ptx_nanosleep": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a),
+    "ptx_globaltimer": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a + 7),
     "memory_ops": (lambda r: (r.integers(0, 1 << 32, 4 * N, dtype=np.uint64).astype(np.uint32),
                               r.integers(0, 1 << 20, N).astype(np.int32)), _memory_ops),
 }
@@ -187,7 +204,10 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
 
 # On gfx1100 the emulator's RDNA3 decoder rejects the word 0xe0ac0000 (MUBUF op 43, GFX11's
 # buffer_gl0_inv cache invalidate) in memory_ops' code object; a GPU must pass, gfx942 passes.
-EMULATOR_GAPS = {("gfx11", "memory_ops"): "amdemu: the RDNA3 decoder rejects 0xe0ac0000 (buffer_gl0_inv)"}
+EMULATOR_GAPS = {("gfx11", "memory_ops"): "amdemu: the RDNA3 decoder rejects 0xe0ac0000 (buffer_gl0_inv)",
+                 ("gfx11", "ptx_globaltimer"): "amdemu: no S_SENDMSG_RTN_B64 (GFX11's REALTIME read)",
+                 ("gfx94", "ptx_globaltimer"): "amdemu: no S_MEMREALTIME",
+                 ("gfx90", "ptx_globaltimer"): "amdemu: no S_MEMREALTIME"}
 
 
 def _cases(device):

@@ -54,6 +54,7 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
         lines[k] = "\n".join(ln + dbg_tail for ln in tr.lines)
         for mode in tr.pred_modes:
             extra_fns[mode] = inrange_ir(mode, wave)
+        extra_fns.update(tr.functions)
         decls.update(tr.declarations)
         changed = True
     if not changed:
