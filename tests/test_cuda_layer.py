@@ -146,7 +146,6 @@ extern "C" __global__ void k(int *a, int *b) {
 """
 
 
-
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
 def test_grid_sync_is_a_device_scope_barrier_in_the_code_object(tmp_path, arch):
     """grid_group::sync(): each thread releases (agent scope) before the block barrier and acquires
@@ -172,7 +171,6 @@ def test_grid_sync_is_a_device_scope_barrier_in_the_code_object(tmp_path, arch):
         m = re.compile(pat).search(body, pos)
         assert m, f"{pat!r} after position {pos}"
         pos = m.end()
-
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
@@ -207,7 +205,6 @@ int gemm(cublasHandle_t h, const float *a, float *c, cudaStream_t s) {
 """
 
 
-
 @pytest.mark.parametrize("wheel", [True, False])
 def test_host_code_calling_cublas_compiles_with_or_without_its_wheel(tmp_path, monkeypatch, wheel):
     """NVIDIA's cublas_v2.h where nvidia-cublas-cu12 is installed, else shflx's declarations of the
@@ -229,7 +226,6 @@ def test_host_code_calling_cublas_compiles_with_or_without_its_wheel(tmp_path, m
                      r"the common part of cuBLAS's host API .*nvidia-cublas-cu12", str(e.value))
 
 
-
 def test_cucomplex_is_nvidias_header_beneath_the_layer(tmp_path):
     """cuComplex.h is header-only: NVIDIA's own, from the runtime wheel (shflx[cuda]); without it
     (simulated by undefining the macro that names it) the #include is a named error."""
@@ -244,8 +240,7 @@ def test_cucomplex_is_nvidias_header_beneath_the_layer(tmp_path):
     assert re.search(r"k\.cu:1:10: error: shflx does not support 'cuComplex\.h' on AMD targets \(", str(e.value))
 
 
-
-@pytest.mark.parametrize("header", ["curand_kernel.h", "cub/cub.cuh", "cuda/pipeline", "cuda_awbarrier.h",
+@pytest.mark.parametrize("header", ["curand_kernel.h", "cuda_awbarrier.h",
                                     "sm_61_intrinsics.h"])
 def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, header):
     src = tmp_path / "k.cu"
@@ -256,7 +251,6 @@ def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, head
     assert re.fullmatch(rf".*k\.cu:2:10: error: shflx does not support '{re.escape(header)}' on AMD targets \(.+\)",
                         first), first
     assert "file not found" not in str(e.value)
-
 
 
 def test_wmma_fragments_have_cudas_element_counts_and_unsupported_types_are_named(tmp_path):
@@ -273,3 +267,22 @@ def test_wmma_fragments_have_cudas_element_counts_and_unsupported_types_are_name
         compile_file(src, "gfx1100")
     assert "shflx: wmma m16n16k16 inputs are __half, __nv_bfloat16, signed char or unsigned char" in str(e.value)
     assert len(re.findall(r":\d+:\d+: error:", str(e.value))) == 1, "only the float matrix_a is rejected"
+@pytest.mark.parametrize("arch, counter", [("gfx942", "s_memtime"), ("gfx1030", "s_memtime"),
+                                           ("gfx1100", "s_sendmsg_rtn_b64"), ("gfx1200", "HW_REG_SHADER_CYCLES_HI")])
+def test_clock64_reads_the_targets_64_bit_counter(tmp_path, arch, counter):
+    """clock64/clock (CUB's examples time their kernels with them): s_memtime up to GFX10, the
+    REALTIME message on GFX11 (its cycle counter has 20 bits), GFX12's 64-bit SHADER_CYCLES."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(long long *p) { long long t = clock64(); p[0] = t; p[1] = clock(); }\n")
+    asm = compile_file(src, arch, emit="asm").output
+    assert counter in asm
+
+
+def test_nanosleep_grid_constant_and_device_placement_new_compile(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text("struct P { int v; __device__ P(int x) : v(x + 1) {} };\n"
+                   "__global__ void k(const __grid_constant__ int n, int *p) {\n"
+                   "  __nanosleep(200);\n  alignas(P) char buf[sizeof(P)];\n  P *q = new (buf) P(n);\n"
+                   "  p[threadIdx.x] = q->v;\n}\n")
+    asm = compile_file(src, "gfx942", emit="asm").output
+    assert "s_sleep 1" in asm

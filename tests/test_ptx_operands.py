@@ -32,6 +32,13 @@ def test_cub_float_step_constraints_become_r_and_the_template_stays():
     ('const char *s = "f"; f("l"(x));', None),                                          # not in an asm
     ('asm("// \\"=f\\"(x) : \\"f\\"" : "=&l"(x) : "0"(y), "h"(z));',
      'asm("// \\"=f\\"(x) : \\"f\\"" : "=&r"(x) : "0"(y), "r"(z));'),                   # template untouched
+    # libcu++'s atomics write templates as raw strings, with parentheses, quotes and colons inside
+    ('asm volatile(R"YYY(\n  .reg .b128 _d; // ( " :\n  ld.acquire.gpu.b128 [%2],_d;\n)YYY" : "=l"(d.x), "=l"(d.y) '
+     ': "l"(p) : "memory");',
+     'asm volatile(R"YYY(\n  .reg .b128 _d; // ( " :\n  ld.acquire.gpu.b128 [%2],_d;\n)YYY" : "=r"(d.x), "=r"(d.y) '
+     ': "r"(p) : "memory");'),
+    ('asm(u8R"(mov.b64 %0, %1;)" : "=l"(x) : "l"(y)); int R = 1; f(R"(x)");',
+     'asm(u8R"(mov.b64 %0, %1;)" : "=r"(x) : "r"(y)); int R = 1; f(R"(x)");'),
 ])
 def test_rewrite_examples(src, want):
     assert rewrite_constraints(src) == (src if want is None else want)

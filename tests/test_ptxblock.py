@@ -14,7 +14,7 @@ from shflx.driver.amd import compile_file
 from shflx.driver.report import instruction_counts
 from shflx.errors import InputError
 from shflx.ir.ptxblock import PtxBlockError, inrange_ir, translate
-from tests.reference.ir_eval import Lanes, parse_function
+from tests.reference.ir_eval import STEADY_START, STEADY_STEP, Lanes, parse_function
 from tests.reference.ptx_ref import run_block
 
 M32 = 0xFFFFFFFF
@@ -178,7 +178,7 @@ def test_tied_operand_and_several_outputs():
 
 
 @pytest.mark.parametrize("block, fragment", [
-    ("vote.sync.ballot.b32 $0, 1, 0xffffffff", "vote.sync.ballot.b32 $0, 1, 0xffffffff"),
+    ("match.any.sync.b32 $0, $1, 0xffffffff", "match.any.sync.b32 $0, $1, 0xffffffff"),
     ("mov.u32 $0, %smid", "special register"),
     ("@q add.u32 $0, $1, 1", "'q' before any write"),
     ("{ .reg .u32 r0; mov.u32 r0, $1; }", "never writes its output $0"),
@@ -218,11 +218,11 @@ def test_lane_dependent_clamp_is_dynamic(tmp_path):
 def test_inline_ptx_errors_carry_the_line(tmp_path):
     src = tmp_path / "v.cu"
     src.write_text('__global__ void k(int *p) {\n  unsigned r;\n'
-                   '  asm volatile("{ .reg .pred q; setp.ne.s32 q, %1, 0; vote.sync.ballot.b32 %0, q, 0xffffffff; }"'
+                   '  asm volatile("{ .reg .pred q; setp.ne.s32 q, %1, 0; match.any.sync.b32 %0, %1, 0xffffffff; }"'
                    ' : "=r"(r) : "r"(p[0]));\n  p[1] = r;\n}\n')
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx942")
-    assert "v.cu:3" in str(e.value) and "vote.sync.ballot.b32" in str(e.value)
+    assert "v.cu:3" in str(e.value) and "match.any.sync.b32" in str(e.value)
 
 
 
@@ -264,11 +264,181 @@ def test_float_conversions_between_half_float_and_double():
 @pytest.mark.parametrize("block,fragment", [
     ("cvt.rz.f16.f32 $0, $1;", "cvt.rz.f16.f32"),           # directed rounding: not LLVM's fptrunc
     ("cvt.rn.f32.f16 $0, $1;", "cvt.rn.f32.f16"),           # widening takes no rounding modifier
-    ("ld.acquire.global.u32 $0, [$1];", "with a scope"),      # acquire needs a scope
-    ("ld.acquire.gpu.global.v2.u32 {$0, $2}, [$1];", "with a scope"),
     ("{ .reg .pred p; setp.ne.b32 p, $2, 0; @p ld.acquire.gpu.global.u32 $0, [$1]; }", "guarded"),
 ])
 def test_unsupported_conversions_and_orderings_are_named(block, fragment):
     with pytest.raises(PtxBlockError) as e:
         translate(block, ["i32"], [("i64", "%a"), ("i32", "%v")], {}, "t", 32, "%r")
+    assert fragment in str(e.value)
+
+
+# ------------------------------------------------------------------ the instructions CCCL emits
+# Each block against tests/reference/ptx_ref (the PTX ISA pseudocode, bit by bit), on every lane of
+# a wave32 and a wave64, over random words and the small operands where the edge cases live.
+CCCL_BLOCKS = {
+    "bmsk.clamp": ("bmsk.clamp.b32 $0, $1, $2;", 2),
+    "bmsk.wrap": ("bmsk.wrap.b32 $0, $1, $2;", 2),
+    "bfe.u32": ("bfe.u32 $0, $1, $2, $3;", 3),
+    "bfe.s32": ("bfe.s32 $0, $1, $2, $3;", 3),
+    "bfi.b32": ("bfi.b32 $0, $1, $2, $3, $4;", 4),
+    "prmt.b32": ("prmt.b32 $0, $1, $2, $3;", 3),
+    "lanemask": ("{ .reg .u32 a, b, c, d, e; mov.u32 a, %lanemask_lt; mov.u32 b, %lanemask_le; "
+                 "mov.u32 c, %lanemask_gt; mov.u32 d, %lanemask_ge; mov.u32 e, %lanemask_eq; "
+                 "xor.b32 a, a, $1; add.u32 a, a, b; xor.b32 a, a, c; add.u32 a, a, d; xor.b32 $0, a, e; }", 1),
+    "vote.ballot (CUB's MatchAny step)": ("{ .reg .pred p; and.b32 $0, $1, $2; setp.ne.u32 p, $0, 0; "
+                                          "vote.ballot.sync.b32 $0, p, 0xffffffff; @!p not.b32 $0, $0; }", 2),
+    "vote.sync.ballot masked": ("{ .reg .pred p; setp.lt.u32 p, $1, $2; vote.sync.ballot.b32 $0, !p, $3; }", 3),
+    "cvt.pack.sat.s8 with c": ("cvt.pack.sat.s8.s32.b32 $0, $1, $2, $3;", 3),
+    "cvt.pack.sat.s8 two steps": ("{ .reg .b32 t; cvt.pack.sat.s8.s32.b32 t, $1, $2, 0; "
+                                  "cvt.pack.sat.s8.s32.b32 $0, $3, $1, t; }", 3),
+    "cvt.pack.sat.u8": ("cvt.pack.sat.u8.s32.b32 $0, $1, $2, $3;", 3),
+}
+
+
+def _cccl_inputs(rng, n: int, wave: int) -> list[np.ndarray]:
+    """Random words, small values (0..70: positions, lengths, shift amounts around 32 and 64),
+    and values around the 8-bit saturation bounds, mixed per lane."""
+    out = []
+    for _ in range(n):
+        kind = rng.integers(0, 3, wave)
+        out.append(np.where(kind == 0, rng.integers(0, 1 << 32, wave),
+                            np.where(kind == 1, rng.integers(0, 71, wave), rng.integers(-300, 300, wave))) & M32)
+    return out
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+@pytest.mark.parametrize("case", sorted(CCCL_BLOCKS))
+def test_cccl_instruction_matches_the_ptx_reference(case, wave):
+    block, n = CCCL_BLOCKS[case]
+    for seed in range(4):
+        ins = _cccl_inputs(np.random.default_rng(seed), n, wave)
+        np.testing.assert_array_equal(emitted(block, n, wave, ins)[0], reference(block, 1, ins, wave)[0],
+                                      err_msg=f"{case}, wave {wave}, seed {seed}")
+
+
+@settings(max_examples=150, deadline=None)
+@given(op=st.sampled_from(["bmsk.clamp.b32 $0, $1, $2;", "bmsk.wrap.b32 $0, $1, $2;", "bfe.s32 $0, $1, $2, $3;",
+                           "bfe.u32 $0, $1, $2, $3;", "bfi.b32 $0, $1, $2, $3, $2;", "prmt.b32 $0, $1, $2, $3;"]),
+       words=st.lists(st.one_of(st.integers(0, 70), st.integers(0, M32), st.integers(250, 260)), min_size=3, max_size=3))
+def test_bit_field_instructions_on_any_operands(op, words):
+    ins = [np.full(32, w, np.int64) for w in words]
+    np.testing.assert_array_equal(emitted(op, 3, 32, ins)[0], reference(op, 1, ins, 32)[0])
+
+
+@pytest.mark.parametrize("block", ["cvt.rni.sat.s32.f32 $0, $1;", "cvt.rzi.s32.f32 $0, $1;", "cvt.rmi.u32.f32 $0, $1;",
+                                   "cvt.rpi.s32.f32 $0, $1;"])
+def test_float_to_integer_conversions_saturate_and_send_nan_to_zero(block):
+    f = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.7, 3.2, 1e10, -1e10, np.nan, np.inf, -np.inf, 2147483520.0,
+                  -2147483648.0, 4294967040.0, 7.0] * 2, np.float32)
+    bits = f.view(np.uint32).astype(np.int64)
+    tr = translate(block, ["i32"], [("float", "%f")], {}, "t", 32, "%res")
+    lanes = Lanes(32, {"%f": bits})
+    lanes.run(tr.lines)
+    np.testing.assert_array_equal(lanes.env["%res"], reference(block, 1, [bits], 32)[0])
+
+
+@pytest.mark.parametrize("block, want", [
+    ("ld.global.acquire.gpu.b32 $0, [$1];", 'load atomic i32, ptr addrspace(1) %p syncscope("agent") acquire, align 4'),
+    ("ld.relaxed.cta.shared.u32 $0, [$1];", 'load atomic i32, ptr addrspace(3) %p syncscope("workgroup") monotonic'),
+    ("ld.volatile.global.u32 $0, [$1];", "load atomic volatile i32, ptr addrspace(1) %p monotonic, align 4"),
+    ("ld.acquire.sys.u32 $0, [$1];", "load atomic i32, ptr %p acquire, align 4"),
+    ("st.release.gpu.u32 [$1], $2;", 'store atomic i32 %v, ptr %p syncscope("agent") release, align 4'),
+    ("ld.acquire.cluster.u32 $0, [$1];", 'load atomic i32, ptr %p syncscope("agent") acquire, align 4'),
+    ("atom.add.acq_rel.gpu.u32 $0, [$1], $2;", 'atomicrmw add ptr %p, i32 %v syncscope("agent") acq_rel, align 4'),
+    ("atom.global.max.s32 $0, [$1], $2;", 'atomicrmw max ptr addrspace(1) %p, i32 %v syncscope("agent") monotonic'),
+    ("atom.max.u32 $0, [$1], $2;", "atomicrmw umax ptr"),
+    ("atom.inc.u32 $0, [$1], $2;", "atomicrmw uinc_wrap ptr"),
+    ("atom.exch.release.cta.b32 $0, [$1], $2;", 'atomicrmw xchg ptr %p, i32 %v syncscope("workgroup") release'),
+    ("atom.cas.acquire.sys.b32 $0, [$1], $2, $2;", "cmpxchg ptr %p, i32 %v, i32 %v acquire acquire, align 4"),
+    ("atom.cas.release.gpu.b32 $0, [$1], $2, $2;", 'syncscope("agent") release monotonic'),
+    ("red.release.gpu.global.add.s32 [$1], $2;", 'atomicrmw add ptr addrspace(1) %p, i32 %v syncscope("agent") release'),
+    ("fence.acq_rel.gpu;", 'fence syncscope("agent") acq_rel'),
+    ("fence.sc.cta;", 'fence syncscope("workgroup") seq_cst'),
+    ("membar.gl;", 'fence syncscope("agent") seq_cst'),
+    ("membar.sys;", "fence seq_cst"),
+])
+def test_memory_order_and_scope_become_llvm_atomics(block, want):
+    """PTX ISA memory consistency model -> LLVM's: .relaxed monotonic, scopes cta/gpu/sys as
+    workgroup/agent/system, .volatile a system-scope relaxed access, membar a seq_cst fence."""
+    outs = ["i32"] if "$0" in block else []
+    ins = [("i64", "%a"), ("i32", "%v")]
+    if not outs:                 # $0 is an input then: shift the operand numbers
+        block = block.replace("$1", "$0").replace("$2", "$1")
+    tr = translate(block, outs, ins, {}, "t", 32, "%r" if outs else None)
+    assert any(want in re.sub(r"%t\.\d+", "%p", ln) for ln in tr.lines), "\n".join(tr.lines)
+
+
+def test_an_ordered_vector_access_is_one_atomic_when_it_fits_64_bits():
+    """CUB's tile status: st.relaxed.gpu.v2.u32 {status, value} as one 64-bit atomic store (its
+    elements, first in the low bits); v2.u64 as one atomic per element."""
+    tr = translate("st.relaxed.gpu.v2.u32 [$0], {$1, $2};", [], [("i64", "%a"), ("i32", "%x"), ("i32", "%y")], {},
+                   "t", 32, None)
+    text = "\n".join(tr.lines)
+    assert 'store atomic i64' in text and 'syncscope("agent") monotonic, align 8' in text and "shl i64" in text
+    tr = translate("ld.relaxed.gpu.v2.u64 {$0, $1}, [$2];", ["i64", "i64"], [("i64", "%a")], {}, "t", 32, "%r")
+    loads = [ln for ln in tr.lines if "load atomic i64" in ln]
+    assert len(loads) == 2 and any("getelementptr i8, ptr %t.1, i64 8" in ln for ln in tr.lines)
+
+
+@pytest.mark.parametrize("block, fragment", [
+    ("ld.mmio.relaxed.sys.u32 $0, [$1];", ".mmio"),
+    ("st.acquire.gpu.u32 [$1], $0;", "st cannot be acquire"),
+    ("@p atom.add.u32 $0, [$1], 1;", "unguarded"),
+    ("atom.add.f16 $0, [$1], 1;", "not supported"),
+    ("fence.proxy.async;", "fence.{sc,acq_rel}"),
+])
+def test_memory_forms_without_an_amd_meaning_are_named(block, fragment):
+    with pytest.raises(PtxBlockError) as e:
+        translate(block, ["i32"], [("i64", "%a")], {}, "t", 32, "%r")
+    assert fragment in str(e.value)
+
+
+# ------------------------------------------------------------------ exit, nanosleep, %globaltimer
+
+@pytest.mark.parametrize("block, outputs, want", [
+    # PTX ISA 10.13: %globaltimer counts nanoseconds; AMD's REALTIME counter ticks at 100 MHz (10 ns)
+    ("mov.u64 $0, %globaltimer;", ["i64"], lambda t: 10 * t(1)),
+    ("{ .reg .u64 a, b; mov.u64 a, %globaltimer; mov.u64 b, %globaltimer; sub.u64 $0, b, a; }", ["i64"],
+     lambda t: 10 * (t(2) - t(1))),                   # the second read is the later one
+    ("mov.u32 $0, %globaltimer_hi;", ["i32"], lambda t: (10 * t(1)) >> 32),
+    ("mov.u32 $0, %globaltimer_lo;", ["i32"], lambda t: (10 * t(1)) & M32),
+])
+def test_globaltimer_reads_the_steady_counter_in_nanoseconds_in_program_order(block, outputs, want):
+    tr = translate(block, outputs, [], {}, "t", 64, "%res")
+    lanes = Lanes(64, {})
+    lanes.run(tr.lines)
+    ticks = lambda k: STEADY_START + STEADY_STEP * k        # noqa: E731 (the reference counter's k-th read)
+    assert [int(v) for v in lanes.env["%res"]] == [want(ticks)] * 64
+
+
+def test_timer_reads_stay_between_the_memory_accesses_around_them():
+    tr = translate("{ .reg .u64 a; ld.global.u32 $0, [$1]; mov.u64 a, %globaltimer; st.global.u64 [$1+8], a; }",
+                   ["i32"], [("i64", "%p")], {}, "t", 32, "%res")
+    at = [k for k, ln in enumerate(tr.lines) if "load <1 x i32>" in ln or "readsteadycounter" in ln
+          or "store <1 x i64>" in ln]
+    assert len(at) == 3 and [("load" in tr.lines[k], "steady" in tr.lines[k]) for k in at] == \
+        [(True, False), (False, True), (False, False)]
+
+
+def test_exit_ends_the_wave_only_when_all_its_launched_lanes_exit():
+    """PTX exit ends the thread; AMD ends whole waves: @shflx.ptx.exit ends the wave (s_endpgm)
+    when every lane it was launched with is here, and traps otherwise (no silent partial exit)."""
+    tr = translate("exit;", [], [], {}, "t", 64, None)
+    assert tr.lines == ["  call void @shflx.ptx.exit()"]
+    body = tr.functions["shflx.ptx.exit"]
+    assert "noreturn" in body and "@llvm.amdgcn.ballot.i64(i1 true)" in body
+    assert "call void @llvm.amdgcn.endpgm()" in body and "call void @llvm.trap()" in body
+    assert "@llvm.umin.i32(i32 %left, i32 64)" in body
+    assert "ballot.i32" in translate("exit;", [], [], {}, "t", 32, None).functions["shflx.ptx.exit"]
+
+
+def test_nanosleep_sleeps_briefly():
+    tr = translate("nanosleep.u32 $0;", [], [("i32", "%t")], {}, "t", 64, None)
+    assert tr.lines == ["  call void @llvm.amdgcn.s.sleep(i32 1)"]
+
+
+@pytest.mark.parametrize("block, fragment", [("@p exit;", "unguarded exit"), ("nanosleep.u64 $0;", "nanosleep.u32")])
+def test_exit_and_nanosleep_forms_shflx_does_not_translate_are_named(block, fragment):
+    with pytest.raises(PtxBlockError) as e:
+        translate(block, [], [("i32", "%t")], {}, "t", 64, None)
     assert fragment in str(e.value)

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from shflx.frontend.toolchain import find_clang
 from shflx.isa import known_amd_targets
 from shflx.runtime.amd import AmdDevices, amd_devices
 
@@ -23,6 +24,10 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 
 @functools.lru_cache(maxsize=None)
 def selected() -> AmdDevices:
+    # shflx finds its clang before the emulator is imported: amdemu puts a `clang` wrapper first on
+    # PATH for tinygrad's CPU backend (amdemu/_env.py), which has no host C++ headers to offer a HIP
+    # device compile (<cstddef> in CCCL then misses stddef.h)
+    find_clang()
     return amd_devices(search=[SHARED_AMDEMU])
 
 

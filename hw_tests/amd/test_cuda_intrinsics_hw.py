@@ -27,6 +27,11 @@ extern "C" __global__ void intr(const unsigned *a, const unsigned *b, const floa
     case 13: r = __float_as_uint(__int2float_rn(sx)); break;
     case 14: r = (unsigned)__hadd(sx, sy); break; case 15: r = __urhadd(x, y); break;
     case 16: r = __sad(sx, sy, 7u); break;
+    case 17: r = __vmaxs2(x, y); break;         case 18: r = __vminu2(x, y); break;
+    case 19: r = __vmaxu4(x, y); break;         case 20: r = __vmins4(x, y); break;
+    case 21: r = __vadd2(x, y); break;          case 22: r = __vsub4(x, y); break;
+    case 23: r = __vabsdiffs2(x, y); break;     case 24: r = __vabsdiffu4(x, y); break;
+    case 25: r = __vmins2(x, y); break;         case 26: r = __vmaxu2(x, y); break;
   }
   out[i] = r;
 }
@@ -61,6 +66,20 @@ def _umul64hi(x, y):
     return np.array([((u * v) >> 64) >> 7 for u, v in zip(a, b)], dtype=object).astype(np.uint64).astype(np.int64)
 
 
+def _simd(bits, signed, fn):
+    """CUDA's SIMD intrinsics: fn on each 16-bit (bits=16) or 8-bit lane of x and y on its own,
+    the lane's result wrapped to the lane."""
+    def ref(x, y, f):
+        out = np.zeros_like(x)
+        for k in range(0, 32, bits):
+            a, b = (x >> k) & ((1 << bits) - 1), (y >> k) & ((1 << bits) - 1)
+            if signed:
+                a, b = a - ((a >> (bits - 1)) << bits), b - ((b >> (bits - 1)) << bits)
+            out |= (fn(a, b) & ((1 << bits) - 1)) << k
+        return out
+    return ref
+
+
 CASES = {   # op: (name, numpy reference of (x, y, f) as int64, masked to 32 bits)
     0: ("__umul24", lambda x, y, f: (x & 0xFFFFFF) * (y & 0xFFFFFF)),
     1: ("__mul24", lambda x, y, f: _s24(x) * _s24(y)),
@@ -79,6 +98,12 @@ CASES = {   # op: (name, numpy reference of (x, y, f) as int64, masked to 32 bit
     14: ("__hadd(int, int)", lambda x, y, f: (_s(x) + _s(y)) >> 1),
     15: ("__urhadd", lambda x, y, f: (x + y + 1) >> 1),
     16: ("__sad", lambda x, y, f: np.abs(_s(x) - _s(y)) + 7),
+    17: ("__vmaxs2", _simd(16, True, np.maximum)), 18: ("__vminu2", _simd(16, False, np.minimum)),
+    19: ("__vmaxu4", _simd(8, False, np.maximum)), 20: ("__vmins4", _simd(8, True, np.minimum)),
+    21: ("__vadd2", _simd(16, False, np.add)), 22: ("__vsub4", _simd(8, False, np.subtract)),
+    23: ("__vabsdiffs2", _simd(16, True, lambda a, b: np.abs(a - b))),
+    24: ("__vabsdiffu4", _simd(8, False, lambda a, b: np.abs(a - b))),
+    25: ("__vmins2", _simd(16, True, np.minimum)), 26: ("__vmaxu2", _simd(16, False, np.maximum)),
 }
 
 

@@ -99,6 +99,19 @@ K half_cvt(const float *a, const int *b, unsigned *out) { I; unsigned short lo, 
   asm volatile("mov.b32 {%0, %1}, %2;" : "=h"(l2), "=h"(h2) : "r"(packed));
   asm volatile("cvt.f32.f16 %0, %1;" : "=f"(back) : "h"(h2));
   out[2 * t] = packed; out[2 * t + 1] = __float_as_uint(back) ^ l2; }
+// CUB's ThreadExit (a block-uniform exit), libcu++'s backoff sleep and its clock (%globaltimer):
+// block 1 ends before its second store; the timer reads are in order, in nanoseconds (10 a tick)
+K ptx_exit(const int *a, const int *b, int *out) { I; out[t] = -1;
+  if (blockIdx.x == 1) asm volatile("exit;");
+  out[t] = a[t]; }
+K ptx_nanosleep(const int *a, const int *b, int *out) { I;
+  asm volatile("nanosleep.u32 %0;" :: "r"(b[t] & 1023));
+  out[t] = a[t]; }
+K ptx_globaltimer(const int *a, const int *b, int *out) { I; unsigned long long t0, t1; unsigned hi;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+  asm volatile("mov.u32 %0, %%globaltimer_hi;" : "=r"(hi));
+  out[t] = a[t] + (t1 >= t0) + 2 * (t0 % 10 == 0) + 4 * (hi >= (unsigned)(t0 >> 32)); }
 """
 
 
@@ -206,6 +219,10 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
     "u64_shuffle_down_l": (lambda r: (r.integers(-(1 << 62), 1 << 62, N).astype(np.int64), _small(r)), _u64_down),
     "f64_shuffle_down_d": (lambda r: (r.standard_normal(N), _small(r)), _u64_down),
     "half_cvt": (_half_inputs, _half_cvt),
+    "ptx_exit": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)),
+                 lambda a, b: np.where(np.arange(N) // 64 == 1, -1, a)),
+    "ptx_nanosleep": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a),
+    "ptx_globaltimer": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a + 7),
     "memory_ops": (lambda r: (r.integers(0, 1 << 32, 4 * N, dtype=np.uint64).astype(np.uint32),
                               r.integers(0, 1 << 20, N).astype(np.int32)), _memory_ops),
 }
@@ -213,8 +230,10 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
 
 # Kernels the emulator cannot run on a target family ("gfx11", ...), with the reason: a strict xfail
 # there, never on a GPU. (GFX11's buffer_gl0_inv, which the emulator cannot decode, is stood in for
-# by shflx.runtime.emulator_gaps, so memory_ops runs on gfx1100 now.)
-EMULATOR_GAPS: dict[tuple[str, str], str] = {}
+# by shflx.runtime.emulator_gaps, so memory_ops runs on gfx1100.)
+EMULATOR_GAPS = {("gfx11", "ptx_globaltimer"): "amdemu: no S_SENDMSG_RTN_B64 (GFX11's REALTIME read)",
+                 ("gfx94", "ptx_globaltimer"): "amdemu: no S_MEMREALTIME",
+                 ("gfx90", "ptx_globaltimer"): "amdemu: no S_MEMREALTIME"}
 
 
 def _cases(device):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
 from . import nvcc_syntax
-from .cuda_sdk import SHIMS, CudaSdk, amd_header_args
+from .cuda_sdk import INSTALL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include
 from .host_only import library_of, missing_host_header, note, stand_in
 from .unprovided import named_missing_header
 from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
@@ -61,9 +61,15 @@ def _amdgpu_target(cpu: str, wave: int, selectable_wave: bool) -> list[str]:
 def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions, selectable_wave: bool,
              host: tuple[str, ...] = ()) -> list[str]:
     """AMDGPU: HIP device mode (clang's HIP language rules match CUDA's for device code), parsed
-    against the x86_64 host (`-aux-triple`, the host's C/C++ headers `host`) as nvcc does."""
-    return [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
+    against the x86_64 host (`-aux-triple`, the host's C/C++ headers `host`) as nvcc does. NVIDIA's
+    CCCL (CUB, Thrust, libcu++), where `shflx[cuda]` installed it, is searched after the user's
+    directories, as nvcc searches its toolkit's: the real headers, beneath the CUDA layer."""
+    args = [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
             "-x", "hip", *host, *amd_header_args(), *_printf_args(opts), *_common_args(source, wave, out, opts)]
+    cccl = cccl_include()
+    if cccl is not None:
+        args[-1:-1] = ["-isystem", str(cccl)]
+    return args
 
 
 def _printf_args(opts: FrontendOptions) -> list[str]:
@@ -155,8 +161,29 @@ def compile_with_cuda_headers(source: Path, sm: str, sdk: CudaSdk, opts: Fronten
                     "NVIDIA")
 
 
+def preprocess(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool,
+               fixes: list[nvcc_syntax.Fix] | tuple = ()) -> tuple[str, list[str]]:
+    """The AMD device pass's preprocessed text (line markers kept), with `fixes` (nvcc_syntax) read
+    into the files, and the notes of the host-only headers stood in for and of the fixes; the
+    depfile, if asked for, is written here."""
+    host = host_cxx_args(find_clang(opts.llvm_bin))
+
+    def make_args(out: Path, tmp: Path) -> list[str]:
+        return [("-E" if a == "-emit-llvm" else a) for a in cc1_args(source, cpu, wave, out, opts, selectable_wave, host)]
+    return _front_end(source, opts, make_args, fixes=fixes)
+
+
 def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AMD") -> str:
-    """Run clang with `make_args(output path, temporary dir)`; its diagnostics become an InputError."""
+    """clang's output with the notes of stood-in host-only headers at its top (see _front_end)."""
+    text, notes = _front_end(source, opts, make_args, vendor)
+    return "".join(n + "\n" for n in notes) + text
+
+
+def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AMD",
+               fixes: list[nvcc_syntax.Fix] | tuple = ()) -> tuple[str, list[str]]:
+    """Run clang with `make_args(output path, temporary dir)`: its output and the notes of the
+    host-only headers stood in for and of what was read as nvcc reads it (`fixes` to start with,
+    more as clang's diagnostics call for them); its diagnostics become an InputError."""
     if not source.is_file():
         raise InputError("cannot read the source file", Location(str(source)))
     tool = find_clang(opts.llvm_bin)
@@ -166,11 +193,13 @@ def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str =
         args[-1:-1] = ["-idirafter", str(standins)]          # before the source, searched last
         notes: list[str] = []
         first_failure = None
-        read_as_nvcc: list[nvcc_syntax.Fix] = []
+        read_as_nvcc = list(fixes)
+        if read_as_nvcc:
+            args[-1:-1] = ["-ivfsoverlay", str(nvcc_syntax.overlay(read_as_nvcc, Path(tmp)))]
         for _ in range(64):                              # at most 63 missing headers or rounds of fixes
             proc = _run_clang(tool, args)
             if proc.returncode == 0 and out.exists():
-                return "".join(n + "\n" for n in notes + [f.note() for f in read_as_nvcc]) + out.read_text()
+                return out.read_text(), notes + [f.note() for f in read_as_nvcc]
             new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr) if f not in read_as_nvcc]
             if new_fixes:                               # what nvcc accepts and clang does not
                 read_as_nvcc += new_fixes
@@ -185,6 +214,9 @@ def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str =
             stand_in(standins, missing[0])
             notes.append(note(*missing))
         failed = first_failure or proc
+        cccl = cccl_missing(failed.stderr, vendor)
+        if cccl is not None:
+            raise cccl
         diag = explain_diagnostics(failed.stderr.strip(), vendor) or f"clang exited with {failed.returncode}"
         if first_failure is not None:            # the stand-ins did not help: one line, with what they led to
             header, where = missing_host_header(first_failure.stderr)
@@ -209,6 +241,24 @@ _HOST_REF = re.compile(r"^(?P<where>.*?): error: reference to __host__ function 
 
 
 _UNAVAILABLE = re.compile(r"^(?P<where>.*?): error: '[^']+' is unavailable: (?P<what>shflx does not support .*)$")
+_NOT_FOUND = re.compile(r"^(?P<where>.*?): fatal error: '(?P<name>[^']+)' file not found$")
+# CCCL's public headers: cub/..., thrust/..., nv/target, cuda/std/... and cuda/<name> without an
+# extension (cuda/atomic, cuda/barrier, cuda/pipeline); a project's own cuda/foo.h is not one.
+CCCL_HEADER = re.compile(r"(?:cub|thrust|nv)/[\w./]+|cuda/std/[\w./]+|cuda/\w+")
+
+
+def cccl_missing(stderr: str, vendor: str) -> InputError | None:
+    """A CCCL header clang did not find because shflx[cuda] is not installed: shflx's one-line
+    error at its #include (clang's include stack and caret are not repeated)."""
+    if vendor != "AMD" or cccl_include() is not None:
+        return None
+    for line in stderr.splitlines():
+        m = _NOT_FOUND.match(line)
+        if m and CCCL_HEADER.fullmatch(m.group("name")):
+            path, line_no, col = m.group("where").rsplit(":", 2)
+            return InputError(f"shflx does not support '{m.group('name')}' on AMD targets without NVIDIA's CCCL "
+                              f"headers (CUB, Thrust, libcu++: {INSTALL_HINT})", Location(path, int(line_no), int(col)))
+    return None
 
 
 _INCLUDED_FROM = re.compile(r"^In file included from (?P<file>.+?):(?P<line>\d+):$")

@@ -122,7 +122,7 @@ def find_cuda_sdk(clang_major: int, override: str | None = None) -> CudaSdk:
         raise ToolchainError(f"NVIDIA's CUDA headers are not installed (missing {', '.join(missing)}): "
                              f"{INSTALL_HINT}, or set SHFLX_CUDA_PATH to a CUDA toolkit")
     runtime, nvcc = (dirs[n] for n in WHEELS)
-    cccl = next((d / sub for name, sub in CCCL if (d := _package_dir(name)) and (d / sub / "cub").is_dir()), None)
+    cccl = _wheel_cccl()
     if cccl is None:
         raise ToolchainError(f"NVIDIA's CCCL headers (CUB, Thrust, libcu++) are not installed: {INSTALL_HINT}")
     libdevice = nvcc / "nvvm" / "libdevice" / "libdevice.10.bc"
@@ -133,6 +133,21 @@ def find_cuda_sdk(clang_major: int, override: str | None = None) -> CudaSdk:
     core = (runtime / "include", nvcc / "include", cccl)
     return CudaSdk(core + library_includes(exclude=(*core, cccl.parent)), libdevice, ptxas if ptxas.is_file() else None, res,
                    version, "wheels")
+
+
+def cccl_include() -> Path | None:
+    """CCCL's own include dir (cub/, thrust/, cuda/, nv/ and nothing else) for AMD device code:
+    SHFLX_CUDA_PATH's include/cccl (CUDA 13 keeps it apart), else the wheel's; None when neither is
+    installed (a CUDA 12 toolkit mixes CCCL into include/, which AMD device code must not search)."""
+    override = os.environ.get("SHFLX_CUDA_PATH")
+    if override and (Path(override) / "include" / "cccl" / "cub").is_dir():
+        return Path(override) / "include" / "cccl"
+    return _wheel_cccl()
+
+
+@lru_cache(maxsize=1)
+def _wheel_cccl() -> Path | None:
+    return next((d / sub for name, sub in CCCL if (d := _package_dir(name)) and (d / sub / "cub").is_dir()), None)
 
 
 def library_includes(exclude: tuple[Path, ...] = ()) -> tuple[Path, ...]:

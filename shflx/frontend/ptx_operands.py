@@ -4,18 +4,19 @@ device target before shflx sees the asm, and AMDGPU has no f/l/d/h registers, so
 compiled again from its preprocessed text with those constraints written as "r" (a register of the
 operand's own type). The asm template is untouched; ir.inline_ptx then reads the PTX with each
 operand's LLVM type (float, i64, double, half), as it does for "r". Only files clang rejected for
-this reason take the second path; line markers keep diagnostics and debug lines on the original
-files."""
+this reason, and files that read CCCL (whose headers always hold such asm), take the second path;
+line markers keep diagnostics and debug lines on the original files."""
 from __future__ import annotations
 
 import re
 import subprocess
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
 from . import nvcc_syntax
-from .clang import PRELUDE, FrontendOptions, cc1_args, compile_to_ir as clang_compile_to_ir, explain_diagnostics
+from .clang import PRELUDE, FrontendOptions, cc1_args, compile_to_ir as clang_compile_to_ir, explain_diagnostics, preprocess
 from .toolchain import find_clang, host_cxx_args
 
 # clang's diagnostic for a constraint the target lacks
@@ -63,15 +64,32 @@ def _rewrite_operands(part: str) -> str:
     return _STRING.sub(one, part)
 
 
+_RAW_STRING = re.compile(r'(?:u8|[uUL])?R"([^()\\\s]{0,16})\(')
+
+
+def _literal_end(text: str, k: int) -> int | None:
+    """The index after the string, raw string (R"d(...)d") or character literal starting at k
+    (None if none starts there)."""
+    raw = _RAW_STRING.match(text, k)
+    if raw and (k == 0 or not (text[k - 1].isalnum() or text[k - 1] == "_")):
+        end = text.find(")" + raw.group(1) + '"', raw.end())
+        return None if end < 0 else end + len(raw.group(1)) + 2
+    c = text[k]
+    if c in "\"'":
+        m = re.compile(rf"{c}(?:[^{c}\\\n]|\\.)*{c}").match(text, k)
+        return m.end() if m else None
+    return None
+
+
 def _closing_paren(text: str, open_at: int) -> int | None:
     """Index of the ')' matching text[open_at] == '(', skipping string and char literals."""
     depth, k = 0, open_at
     while k < len(text):
-        c = text[k]
-        if c in "\"'":
-            m = re.compile(rf"{c}(?:[^{c}\\\n]|\\.)*{c}").match(text, k)
-            k = m.end() if m else k + 1
+        end = _literal_end(text, k)
+        if end is not None:
+            k = end
             continue
+        c = text[k]
         depth += c == "("
         depth -= c == ")"
         if depth == 0:
@@ -83,10 +101,11 @@ def _closing_paren(text: str, open_at: int) -> int | None:
 def _first_top_level_colon(body: str) -> int | None:
     depth, k = 0, 0
     while k < len(body):
-        c = body[k]
-        if c == '"':
-            k = _STRING.match(body, k).end() if _STRING.match(body, k) else k + 1
+        end = _literal_end(body, k)
+        if end is not None:
+            k = end
             continue
+        c = body[k]
         if c in "([{":
             depth += 1
         elif c in ")]}":
@@ -99,24 +118,25 @@ def _first_top_level_colon(body: str) -> int | None:
 
 def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool) -> str:
     """frontend.clang.compile_to_ir, with a second path for inline PTX operand constraints AMDGPU
-    lacks: preprocess, rewrite the constraints (rewrite_constraints), compile the rewritten text."""
-    try:
-        return clang_compile_to_ir(source, cpu, wave, opts, selectable_wave)
-    except InputError as e:
-        if not REJECTED.search(str(e)):
-            raise
+    lacks: preprocess, rewrite the constraints (rewrite_constraints), compile the rewritten text.
+    A file that reads CCCL (whose headers always hold such asm) takes the second path at once: its
+    first compile would only fail, after parsing all of CCCL (seconds)."""
+    if not may_need_rewrite(source, opts.includes):
+        try:
+            return clang_compile_to_ir(source, cpu, wave, opts, selectable_wave)
+        except InputError as e:
+            if not REJECTED.search(str(e)):
+                raise
     tool = find_clang(opts.llvm_bin)
-    host = host_cxx_args(tool)
     with tempfile.TemporaryDirectory(prefix="shflx-ptxops-") as tmp:
         pre, ll = Path(tmp) / "device.hipi", Path(tmp) / "device.ll"
         read_as_nvcc: list[nvcc_syntax.Fix] = []
         for _ in range(16):                  # rounds of the fixes of frontend/nvcc_syntax.py
-            args = [("-E" if a == "-emit-llvm" else a) for a in cc1_args(source, cpu, wave, pre, opts, selectable_wave, host)]
-            if read_as_nvcc:
-                args[-1:-1] = ["-ivfsoverlay", str(nvcc_syntax.overlay(read_as_nvcc, Path(tmp)))]
-            _check(_run(tool, args), source)
-            pre.write_text(rewrite_constraints(pre.read_text()))
-            args = cc1_args(pre, cpu, wave, ll, opts, selectable_wave, host)
+            text, notes = preprocess(source, cpu, wave, opts, selectable_wave, read_as_nvcc)
+            pre.write_text(rewrite_constraints(text))
+            # the -E run wrote the depfile; debug info names the source's directory, not this one
+            compile_opts = replace(opts, extra=(*without_depfile(opts.extra), f"-fdebug-prefix-map={tmp}={source.parent}"))
+            args = cc1_args(pre, cpu, wave, ll, compile_opts, selectable_wave, host_cxx_args(tool))
             args = _without_prelude([("hip-cpp-output" if a == "hip" and args[k - 1] == "-x" else a)
                                      for k, a in enumerate(args)])
             proc = _run(tool, args)
@@ -125,7 +145,50 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
                 break
             read_as_nvcc += new_fixes       # diagnostics name the original files (line markers)
         _check(proc, source)
-        return "".join(f.note() + "\n" for f in read_as_nvcc) + ll.read_text()
+        return "".join(n + "\n" for n in notes) + ll.read_text()
+
+
+# CCCL's headers, as the source or a header of the project names them
+_CCCL_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:cub|thrust|nv|cuda)/', re.M)
+_QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def may_need_rewrite(source: Path, includes: tuple[str, ...] = (), depth: int = 4) -> bool:
+    """Whether the file, or a header it includes with quotes (found beside the includer or in
+    `includes`, `depth` levels deep), includes CCCL or writes an asm operand rewrite_constraints
+    changes. Only chooses which path runs first; both give the same IR."""
+    seen: set[Path] = set()
+    todo = [(source, 0)]
+    while todo:
+        path, level = todo.pop()
+        if path in seen or level > depth:
+            continue
+        seen.add(path)
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            continue
+        if _CCCL_INCLUDE.search(text) or ("asm" in text and rewrite_constraints(text) != text):
+            return True
+        for name in _QUOTED_INCLUDE.findall(text):
+            for base in (path.parent, *map(Path, includes)):
+                if (base / name).is_file():
+                    todo.append(((base / name).resolve(), level + 1))
+                    break
+    return False
+
+
+def without_depfile(words: tuple[str, ...]) -> tuple[str, ...]:
+    """cc1 words less the depfile ones (-dependency-file F, -MT T, -sys-header-deps, -MP)."""
+    out, k = [], 0
+    while k < len(words):
+        if words[k] in ("-dependency-file", "-MT"):
+            k += 2
+            continue
+        if words[k] not in ("-sys-header-deps", "-MP"):
+            out.append(words[k])
+        k += 1
+    return tuple(out)
 
 
 def _without_prelude(args: list[str]) -> list[str]:

@@ -65,8 +65,14 @@ def _candidates() -> list[tuple[str, list[str]]]:
     return out
 
 
-@lru_cache(maxsize=4)
 def find_clang(llvm_bin: str | None = None) -> Tool:
+    """The clang a process uses, found once: `find_clang()` and `find_clang(None)` share the
+    answer (a later change to PATH, such as amdemu's clang wrapper, cannot split them)."""
+    return _find_clang(llvm_bin)
+
+
+@lru_cache(maxsize=4)
+def _find_clang(llvm_bin: str | None) -> Tool:
     tried = []
     cands = [("override", [str(Path(llvm_bin) / "clang")])] if llvm_bin else _candidates()
     for origin, cmd in cands:

@@ -2,7 +2,9 @@
 "'X' file not found" for one of them into shflx's own one-line error, `file:line:col: error: shflx
 does not support 'X' on AMD targets (why)`, at the `#include` that asked for it.
 
-Host-only library headers (cuBLAS, NCCL, ...) are host_only.py's: a device pass goes on without
+CCCL's headers (CUB, Thrust, libcu++) are NVIDIA's own, searched beneath the layer where shflx[cuda]
+installed them (clang.cccl_missing names them otherwise). Host-only library headers (cuBLAS, NCCL,
+...) are host_only.py's: a device pass goes on without
 them when nothing needs them. A project's own missing header keeps clang's message."""
 from __future__ import annotations
 
@@ -11,8 +13,6 @@ import re
 # header name pattern -> what it is, for the AMD targets (the CUDA layer replaces NVIDIA's device
 # headers there); on NVIDIA targets a missing one means NVIDIA's wheels are not installed.
 UNPROVIDED = {
-    r"(?:cub|thrust|nv)/[\w./-]+|cuda/[\w./-]+": "NVIDIA's CCCL (CUB, Thrust, libcu++), which the CUDA layer for AMD does "
-                                                 "not provide",
     r"cuda_(?:awbarrier|pipeline)(?:_primitives|_helpers)?\.h": "the asynchronous barrier and pipeline primitives "
                                                                 "are not provided on AMD",
     r"cooperative_groups/[\w/]+\.h": "this part of cooperative groups is not provided on AMD",

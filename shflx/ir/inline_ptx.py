@@ -11,8 +11,9 @@ from .text import DBG, declared_names, locations, operand_token, split_args
 
 _ASM = re.compile(r'^(?P<lhs>\s*(?:%[\w.\-]+ = )?)(?:tail )?call (?P<ty>[^"]*?)asm (?:sideeffect )?(?:inteldialect )?'
                   r'"(?P<tmpl>(?:[^"\\]|\\.)*)", "(?P<cons>[^"]*)"\((?P<args>.*)\)(?P<rest>[^()]*)$')
-_PTX_START = re.compile(r"(@!?\w+\s+)?(shfl|mov|add|sub|mul|min|max|and|or|xor|not|shl|shr|setp|selp|ld|st|cvt|"
-                        r"vote|activemask|redux|match|bar|cp)\.")
+# A PTX statement: an opcode with modifiers (`bmsk.clamp.b32`, `fence.acq_rel.gpu`) or one of the
+# few without any; AMDGPU mnemonics (`v_add_u32`, `s_waitcnt`) never contain a dot.
+_PTX_START = re.compile(r"(@!?\w+\s+)?(?:[a-z][a-z0-9_]*\.[a-z0-9_]|(?:exit|trap|ret|brkpt|pmevent)\b)")
 
 
 class InlinePtxError(ValueError):
@@ -53,6 +54,7 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
         lines[k] = "\n".join(ln + dbg_tail for ln in tr.lines)
         for mode in tr.pred_modes:
             extra_fns[mode] = inrange_ir(mode, wave)
+        extra_fns.update(tr.functions)
         decls.update(tr.declarations)
         changed = True
     if not changed:

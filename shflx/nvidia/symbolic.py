@@ -78,6 +78,12 @@ def sym(name: str, w: int) -> Expr:
 TID = {a: mk("tid", 32, a) for a in "xyz"}
 LANEID = mk("laneid", 32)  # = tid.x & 31 on the rewritten path (see module docstring)
 TRUE, FALSE = const(1, 1), const(0, 1)
+# %lanemask_* (PTX ISA 10.x): bits of the lanes below, at or below, above, at or above this one
+_EQ = mk("shl", 32, const(1, 32), LANEID)
+_LT = mk("sub", 32, _EQ, const(1, 32))
+_LE = mk("sub", 32, mk("shl", 32, _EQ, const(1, 32)), const(1, 32))   # lane 31: 0 - 1 = all bits
+LANEMASKS = {"%lanemask_eq": _EQ, "%lanemask_lt": _LT, "%lanemask_le": _LE,
+             "%lanemask_gt": mk("not", 32, _LE), "%lanemask_ge": mk("not", 32, _LT)}
 
 
 def uf(name: str, w: int, *args: Expr) -> Expr:
@@ -192,6 +198,67 @@ def bxor(a: Expr, b: Expr) -> Expr:
 
 
 # ------------------------------------------------------------------------------ concrete evaluation
+
+def _bmsk(a: Expr, b: Expr, clamp: bool) -> Expr:
+    """bmsk.{clamp,wrap}.b32 (PTX ISA 9.7.8.x): b bits set from bit a; .wrap takes a and b mod 32,
+    .clamp gives 0 for a >= 32 and every bit from a for b >= 32."""
+    c31, c32 = const(31, 32), const(32, 32)
+    a1, b1 = binop("and", a, c31), binop("and", b, c31)
+    ones = const(-1, 32)
+    mask0 = binop("shl", ones, a1)
+    total = binop("add", a1, b1)
+    overflow = bnot(cmp("ult", total, c32))
+    if clamp:
+        big_a, big_b = bnot(cmp("ult", a, c32)), bnot(cmp("ult", b, c32))
+        mask0 = ite(big_a, const(0, 32), mask0)
+        overflow = bor(overflow, bor(big_a, big_b))
+    mask1 = ite(overflow, const(0, 32), ite(cmp("eq", b1, const(0, 32)), ones, binop("shl", ones, total)))
+    return binop("and", mask0, mk("not", 32, mask1))
+
+
+def _bfe(a: Expr, b: Expr, c: Expr, signed: bool) -> Expr:
+    """bfe.{u,s}{32,64} d, a, pos, len (PTX ISA 9.7.8.x): len bits of a from pos (each taken
+    mod 256); the bits past the field or past a's msb are 0, or (signed) the field's top bit
+    a[min(pos+len-1, msb)] (0 when len is 0)."""
+    w = a.w
+    pos, ln = binop("and", b, const(0xFF, 32)), binop("and", c, const(0xFF, 32))
+    wide = lambda x: resize(x, w, False)            # noqa: E731 (0..255 fits every width)
+    mask = binop("sub", binop("shl", const(1, w), wide(ln)), const(1, w))     # len >= w: all ones
+    field = binop("and", binop("lshr", a, wide(pos)), mask)
+    if not signed:
+        return field
+    valid = binop("and", mask, binop("lshr", const(-1, w), wide(pos)))       # i < len, pos + i <= msb
+    top = binop("sub", binop("add", pos, ln), const(1, 32))
+    top = ite(cmp("ult", top, const(w - 1, 32)), top, const(w - 1, 32))
+    sbit = binop("and", binop("lshr", a, wide(top)), const(1, w))
+    sbit = ite(cmp("eq", ln, const(0, 32)), const(0, w), sbit)
+    return binop("or", field, binop("and", binop("sub", const(0, w), sbit), mk("not", w, valid)))
+
+
+def _bfi(a: Expr, b: Expr, c: Expr, d: Expr) -> Expr:
+    """bfi.b{32,64} f, a, b, pos, len (PTX ISA 9.7.8.x): b with its bits pos..pos+len-1 (those
+    within the msb; pos, len mod 256) replaced by a's low bits."""
+    w = a.w
+    pos, ln = resize(binop("and", c, const(0xFF, 32)), w, False), resize(binop("and", d, const(0xFF, 32)), w, False)
+    mask = binop("shl", binop("sub", binop("shl", const(1, w), ln), const(1, w)), pos)
+    return binop("or", binop("and", b, mk("not", w, mask)), binop("and", binop("shl", a, pos), mask))
+
+
+def _prmt(a: Expr, b: Expr, c: Expr) -> Expr:
+    """prmt.b32 d, a, b, c, default mode (PTX ISA 9.7.8.x): byte k of d is byte (c >> 4k) & 7
+    of {b, a} (a the low word), or with (c >> 4k) & 8 its sign replicated (0x00 or 0xff)."""
+    both = mk("concat", 64, b, a)
+    out = const(0, 32)
+    for k in range(4):
+        sel = binop("and", binop("lshr", c, const(4 * k, 32)), const(0xF, 32))
+        byte = binop("and", resize(binop("lshr", both, resize(binop("shl", binop("and", sel, const(7, 32)),
+                                                                        const(3, 32)), 64, False)), 32, False),
+                     const(0xFF, 32))
+        sign = ite(cmp("eq", binop("and", byte, const(0x80, 32)), const(0, 32)), const(0, 32), const(0xFF, 32))
+        byte = ite(cmp("eq", binop("and", sel, const(8, 32)), const(0, 32)), byte, sign)
+        out = binop("or", out, binop("shl", byte, const(8 * k, 32)))
+    return out
+
 
 def _s(v: int, w: int) -> int:
     return v - (1 << w) if v >> (w - 1) else v
@@ -374,6 +441,8 @@ class _Emu:
             return resize(TID[tok[-1]], w, False)
         if tok == "%laneid":
             return resize(LANEID, w, False)
+        if tok in LANEMASKS:
+            return resize(LANEMASKS[tok], w, False)
         if tok.startswith("{"):
             parts = [p.strip() for p in tok[1:-1].split(",")]
             pw = w // len(parts)
@@ -498,6 +567,8 @@ class _Emu:
         if base == "selp":
             a, b = self.read(env, ops[1], w), self.read(env, ops[2], w)
             return [ite(self.read(env, ops[3], 1), a, b)]
+        if base == "cvt" and mods[:2] == ("pack", "sat"):
+            return self.cvt_pack(env, mods[2:], ops)
         if base == "cvt" and len(mods) >= 2 and _INT_TYPES.match(mods[-1]) and _INT_TYPES.match(mods[-2]) \
                 and not any(m in ("sat",) for m in mods):
             dw, sw = _TYPE_W[mods[-2]], _TYPE_W[mods[-1]]
@@ -549,7 +620,36 @@ class _Emu:
             a, b = rd(1), rd(2)
             lt = cmp("slt" if signed else "ult", a, b)
             return [ite(lt, a, b) if base == "min" else ite(lt, b, a)]
+        if base == "bmsk" and w == 32 and mods[:1] in (("clamp",), ("wrap",)):
+            return [_bmsk(rd(1), rd(2), mods[0] == "clamp")]
+        if base == "bfe" and len(ops) == 4:
+            return [_bfe(rd(1), rd(2, 32), rd(3, 32), signed)]
+        if base == "bfi" and len(ops) == 5:
+            return [_bfi(rd(1), rd(2), rd(3, 32), rd(4, 32))]
+        if base == "prmt" and w == 32 and mods == ("b32",) and len(ops) == 4:
+            return [_prmt(rd(1), rd(2), rd(3))]
         return None
+
+    def cvt_pack(self, env, mods, ops) -> list[Expr] | None:
+        """cvt.pack.sat.{s8,u8,s16,u16}.s32{.b32} d, a, b{, c} (PTX ISA 9.7.9.22): a and b
+        saturated to the N-bit type, b in d's low N bits, a above it; with c, c fills the bits
+        above 2N (c's low bits first)."""
+        sizes = {"s8": 8, "u8": 8, "s16": 16, "u16": 16}
+        if len(mods) < 2 or mods[0] not in sizes or mods[1] != "s32" or len(ops) != (4 if len(mods) == 3 else 3) \
+                or (len(mods) == 3) != (sizes[mods[0]] == 8) or mods[2:] not in ((), ("b32",)):
+            return None
+        n, signed = sizes[mods[0]], mods[0].startswith("s")
+        lo, hi = (-(1 << (n - 1)), (1 << (n - 1)) - 1) if signed else (0, (1 << n) - 1)
+        m = (1 << n) - 1
+
+        def sat(x: Expr) -> Expr:
+            x = ite(cmp("slt", x, const(lo, 32)), const(lo, 32), x)
+            return binop("and", ite(cmp("sgt", x, const(hi, 32)), const(hi, 32), x), const(m, 32))
+        a, b = (self.read(env, o, 32) for o in ops[1:3])
+        d = binop("or", binop("shl", sat(a), const(n, 32)), sat(b))
+        if len(ops) == 4:
+            d = binop("or", d, binop("shl", self.read(env, ops[3], 32), const(2 * n, 32)))
+        return [d]
 
     def setp(self, env, inst, mods, dests) -> list[Expr] | None:
         ops = inst.operands
@@ -618,6 +718,8 @@ class StraightLine(_Emu):
             raise UnsupportedInstruction(inst, "only register-to-register instructions are supported")
         if inst.base == "shfl":
             vals = self.shfl(inst)
+        elif inst.base == "vote":
+            vals = self.vote(inst)
         else:
             vals = self.semantics(self.env, inst, inst.base, inst.modifiers, dests)
         if vals is None or len(vals) != len(dests):
@@ -638,6 +740,23 @@ class StraightLine(_Emu):
         mask = self.read(self.env, inst.operands[4], 32) if sync else const(-1, 32)
         code = SHFL_MODES.index(mode_type[0])
         return [mk("shfl", 32, code, mask, a, b, c), mk("shfl.inrange", 1, code, b, c)][:len(inst.dests())]
+
+    def vote(self, inst: ptxir.Instruction) -> list[Expr]:
+        """vote.sync.{ballot.b32,any.pred,all.pred,uni.pred} d, {!}p, membermask (PTX ISA 9.7.12.x;
+        CUB spells the ballot vote.ballot.sync.b32): a `ballot` node (mask, p), the bits of the
+        warp's lanes in the mask whose p is true; any/all/uni are tests of ballots."""
+        mods = tuple(m for m in inst.modifiers if m != "sync")
+        if "sync" not in inst.modifiers or len(inst.operands) != 3 or len(inst.dests()) != 1 \
+                or mods not in (("ballot", "b32"), ("any", "pred"), ("all", "pred"), ("uni", "pred")):
+            raise UnsupportedInstruction(inst, "expected vote.sync.{ballot.b32,any.pred,all.pred,uni.pred} d, p, mask")
+        p = self.read(self.env, inst.operands[1], 1)
+        mask = self.read(self.env, inst.operands[2], 32)
+        yes = mk("ballot", 32, mask, p)
+        if mods[0] == "ballot":
+            return [yes]
+        no = mk("ballot", 32, mask, bnot(p))
+        none_false, none_true = cmp("eq", no, const(0, 32)), cmp("eq", yes, const(0, 32))
+        return [{"any": bnot(none_true), "all": none_false, "uni": bor(none_false, none_true)}[mods[0]]]
 
     def write(self, env: dict, inst: ptxir.Instruction, dest: str, v: Expr, signed: bool = False,
               guard: Expr | None = None) -> None:

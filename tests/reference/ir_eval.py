@@ -13,7 +13,8 @@ import numpy as np
 from .cuda_ref import ref_shfl
 
 MODES = ("up", "down", "bfly", "idx")
-POISON = 0x5EED_F00D_5EED_F00D   # the value of a shift by the width or more (LLVM: poison)
+POISON = 0x5EED_F00D_5EED_F00D
+STEADY_START, STEADY_STEP = 0x3_0000_0123, 1000      # llvm.readsteadycounter: ticks above 2^32   # the value of a shift by the width or more (LLVM: poison)
 FTYPES = {"float": (np.float32, np.uint32), "double": (np.float64, np.uint64)}
 ICMP = {"eq": np.equal, "ne": np.not_equal, "ult": np.less, "ule": np.less_equal, "ugt": np.greater,
         "uge": np.greater_equal, "slt": np.less, "sle": np.less_equal, "sgt": np.greater, "sge": np.greater_equal}
@@ -27,7 +28,8 @@ def _width(ty: str) -> int:
 
 
 def _mask(v, w: int) -> np.ndarray:
-    return np.asarray(v, dtype=object if w == 64 else np.int64) & ((1 << w) - 1)
+    masked = np.asarray(v, dtype=object) & ((1 << w) - 1)       # Python ints: no overflow on the way
+    return masked if w == 64 else masked.astype(np.int64)
 
 
 def _signed(v: np.ndarray, w: int) -> np.ndarray:
@@ -107,6 +109,11 @@ class Lanes:
             return _mask(x, _width(tty))
         if op in ("fadd", "fsub", "fmul", "fneg", "fcmp"):
             return self.float_op(op, rest)
+        if op in ("sitofp", "uitofp"):
+            fty, a, tty = re.match(r"(\S+) (\S+) to (\S+)$", rest).groups()
+            x = self.operand(a, _width(fty))
+            x = _signed(x, _width(fty)) if op == "sitofp" else x
+            return _from_float(np.array([float(int(v)) for v in x]), tty)   # int -> double exact below 2^53
         raise ValueError(f"ir_eval: no meaning for '{text}'")
 
     def float_op(self, op: str, rest: str) -> np.ndarray:
@@ -138,6 +145,23 @@ class Lanes:
             return _mask(np.maximum(self.lane - 32, 0) * (np.asarray(vals[0]) == 0xFFFFFFFF) + vals[1], 32)
         if fn == "llvm.amdgcn.workitem.id.x":
             return self.lane.astype(np.int64)
+        if fn == "llvm.readsteadycounter":    # a wave-uniform tick count; each read here STEADY_STEP later
+            self.steady_reads = getattr(self, "steady_reads", 0) + 1
+            return np.full(self.wave, STEADY_START + STEADY_STEP * self.steady_reads, dtype=object)
+        if fn in ("llvm.amdgcn.ballot.i32", "llvm.amdgcn.ballot.i64"):   # bit i: lane i's i1 (every lane active)
+            bits = sum(1 << i for i in range(self.wave) if vals[0][i])
+            return _mask(np.full(self.wave, bits, dtype=object), _width(ty))
+        m = re.fullmatch(r"llvm\.(rint|trunc|floor|ceil)\.(f32|f64)", fn)
+        if m:
+            fty = "float" if m.group(2) == "f32" else "double"
+            rnd = {"rint": np.rint, "trunc": np.trunc, "floor": np.floor, "ceil": np.ceil}[m.group(1)]
+            return _from_float(rnd(_to_float(vals[0], fty)), fty)
+        m = re.fullmatch(r"llvm\.fpto([su])i\.sat\.i(\d+)\.(f32|f64)", fn)
+        if m:           # LLVM LangRef: NaN -> 0, out of range -> the nearest representable value
+            w, fty = int(m.group(2)), "float" if m.group(3) == "f32" else "double"
+            lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if m.group(1) == "s" else (0, (1 << w) - 1)
+            f = _to_float(vals[0], fty).astype(np.float64)
+            return _mask([0 if np.isnan(x) else int(min(max(x, lo), hi)) for x in f], w)
         if fn.startswith(("llvm.minnum.", "llvm.maxnum.")):
             x, y = (_to_float(v, ty) for v in vals)
             return _from_float((np.fmin if "minnum" in fn else np.fmax)(x, y), ty)

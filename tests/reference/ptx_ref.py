@@ -1,6 +1,7 @@
 """Reference lockstep interpreter for the inline-PTX subset CUB-style blocks use, written from the
 PTX ISA text (instructions mov, add, sub, mul.lo, and, or, xor, not, shl, shr, min, max, setp with
-`.and/.or/.xor`, selp, shfl.sync; guards `@p`/`@!p`; %laneid) and cuda_ref for shfl. Independent of
+`.and/.or/.xor`, selp, shfl.sync, vote.sync.ballot, bmsk, bfe, bfi, prmt, cvt.pack.sat, cvt from f32
+to integers; guards `@p`/`@!p`; %laneid, %lanemask_*) and cuda_ref for shfl. Independent of
 shflx: nothing here imports it. A block runs on `lanes` lanes at once (32 or 64; lanes 32..63 are
 a second warp); a register holds one u32 (or bool) per lane; a guarded write keeps the old value
 where the guard is false."""
@@ -58,6 +59,10 @@ def run_block(text: str, operands: dict[str, np.ndarray | int], lanes: int = 32)
                 return ~regs[tok[1:]].astype(bool)
             if tok == "%laneid":
                 return lane & 31
+            if tok.startswith("%lanemask_"):          # PTX ISA "Special Registers": bit i for lanes i ? laneid
+                rel = {"eq": np.equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}
+                f = rel[tok[len("%lanemask_"):]]
+                return np.array([sum(1 << i for i in range(32) if f(i, ln & 31)) for ln in lane], np.int64)
             if tok in regs:
                 return regs[tok]
             v = int(tok, 0)
@@ -125,6 +130,90 @@ def run_block(text: str, operands: dict[str, np.ndarray | int], lanes: int = 32)
             put(dests[0].strip(), out)
             if len(dests) > 1:
                 put(dests[1].strip(), pred)
+        elif parts[0] in ("bmsk", "bfe", "bfi", "prmt"):
+            args = [[int(x) for x in val(o) & M32] for o in ops[1:]]
+            put(ops[0], np.array([BITFIELD[parts[0]](parts, *a) for a in zip(*args)], np.int64))
+        elif parts[0] == "vote":                        # ballot of this 32-lane warp's lanes in the mask
+            p, mask = val(ops[1]).astype(bool), val(ops[2]) & M32
+            out = np.zeros(lanes, np.int64)
+            for warp in range(0, lanes, 32):
+                bits = sum(1 << i for i in range(32) if p[warp + i])
+                out[warp:warp + 32] = bits & mask[warp:warp + 32]
+            put(ops[0], out)
+        elif parts[:3] == ["cvt", "pack", "sat"]:
+            n = int(parts[3][1:])
+            lo, hi = (-(1 << (n - 1)), (1 << (n - 1)) - 1) if parts[3][0] == "s" else (0, (1 << n) - 1)
+            sat = lambda x: np.clip(_signed(x), lo, hi) & ((1 << n) - 1)       # noqa: E731
+            d = (sat(val(ops[1])) << n) | sat(val(ops[2]))
+            if len(ops) == 4:
+                d = d | (val(ops[3]) << (2 * n))
+            put(ops[0], d & M32)
+        elif parts[0] == "cvt" and parts[-1] == "f32" and parts[1] in ROUND_TO_INT:
+            f = _f32(val(ops[1])).astype(np.float64)
+            r = ROUND_TO_INT[parts[1]](f)
+            lo, hi = (-(1 << 31), (1 << 31) - 1) if parts[-2] == "s32" else (0, (1 << 32) - 1)
+            put(ops[0], np.where(np.isnan(r), 0, np.clip(np.nan_to_num(r), lo, hi)).astype(np.int64) & M32)
         else:
             raise ValueError(f"ptx_ref: no reference for '{stmt}'")
     return regs
+
+
+# float -> integer rounding of cvt.{rni,rzi,rmi,rpi} (nearest even, toward zero, down, up)
+ROUND_TO_INT = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
+
+
+def _bit(x: int, i: int) -> int:
+    return (x >> i) & 1
+
+
+def _bmsk(parts, a: int, b: int) -> int:
+    """PTX ISA bmsk pseudocode, line by line."""
+    a1, b1 = a & 0x1F, b & 0x1F
+    mask0 = (M32 << a1) & M32
+    total = a1 + b1
+    mask1 = (M32 << total) & M32 if total < 32 else 0
+    overflow = total >= 32
+    if parts[1] == "clamp":
+        if a >= 32:
+            overflow, mask0 = True, 0
+        if b >= 32:
+            overflow = True
+    if overflow:
+        mask1 = 0
+    elif b1 == 0:
+        mask1 = M32
+    return mask0 & ~mask1 & M32
+
+
+def _bfe(parts, a: int, b: int, c: int) -> int:
+    """PTX ISA bfe pseudocode (32-bit types), bit by bit."""
+    msb, pos, length = 31, b & 0xFF, c & 0xFF
+    sbit = 0 if parts[1].startswith("u") or length == 0 else _bit(a, min(pos + length - 1, msb))
+    return sum((_bit(a, pos + i) if i < length and pos + i <= msb else sbit) << i for i in range(msb + 1))
+
+
+def _bfi(parts, a: int, b: int, c: int, d: int) -> int:
+    """PTX ISA bfi pseudocode (.b32), bit by bit."""
+    f, pos, length = b, c & 0xFF, d & 0xFF
+    for i in range(length):
+        if pos + i > 31:
+            break
+        f = (f & ~(1 << (pos + i))) | (_bit(a, i) << (pos + i))
+    return f & M32
+
+
+def _prmt(parts, a: int, b: int, c: int) -> int:
+    """PTX ISA prmt, default mode: byte i of d is byte c[4i+2:4i] of {b, a}, sign-replicated
+    when c[4i+3] is set."""
+    both = (b << 32) | a
+    out = 0
+    for i in range(4):
+        sel = (c >> (4 * i)) & 0xF
+        byte = (both >> (8 * (sel & 7))) & 0xFF
+        if sel & 8:
+            byte = 0xFF if byte & 0x80 else 0
+        out |= byte << (8 * i)
+    return out
+
+
+BITFIELD = {"bmsk": _bmsk, "bfe": _bfe, "bfi": _bfi, "prmt": _prmt}

@@ -19,6 +19,9 @@
 #ifndef __CUDA_ARCH__          // clang defines it for NVPTX device code from -target-cpu
 #define __CUDA_ARCH__ 800
 #endif
+#ifndef __CUDA_ARCH_LIST__     // nvcc's list of the compiled architectures (CUDA 11.5+): this one
+#define __CUDA_ARCH_LIST__ __CUDA_ARCH__
+#endif
 #define __SHFLX__ 1
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -30,6 +33,9 @@
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
+// A const kernel parameter whose address may be taken: AMDGPU kernel arguments are read-only
+// memory already, so the annotation changes nothing there.
+#define __grid_constant__
 #if defined(__NVPTX__)
 #define __shflx_unsupported(name) __attribute__((unavailable("shflx does not support '" name "' on NVIDIA targets")))
 #else
@@ -391,9 +397,34 @@ extern "C" __device__ __attribute__((used)) char __attribute__((address_space(1)
 #endif
 extern "C" __device__ void *malloc(__SIZE_TYPE__);
 extern "C" __device__ void free(void *);
+#if defined(__NVPTX__)
 __device__ void __nanosleep(unsigned) __shflx_unsupported("__nanosleep");
+#else
+// Sleep for about ns nanoseconds, "guaranteed to be in the interval [0, 2*t]" (PTX ISA, nanosleep); s_sleep 1
+// waits 64 clocks (AMD ISA, S_SLEEP), about 32-64 ns at 1-2 GHz, so ns / 64 of them stay inside it.
+__device__ __forceinline__ void __nanosleep(unsigned ns) {
+  for (unsigned k = 0; k < (ns >> 6); ++k) __builtin_amdgcn_s_sleep(1);
+}
+#endif
+#if defined(__NVPTX__)
 __device__ long long clock64() __shflx_unsupported("clock64");
 __device__ long long clock() __shflx_unsupported("clock");
+#else
+// clock64: a per-CU counter of shader clock cycles, as CUDA's %clock64 counts SM cycles: s_memtime
+// up to GFX10 and GFX12's 64-bit SHADER_CYCLES (both __builtin_readcyclecounter in LLVM's AMDGPU
+// backend). GFX11 counts cycles only in 20 bits (HW_REG_SHADER_CYCLES), which wraps within a
+// millisecond, so there clock64 is the 64-bit REALTIME counter (s_sendmsg_rtn MSG_RTN_GET_REALTIME:
+// a constant 100 MHz, not cycles; RDNA3 ISA, S_SENDMSG_RTN_B64). clock() is its low 32 bits,
+// sign-extended, as CUDA's clock() widens %clock.
+__device__ __forceinline__ long long clock64() {
+#if defined(__GFX11__)
+  return (long long)__builtin_amdgcn_s_sendmsg_rtnl(0x83);
+#else
+  return (long long)__builtin_readcyclecounter();
+#endif
+}
+__device__ __forceinline__ long long clock() { return (long long)(int)(unsigned)clock64(); }
+#endif
 __device__ __forceinline__ void __trap() { __builtin_trap(); }          // s_trap: the kernel aborts
 __device__ __forceinline__ void __brkpt() { __builtin_debugtrap(); }
 // assert(): a failing device assertion aborts the kernel (s_trap), without CUDA's message (no

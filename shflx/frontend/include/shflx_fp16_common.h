@@ -226,3 +226,24 @@ template <class I, class T> __host__ __device__ __forceinline__ I __shflx_to_int
     return __shflx_bits((unsigned short)NAME(m, (unsigned)__shflx_raw(v), b, w), (T *)0); }        \
   __device__ __forceinline__ T2 NAME(unsigned m, T2 v, int b, int w = 32) {                        \
     return __builtin_bit_cast(T2, NAME(m, __builtin_bit_cast(unsigned, v), b, w)); }
+
+// Half math (cuda_fp16.h / cuda_bf16.h "Math Functions", device only as in CUDA): the float function
+// of the value, rounded once to T. ceil/floor/rint/trunc are exact, sqrt correctly rounded (24 >= 2p+2
+// bits, as above); the transcendental ones carry the float function's error (docs/cuda-layer.md) and
+// one rounding. Not on NVPTX, where the prelude has no precise float math (NVIDIA's headers serve).
+#if !defined(__NVPTX__)
+#define __SHFLX_FP16_MATH1(T, T2, N, F)                                                            \
+  __device__ __forceinline__ T h##N(const T a) { return __shflx_t(F(__shflx_f(a)), (T *)0); }     \
+  __device__ __forceinline__ T2 h2##N(const T2 a) { return __shflx_pair(h##N(a.x), h##N(a.y), (T2 *)0); }
+#define __SHFLX_FP16_MATH(T, T2)                                                                   \
+  __SHFLX_FP16_MATH1(T, T2, ceil, __builtin_ceilf) __SHFLX_FP16_MATH1(T, T2, floor, __builtin_floorf) \
+  __SHFLX_FP16_MATH1(T, T2, rint, __builtin_rintf) __SHFLX_FP16_MATH1(T, T2, trunc, __builtin_truncf) \
+  __SHFLX_FP16_MATH1(T, T2, sqrt, __builtin_sqrtf) __SHFLX_FP16_MATH1(T, T2, rsqrt, rsqrtf)        \
+  __SHFLX_FP16_MATH1(T, T2, rcp, __frcp_rn) __SHFLX_FP16_MATH1(T, T2, exp, expf)                   \
+  __SHFLX_FP16_MATH1(T, T2, exp2, exp2f) __SHFLX_FP16_MATH1(T, T2, exp10, exp10f)                  \
+  __SHFLX_FP16_MATH1(T, T2, log, logf) __SHFLX_FP16_MATH1(T, T2, log2, log2f)                      \
+  __SHFLX_FP16_MATH1(T, T2, log10, log10f) __SHFLX_FP16_MATH1(T, T2, sin, sinf)                    \
+  __SHFLX_FP16_MATH1(T, T2, cos, cosf) __SHFLX_FP16_MATH1(T, T2, tanh, tanhf)
+#else
+#define __SHFLX_FP16_MATH(T, T2)
+#endif

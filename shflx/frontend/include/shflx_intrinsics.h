@@ -25,6 +25,32 @@ __device__ __forceinline__ unsigned __byte_perm(unsigned x, unsigned y, unsigned
   return r;
 }
 
+// ------------------------------------------------------------------ SIMD intrinsics
+// CUDA Math API "SIMD Intrinsics": each 16-bit half (…2) or byte (…4) of the words on its own,
+// signed (s) or unsigned (u); add/sub wrap within the lane.
+template <int BITS, bool SIGNED, class F>
+__device__ __forceinline__ unsigned __shflx_simd(unsigned a, unsigned b, F op) {
+  unsigned r = 0, lane_mask = (1u << BITS) - 1u;
+  for (int k = 0; k < 32; k += BITS) {
+    unsigned x = (a >> k) & lane_mask, y = (b >> k) & lane_mask;
+    int sx = (int)(x << (32 - BITS)) >> (32 - BITS), sy = (int)(y << (32 - BITS)) >> (32 - BITS);
+    r |= ((unsigned)(SIGNED ? op(sx, sy) : op((int)x, (int)y)) & lane_mask) << k;
+  }
+  return r;
+}
+#define __SHFLX_SIMD(NAME, BITS, SIGNED, EXPR)                                                    \
+  __device__ __forceinline__ unsigned NAME(unsigned a, unsigned b) {                             \
+    return __shflx_simd<BITS, SIGNED>(a, b, [](int x, int y) { return EXPR; }); }
+__SHFLX_SIMD(__vmaxs2, 16, true, x > y ? x : y) __SHFLX_SIMD(__vmaxu2, 16, false, x > y ? x : y)
+__SHFLX_SIMD(__vmins2, 16, true, x < y ? x : y) __SHFLX_SIMD(__vminu2, 16, false, x < y ? x : y)
+__SHFLX_SIMD(__vmaxs4, 8, true, x > y ? x : y) __SHFLX_SIMD(__vmaxu4, 8, false, x > y ? x : y)
+__SHFLX_SIMD(__vmins4, 8, true, x < y ? x : y) __SHFLX_SIMD(__vminu4, 8, false, x < y ? x : y)
+__SHFLX_SIMD(__vadd2, 16, false, x + y) __SHFLX_SIMD(__vsub2, 16, false, x - y)
+__SHFLX_SIMD(__vadd4, 8, false, x + y) __SHFLX_SIMD(__vsub4, 8, false, x - y)
+__SHFLX_SIMD(__vabsdiffs2, 16, true, x > y ? x - y : y - x) __SHFLX_SIMD(__vabsdiffu2, 16, false, x > y ? x - y : y - x)
+__SHFLX_SIMD(__vabsdiffs4, 8, true, x > y ? x - y : y - x) __SHFLX_SIMD(__vabsdiffu4, 8, false, x > y ? x - y : y - x)
+#undef __SHFLX_SIMD
+
 // ------------------------------------------------------------------ type casting
 __device__ __forceinline__ int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
 __device__ __forceinline__ unsigned __float_as_uint(float x) { return __builtin_bit_cast(unsigned, x); }
@@ -109,6 +135,18 @@ __device__ __forceinline__ bool signbit(double x) { return __builtin_signbit(x);
 #if !defined(__NVPTX__)
 __device__ __forceinline__ __SIZE_TYPE__ __cvta_generic_to_shared(const void *p) {
   return (__SIZE_TYPE__)(unsigned)(__SIZE_TYPE__)(const __attribute__((address_space(3))) char *)p; }
+__device__ __forceinline__ void *__cvta_shared_to_generic(__SIZE_TYPE__ a) {
+  return (void *)(__attribute__((address_space(3))) char *)(unsigned)a; }
+// A global (addrspace 1) address is its flat address on AMDGPU (AMDGPU backend docs, "Address
+// Spaces": the global aperture is the identity), as it is on NVIDIA for cvta.global.
+__device__ __forceinline__ __SIZE_TYPE__ __cvta_generic_to_global(const void *p) { return (__SIZE_TYPE__)p; }
+__device__ __forceinline__ void *__cvta_global_to_generic(__SIZE_TYPE__ a) { return (void *)a; }
+__device__ __forceinline__ __SIZE_TYPE__ __cvta_generic_to_local(const void *p) {
+  return (__SIZE_TYPE__)(unsigned)(__SIZE_TYPE__)(const __attribute__((address_space(5))) char *)p; }
+__device__ __forceinline__ void *__cvta_local_to_generic(__SIZE_TYPE__ a) {
+  return (void *)(__attribute__((address_space(5))) char *)(unsigned)a; }
+__device__ __forceinline__ __SIZE_TYPE__ __cvta_generic_to_constant(const void *p) { return (__SIZE_TYPE__)p; }
+__device__ __forceinline__ void *__cvta_constant_to_generic(__SIZE_TYPE__ a) { return (void *)a; }
 __device__ __forceinline__ unsigned __isShared(const void *p) { return __builtin_amdgcn_is_shared(p); }
 __device__ __forceinline__ unsigned __isGlobal(const void *p) {
   return !__builtin_amdgcn_is_shared(p) && !__builtin_amdgcn_is_private(p); }

@@ -41,6 +41,13 @@ struct __align__(2) __nv_bfloat16 {
   __host__ __device__ __nv_bfloat16(unsigned long long v);
   __host__ __device__ __nv_bfloat16 &operator=(float f) { __x = __shflx_b_from_f(f); return *this; }
   __host__ __device__ __nv_bfloat16 &operator=(double f) { return *this = __nv_bfloat16(f); }
+  // assignments from integers round as the converting constructors (cuda_fp16.hpp / cuda_bf16.hpp)
+  __host__ __device__ __nv_bfloat16 &operator=(short v) { return *this = __nv_bfloat16(v); }
+  __host__ __device__ __nv_bfloat16 &operator=(unsigned short v) { return *this = __nv_bfloat16(v); }
+  __host__ __device__ __nv_bfloat16 &operator=(int v) { return *this = __nv_bfloat16(v); }
+  __host__ __device__ __nv_bfloat16 &operator=(unsigned int v) { return *this = __nv_bfloat16(v); }
+  __host__ __device__ __nv_bfloat16 &operator=(long long v) { return *this = __nv_bfloat16(v); }
+  __host__ __device__ __nv_bfloat16 &operator=(unsigned long long v) { return *this = __nv_bfloat16(v); }
   __host__ __device__ operator float() const { return __shflx_b_to_f(__x); }
   __host__ __device__ operator bool() const { return (__x & 0x7fffu) != 0; }   // -0 is false too
   __host__ __device__ operator signed char() const { return (signed char)(short)*this; }
@@ -95,6 +102,7 @@ __host__ __device__ inline __nv_bfloat16::__nv_bfloat16(unsigned int v) : __x(__
 __host__ __device__ inline __nv_bfloat16::__nv_bfloat16(long long v) : __x(__nv_bfloat16_raw(__shflx_from_double((double)v, (__nv_bfloat16 *)0)).x) {}
 __host__ __device__ inline __nv_bfloat16::__nv_bfloat16(unsigned long long v) : __x(__nv_bfloat16_raw(__shflx_from_double((double)v, (__nv_bfloat16 *)0)).x) {}
 __SHFLX_FP16_TO_INT(__nv_bfloat16, bfloat16)
+__SHFLX_FP16_MATH(__nv_bfloat16, __nv_bfloat162)
 __host__ __device__ __forceinline__ short __bfloat16_as_short(__nv_bfloat16 h) { return (short)__shflx_raw(h); }
 __host__ __device__ __forceinline__ unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return __shflx_raw(h); }
 __host__ __device__ __forceinline__ __nv_bfloat16 __short_as_bfloat16(short v) { return __nv_bfloat16_raw{(unsigned short)v}; }

@@ -38,6 +38,13 @@ struct __align__(2) __half {
   __host__ __device__ __half(unsigned long long v);
   __host__ __device__ __half &operator=(float f) { __x = __shflx_h_from_f(f); return *this; }
   __host__ __device__ __half &operator=(double f) { return *this = __half(f); }
+  // assignments from integers round as the converting constructors (cuda_fp16.hpp / cuda_bf16.hpp)
+  __host__ __device__ __half &operator=(short v) { return *this = __half(v); }
+  __host__ __device__ __half &operator=(unsigned short v) { return *this = __half(v); }
+  __host__ __device__ __half &operator=(int v) { return *this = __half(v); }
+  __host__ __device__ __half &operator=(unsigned int v) { return *this = __half(v); }
+  __host__ __device__ __half &operator=(long long v) { return *this = __half(v); }
+  __host__ __device__ __half &operator=(unsigned long long v) { return *this = __half(v); }
   __host__ __device__ operator float() const { return __shflx_h_to_f(__x); }
   __host__ __device__ operator bool() const { return (__x & 0x7fffu) != 0; }   // -0 is false too
   __host__ __device__ operator signed char() const { return (signed char)(short)*this; }
@@ -104,6 +111,7 @@ __host__ __device__ inline __half::__half(unsigned int v) : __x(__shflx_h_from_f
 __host__ __device__ inline __half::__half(long long v) : __x(__shflx_h_from_f((float)v)) {}
 __host__ __device__ inline __half::__half(unsigned long long v) : __x(__shflx_h_from_f((float)v)) {}
 __SHFLX_FP16_TO_INT(__half, half)
+__SHFLX_FP16_MATH(__half, __half2)
 __host__ __device__ __forceinline__ short __half_as_short(__half h) { return (short)__shflx_raw(h); }
 __host__ __device__ __forceinline__ unsigned short __half_as_ushort(__half h) { return __shflx_raw(h); }
 __host__ __device__ __forceinline__ __half __short_as_half(short v) { return __half_raw{(unsigned short)v}; }

@@ -20,6 +20,12 @@ __device__ inline void memcpy_async(const Group &group, Elem *__restrict__ dst, 
     for (unsigned long long i = rank; i < bytes; i += size) ((char *)dst)[i] = ((const char *)src)[i];
   }
 }
+// The form with element counts: min(dst_count, src_count) elements of T.
+template <class Group, class Elem>
+__device__ inline void memcpy_async(const Group &group, Elem *__restrict__ dst, __SIZE_TYPE__ dst_count,
+                                    const Elem *__restrict__ src, __SIZE_TYPE__ src_count) {
+  memcpy_async(group, dst, src, (unsigned long long)(dst_count < src_count ? dst_count : src_count) * sizeof(Elem));
+}
 template <class Group> __device__ inline void wait(const Group &group) { group.sync(); }
 template <unsigned N, class Group> __device__ inline void wait_prior(const Group &group) { group.sync(); }
 }  // namespace cooperative_groups
