@@ -6,8 +6,8 @@ in[tid], runs the plan and writes out[tid], for hardware checks and `shflx lower
 from __future__ import annotations
 
 from ..combine import FNS
-from ..steps import Combine, Permlane16, Permlane16Swap, Permlane16Var, PlanLike, Select, Step, UpdateDpp
-from .primitives import LANE_TABLE_OPS, PRIMITIVES
+from ..steps import Combine, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, PlanLike, Select, Step, UpdateDpp
+from .primitives import LANE_TABLE_OPS, PRIMITIVES, VALU_PRODUCERS
 
 # declarations of what the emitted code calls besides the primitives' intrinsics (amd.primitives)
 DECLS = {
@@ -19,6 +19,7 @@ DECLS = {
     "smin": "declare i32 @llvm.smin.i32(i32, i32)", "smax": "declare i32 @llvm.smax.i32(i32, i32)",
     "fmin": "declare float @llvm.minnum.f32(float, float)", "fmax": "declare float @llvm.maxnum.f32(float, float)",
 }
+CONSTANT_REFS = ("undef", "zero", "identity")       # refs that name an immediate, not a value
 INT_OPS = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor"}
 FLOAT_OPS = {"fadd": "fadd", "fmul": "fmul"}
 
@@ -76,7 +77,7 @@ def function_ir(plan: PlanLike, name: str = "shflx_plan", attrs: str = "#0", *, 
             return "i32 " + _lane_table(d, v, plan.wave, name, tables, lines, scale=4 if kind == "addr" else 1)
         return f"i1 {_b(v)}" if kind == "flag" else f"i32 {_signed(v)}"
 
-    for s in emission_order(plan.steps):
+    for s in emission_order(plan.steps, _dpp_wait_states(plan)):
         if getattr(s, "exec", None) is not None:
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
         d = f"%{local_name(s.id)}"
@@ -109,6 +110,12 @@ def function_ir(plan: PlanLike, name: str = "shflx_plan", attrs: str = "#0", *, 
     return "\n".join(tables) + ("\n" if tables else "") + text, needed
 
 
+def _dpp_wait_states(plan: PlanLike) -> int:
+    """The target's DPP read-after-VALU-write wait states (0 for a plan-like without a Target)."""
+    target = getattr(plan, "on", None)
+    return target.hazards.get("dpp_after_vgpr_write", 0) if target is not None else 0
+
+
 def tied_olds(step: Step) -> tuple[str, ...]:
     """Operands the instruction overwrites in place (LLVM ties them to its destination)."""
     if isinstance(step, Permlane16Swap):
@@ -118,27 +125,57 @@ def tied_olds(step: Step) -> tuple[str, ...]:
     return ()
 
 
-def emission_order(steps: tuple[Step, ...]) -> tuple[Step, ...]:
-    """The steps in a dependency-respecting order that emits a step overwriting a live value in
-    place (a tied `old`) after the other readers of that value where it can, so LLVM needs no
-    v_mov copy for it (seen in llvmlite's LLVM 22.1 asm: DPP old=x before a permlane of x cost one)."""
-    pending = list(steps)
-    done: set[str] = {"x"}
-    ids = {st.id for st in steps}
+def emission_order(steps: tuple[Step, ...], dpp_wait_states: int = 0) -> tuple[Step, ...]:
+    """The steps in a dependency-respecting order, as a list schedule over the ready steps:
+    - a step overwriting a live value in place (a tied `old`) after the other readers of that value
+      where it can, so LLVM needs no v_mov copy for it (llvmlite's LLVM 22.1 asm: DPP old=x before a
+      permlane of x cost one; LLVM's two-address pass sees the IR order);
+    - then, where the target needs `dpp_wait_states` after a VALU write before a DPP reads the VGPR
+      (GFX8/9, spec §13.1), the step that would wait least, so that independent chains interleave
+      and fill each other's wait states (LLVM keeps such an order, and inserts s_nop where none is
+      filled: llvmlite's asm of two wave_shr:1 chains), then the longest path to the result;
+    - then the plan's own order."""
+    ids = {st.id: k for k, st in enumerate(steps)}
+    waits_for = [[r for r in st.inputs() if r in ids] for st in steps]
+    reads = [set(st.inputs()) for st in steps]
+    tied = [tuple(o for o in tied_olds(st) if o not in CONSTANT_REFS) for st in steps]   # live values only
+    instruction = [getattr(st, "instruction", st.id) for st in steps]
+    valu = VALU_PRODUCERS if dpp_wait_states else frozenset()
+    dpp_reads = [[r for r in dpp_vgpr_reads(st) if r in ids and steps[ids[r]].op in valu] for st in steps]
+    height = [1] * len(steps)
+    for k in range(len(steps) - 1, -1, -1):
+        for r in waits_for[k]:
+            height[ids[r]] = max(height[ids[r]], height[k] + 1)
+    issued: dict[str, int] = {}
+    clock = 0
+    pending = list(range(len(steps)))
     out: list[Step] = []
     while pending:
-        ready = [st for st in pending if all(r in done or r not in ids for r in st.inputs())]
+        ready = [k for k in pending if all(r in issued for r in waits_for[k])]
         if not ready:                                   # not a DAG in step order: keep it as given
             return tuple(steps)
 
-        def blocks(st: Step) -> bool:
-            return any(o in r.inputs() for o in tied_olds(st) for r in pending if r is not st
-                       and getattr(r, "instruction", None) != getattr(st, "instruction", r.id))
-        pick = next((st for st in ready if not blocks(st)), ready[0])
+        def blocks(k: int) -> bool:
+            return any(o in reads[j] for o in tied[k] for j in pending if j != k and instruction[j] != instruction[k])
+
+        def stall(k: int) -> int:
+            return max([0] + [dpp_wait_states - (clock - issued[r] - 1) for r in dpp_reads[k]])
+        pick = min(ready, key=lambda k: (blocks(k), stall(k), -height[k] if dpp_wait_states else 0, k))
+        clock += stall(pick)
+        if not any(instruction[j] == instruction[pick] for j in range(len(steps)) if steps[j].id in issued):
+            clock += 1                                  # a swap's two halves are one instruction
+        issued[steps[pick].id] = clock - 1
         pending.remove(pick)
-        out.append(pick)
-        done.add(pick.id)
+        out.append(steps[pick])
     return tuple(out)
+
+
+def dpp_vgpr_reads(s: Step) -> tuple[str, ...]:
+    """The VGPRs a DPP move reads: its source, and the `old` tied to its destination (LLVM's
+    checkDPPHazards counts every VGPR use: a DPP whose `old` a VALU op just wrote waits too)."""
+    if isinstance(s, UpdateDpp):
+        return (s.src, s.old)
+    return (s.src,) if isinstance(s, MovDpp8) else ()
 
 
 def select_ir(d: str, lanes: int, wave: int, a: str, b: str, needed: set[str]) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..amd.llvm_ir import emission_order, tied_olds
+from ..amd.llvm_ir import dpp_vgpr_reads, emission_order, tied_olds
 from ..amd.primitives import LANE_TABLE_OPS, LDS_OPS, PRIMITIVES, VALU_PRODUCERS
 from ..plan import (Combine, MovDpp8, Permlane16Swap, Plan, Readfirstlane,
                     Readlane, Step, UpdateDpp, Writelane)
@@ -31,7 +31,8 @@ def steps_cost(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
     issued: dict[str, int] = {}                   # step id -> the wait-state clock at its issue
     clock = 0
     need = target.hazards.get("dpp_after_vgpr_write", 0)
-    order = steps if any(s.exec is not None for s in steps) else emission_order(tuple(steps))
+    exec_steps = any(s.exec is not None for s in steps)
+    order = tuple(steps) if exec_steps else emission_order(tuple(steps), need)
     for s in order:
         want = full if s.exec is None else int(s.exec)
         if want != current:
@@ -48,7 +49,7 @@ def steps_cost(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
                 continue
             swaps_seen[key] = clock
         total += target.cost(COST_KIND[s.op])
-        read = [r for r in _dpp_vgpr_reads(s) if produced_by.get(r) in VALU_PRODUCERS] if need else []
+        read = [r for r in dpp_vgpr_reads(s) if produced_by.get(r) in VALU_PRODUCERS] if need else []
         if read:     # instructions issued since each operand was written fill its wait states
             nops = max(0, max(need - (clock - issued.get(r, clock - 1) - 1) for r in read))
             total += nops * target.cost("dpp_hazard_nop")
@@ -57,18 +58,11 @@ def steps_cost(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
         clock += 1
     if current != full:
         total += target.cost("exec_write")        # EXEC restored for the code that follows
-    return total + emitted_extras(target, steps)
+    return total + emitted_extras(target, steps, order)
 
 
-def _dpp_vgpr_reads(s: Step) -> tuple[str, ...]:
-    """The VGPRs a DPP move reads: its source, and the `old` tied to its destination (LLVM's
-    checkDPPHazards counts every VGPR use: a DPP whose `old` a VALU op just wrote waits too)."""
-    if isinstance(s, UpdateDpp):
-        return (s.src, s.old)
-    return (s.src,) if isinstance(s, MovDpp8) else ()
-
-
-def emitted_extras(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
+def emitted_extras(target: Target, steps: tuple[Step, ...] | list[Step],
+                   order: tuple[Step, ...] | None = None) -> float:
     """What the emitted code adds around the steps (issue 14: price what is emitted), each checked
     against llvmlite's LLVM 22.1 asm by tests/test_asm_cost.py:
     - each distinct per-lane table (a permlane var selector, a ds_bpermute/ds_permute address)
@@ -84,7 +78,7 @@ def emitted_extras(target: Target, steps: tuple[Step, ...] | list[Step]) -> floa
       hazards.permlane_swap_after_vgpr_write wait states (gfx950)."""
     extra = 0.0
     tables = set()
-    order = emission_order(tuple(steps))
+    order = emission_order(tuple(steps)) if order is None else order
     produced_by = {s.id: s.op for s in steps}
     copied: set[tuple[Any, ...]] = set()
     for k, s in enumerate(order):

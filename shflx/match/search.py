@@ -27,6 +27,7 @@ from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, 
                     Permlanex16Var, Plan, Readlane, Select, Step, UpdateDpp)
 from ..target import Target
 from .cost import folds_into_combine, steps_cost
+from .shifts import shift_plans
 from .solvers import (batch_group_selectors, dpp16_after_many, dpp16_solutions, dpp_table, lane_bits, solve_any,
                       solve_readlane, solve_swizzle)
 
@@ -48,10 +49,15 @@ class Candidate:
     stage: str
 
     @property
-    def rank(self) -> tuple[float, int, bool, bool]:
-        """Cheapest first; ties: fewer steps, no LDS, then a final move LLVM can fold."""
+    def rank(self) -> tuple[float, bool, int, bool]:
+        """Cheapest first; ties: no LDS (an LDS-crossbar op also waits behind the kernel's own LDS
+        traffic, which the model does not see), fewer steps, then a final move LLVM can fold."""
         folds = bool(self.steps) and folds_into_combine(self.steps[-1], None)
-        return (self.cost, len(self.steps), any(s.op in LDS_OPS for s in self.steps), not folds)
+        return (self.cost, self.uses_lds, len(self.steps), not folds)
+
+    @property
+    def uses_lds(self) -> bool:
+        return any(s.op in LDS_OPS for s in self.steps)
 
 
 @dataclass(frozen=True, eq=False)
@@ -290,6 +296,7 @@ def candidates(target: Target, want: LaneMap, report: SearchReport,
     if not single_step:
         two_step(found, want, report)
         merged(found, want)
+        shifted(found, want)
         composed(found, want)
     report.candidates = len(found.items)
     return found.items
@@ -373,6 +380,13 @@ def _add_fix_ups(found: Found, base: PoolValue, good: np.ndarray, fixes: list[tu
         sb, nb = _rename(fix, "b")
         found.add(sa + sb + (Select("f", na.get(base.ref, base.ref), nb[fix[-1].id], lanes_to_mask(good)),), "f",
                   "select fix-up")
+
+
+def shifted(found: Found, want: LaneMap) -> None:
+    """Stage 3b: a shift across 16-lane rows on GFX8/9 as a per-row shift plus interleaved
+    wave-shift chains (match.shifts), while it can beat the best plan so far."""
+    for steps, ref in shift_plans(found.target, want, found.best):
+        found.add(steps, ref, "row-boundary chains")
 
 
 # ------------------------------------------------ stage 4: a cross-row move, then a plan for the rest
