@@ -27,7 +27,7 @@ from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, 
                     Permlanex16Var, Plan, Readlane, Select, Step, UpdateDpp)
 from ..target import Target
 from .cost import folds_into_combine, steps_cost
-from .shifts import shift_plans
+from .shifts import shift_pair_plans, shift_plans
 from .solvers import (batch_group_selectors, dpp16_after_many, dpp16_solutions, dpp_table, lane_bits, solve_any,
                       solve_readlane, solve_swizzle)
 
@@ -35,6 +35,7 @@ ROW_SWAP = dict(sel_lo=0x76543210, sel_hi=0xFEDCBA98)
 FIXUP_TRIES = 6        # values (by lanes already right) tried as the base of a select fix-up
 FIXUP_TWO_STEP_TRIES = 2   # of those, the bases whose remaining lanes may take a two-step fix
 MAX_REPEAT = 4         # a cheap full-wave move applied up to this many times (gfx9 wave_shr:1 x d)
+MAX_REPEAT_LDS_FREE = 16   # with --prefer lds-free: up to a whole row (the row swap's two halves)
 
 
 def cheapest(target: Target) -> float:
@@ -140,7 +141,7 @@ def repeated(target: Target) -> tuple[PoolValue, ...]:
         step = np.where(t.valid[k], t.src[k], ZERO)
         prov = lanes.copy()
         steps: tuple[Step, ...] = ()
-        for n in range(1, MAX_REPEAT + 1):
+        for n in range(1, (MAX_REPEAT_LDS_FREE if target.lds_free_first else MAX_REPEAT) + 1):
             prov = np.where(step >= 0, prov[np.clip(step, 0, wave - 1)], ZERO)
             src = "x" if n == 1 else f"p{n - 1}"
             steps = steps + (UpdateDpp(f"p{n}", src, "undef", c, 15, 15, 1),)
@@ -261,12 +262,6 @@ def two_steps(target: Target, values: list[PoolValue], want: LaneMap,
     return out
 
 
-def _best_uses_lds(found: list[Candidate]) -> bool:
-    """Two-step fix-ups are tried only while the cheapest plan so far still goes through the LDS."""
-    best = min(found, key=lambda c: c.cost, default=None)
-    return best is None or any(s.op in LDS_OPS for s in best.steps)
-
-
 class Found:
     """The candidates found so far, and the cost to beat (each stage prunes against it)."""
 
@@ -279,7 +274,15 @@ class Found:
 
     @property
     def best(self) -> float:
-        return min((c.cost for c in self.items), default=float("inf"))
+        """The cost to beat: of the cheapest plan so far; with `--prefer lds-free`, of the cheapest
+        LDS-free one (every stage then looks for LDS-free plans up to that cost)."""
+        free_only = self.target.lds_free_first
+        return min((c.cost for c in self.items if not (free_only and c.uses_lds)), default=float("inf"))
+
+    def best_uses_lds(self) -> bool:
+        """Does the plan that ranks first so far go through the LDS (or is there none yet)?"""
+        best = min(self.items, key=lambda c: (self.target.lds_free_first and c.uses_lds, c.cost), default=None)
+        return best is None or best.uses_lds
 
 
 def candidates(target: Target, want: LaneMap, report: SearchReport,
@@ -364,10 +367,10 @@ def merged(found: Found, want: LaneMap) -> None:
         rest = LaneMap(want.src, want.care & ~good[k])
         fixes = final_steps(target, "x", ident, rest, {"x": ident}, with_lds=False)
         _add_fix_ups(found, v, good[k], fixes)
-        if _best_uses_lds(found.items):     # a ds_swizzle fix-up, where the best plan still uses the LDS
+        if found.best_uses_lds():     # a ds_swizzle fix-up, where the best plan still uses the LDS
             sol = solve_swizzle(target, rest)     # (first: its cost bounds the two-step budget)
             _add_fix_ups(found, v, good[k], [(DsSwizzle("f", "x", **sol),)] if sol else [])
-        if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and _best_uses_lds(found.items):
+        if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and found.best_uses_lds():
             budget = found.best - v.cost - sel_cost - cheapest(target)
             fixes = two_steps(target, [p for p in pool(target) if p.cost < budget], rest, keep=2)
             _add_fix_ups(found, v, good[k], fixes)
@@ -385,8 +388,25 @@ def _add_fix_ups(found: Found, base: PoolValue, good: np.ndarray, fixes: list[tu
 def shifted(found: Found, want: LaneMap) -> None:
     """Stage 3b: a shift across 16-lane rows on GFX8/9 as a per-row shift plus interleaved
     wave-shift chains (match.shifts), while it can beat the best plan so far."""
-    for steps, ref in shift_plans(found.target, want, found.best):
+    target = found.target
+    plans = shift_plans(target, want, found.best, lambda m: _in_row_move(target, m)) + \
+        shift_pair_plans(target, want, found.best)
+    for steps, ref in plans:
         found.add(steps, ref, "row-boundary chains")
+
+
+def _in_row_move(target: Target, want: LaneMap) -> tuple[tuple[Step, ...], str] | None:
+    """The cheapest LDS-free plan of one or two steps for a map (a permutation inside rows, match.shifts)."""
+    sub = Found(target)
+    for steps in final_steps(target, "x", np.arange(target.wave), want, {"x": np.arange(target.wave)}, False):
+        sub.add(steps, steps[-1].id, "one step")
+    if not sub.items:
+        two_step(sub, want, SearchReport())
+    if not sub.items:
+        return None
+    best = min(sub.items, key=lambda c: c.rank)
+    steps, names = _rename(best.steps, "p")
+    return steps, names[best.result]
 
 
 # ------------------------------------------------ stage 4: a cross-row move, then a plan for the rest
@@ -407,6 +427,7 @@ def cross_row_bases(target: Target) -> tuple[PoolValue, ...]:
     one_step(swap, row_swap, False)
     two_step(swap, row_swap, SearchReport())
     merged(swap, row_swap)
+    shifted(swap, row_swap)
     free = [c for c in swap.items if c.steps and not any(st.op in LDS_OPS for st in c.steps)]
     if free:
         best = min(free, key=lambda c: c.rank)
@@ -437,7 +458,7 @@ def composed(found: Found, want: LaneMap) -> None:
     then the cheapest LDS-free plan of stages 1-3 for what is left, read from that value (gfx950:
     the row swap, then the two DPP moves of an in-row xor; issue 14)."""
     target = found.target
-    if not _best_uses_lds(found.items):
+    if not found.best_uses_lds():
         return
     for base in cross_row_bases(target):
         if base.cost + cheapest(target) >= found.best:

@@ -19,6 +19,7 @@ row positions counted from the row's end. Every plan is proven like any other (m
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Callable
 
 import numpy as np
 
@@ -48,39 +49,104 @@ def segment_shift(want: LaneMap) -> int | None:
     return int(deltas[0])
 
 
-def shift_plans(target: Target, want: LaneMap, budget: float) -> list[tuple[tuple[Step, ...], str]]:
+InRowMove = Callable[[LaneMap], "tuple[tuple[Step, ...], str] | None"]
+
+
+def shift_plans(target: Target, want: LaneMap, budget: float,
+                in_row: InRowMove | None = None) -> list[tuple[tuple[Step, ...], str]]:
     """The cheapest chain plans for a segment shift (segment_shift) costing at most `budget` (an
-    LDS-free plan wins a tie with the best so far: Candidate.rank):
-    [(steps, result)], cheapest first; empty where the target has no wave shifts (GFX10+, wave32)."""
+    LDS-free plan wins a tie with the best so far: Candidate.rank): [(steps, result)], cheapest
+    first; empty where the target has no wave shifts (GFX10+, wave32). With `in_row` (the search's
+    cheapest LDS-free one-step plan for a map that stays inside rows), also a shift of x permuted
+    inside its rows first (xor m >= 16 at width 2 reads the previous row in another order)."""
     if not target.has("dpp_wave_shift") or target.wave != 64:
         return []
     shift = segment_shift(want)
+    if shift is not None:
+        return _shift_of(target, want, budget, shift, (), "x")
+    if in_row is None:
+        return []
+    shift = row_shift(want)
     if shift is None:
         return []
+    lanes = np.arange(want.wave)
+    moved = want.care & (want.src != lanes)
+    perm = np.arange(want.wave)
+    perm[lanes[moved] - shift] = want.src[moved]
+    first = in_row(LaneMap(perm, np.isin(lanes, lanes[moved] - shift)))
+    if first is None:
+        return []
+    return _shift_of(target, want, budget - steps_cost(target, first[0]), shift, *first)
+
+
+def row_shift(want: LaneMap) -> int | None:
+    """d when every care lane that moves reads a lane of the row of lane i - d (a shift after a
+    permutation inside rows), with d >= 1 the smallest such (fewest lanes cross); None otherwise."""
+    lanes = np.arange(want.wave)
+    moved = want.care & (want.src != lanes)
+    if not moved.any():
+        return None
+    i, src_row = lanes[moved].astype(np.int64), want.src[moved].astype(np.int64) >> 4
+    lo, hi = int((i - 16 * src_row - 15).max()), int((i - 16 * src_row).min())   # (i - d) >> 4 == src_row
+    ok = [d for d in range(max(lo, 1), min(hi, 31) + 1) if ((i - d) >> 4 == src_row).all()]
+    return min(ok, key=lambda d: min(d, 32 - d)) if ok else None
+
+
+def _shift_of(target: Target, want: LaneMap, budget: float, shift: int, first: tuple[Step, ...],
+              src: str) -> list[tuple[tuple[Step, ...], str]]:
+    """Chain plans shifting `src` (made by the steps `first`) by `shift` lanes into `want`."""
     d, up = abs(shift), shift > 0
     lanes = np.arange(target.wave)
-    src = want.src.astype(np.int64)
-    crossing = want.care & (src != lanes) & ((src >> 4) != (lanes >> 4))
-    if not crossing.any():
-        return []                                          # an in-row shift: one DPP (search stage 1)
-    if ranked_cuts(target, d)[0][0] > budget:
-        return []
+    crossing = want.care & (want.src != lanes) & (((lanes - shift) >> 4) != (lanes >> 4))
+    if not crossing.any() or ranked_cuts(target, d)[0][0] > budget:
+        return []                                          # an in-row shift is one DPP (search stage 1)
     row_mask = sum(1 << r for r in set((lanes[crossing] >> 4).tolist()))
-    one_chain = _chains(d, up, (max(0, d - 16), min(d, 16)), row_mask)
-    select = _select_lanes(target, *one_chain, want)         # every split computes the same map
+    one_chain = _chains(d, up, (max(0, d - 16), min(d, 16)), row_mask, src=src)
+    select = _select_lanes(target, first + one_chain[0], one_chain[1], want)  # every split: the same map
     if select is None:
         return []
     out: list[tuple[tuple[Step, ...], str]] = []
     for cost, cuts in ranked_cuts(target, d):
         if cost > budget or len(out) == KEEP:
             break
-        steps, ref = _chains(d, up, cuts, row_mask)
+        steps, ref = _chains(d, up, cuts, row_mask, src=src)
+        steps = first + steps
         if select:
             steps, ref = steps + (Select("f", ref, "x", select),), "f"
-            if steps_cost(target, steps) > budget:
-                continue
+        if steps_cost(target, steps) > budget + steps_cost(target, first):
+            continue
         out.append((steps, ref))
     return out
+
+
+def shift_pair_plans(target: Target, want: LaneMap, budget: float) -> list[tuple[tuple[Step, ...], str]]:
+    """Two segment shifts of at least 16 lanes on different rows (the row swap, xor 16, is up 16 on
+    rows 1 and 3 and down 16 on rows 0 and 2): the second written over the first, whose rows it
+    leaves alone (d >= 16 has no per-row base), as the cheapest splits of each."""
+    if not target.has("dpp_wave_shift") or target.wave != 64:
+        return []
+    lanes = np.arange(target.wave)
+    src = want.src.astype(np.int64)
+    moved = want.care & (src != lanes)
+    deltas = np.unique(lanes[moved] - src[moved])
+    if deltas.size != 2 or (np.abs(deltas) < 16).any() or (np.abs(deltas) > 31).any():
+        return []
+    parts = [moved & (lanes - src == delta) for delta in deltas.tolist()]
+    rows = [set((lanes[p] >> 4).tolist()) for p in parts]
+    if rows[0] & rows[1] or (want.care & ~moved).any():
+        return []                                  # a row with both shifts, or lanes kept: not this shape
+    cheapest = [ranked_cuts(target, abs(int(delta)))[0] for delta in deltas.tolist()]
+    if sum(c for c, _ in cheapest) > budget:
+        return []
+    steps: tuple[Step, ...] = ()
+    ref = "x"
+    for k, (delta, (_, cuts), part_rows) in enumerate(zip(deltas.tolist(), cheapest, rows)):
+        more, ref = _chains(abs(int(delta)), delta > 0, cuts, sum(1 << r for r in part_rows), ref, f"s{k}.")
+        steps += more
+    prov = result(Plan.made_for(target, "", steps, ref, 0.0), Provenance(target.wave), Trace())
+    if not ((prov == want.src) | ~want.care).all() or steps_cost(target, steps) > budget:
+        return []
+    return [(steps, ref)]
 
 
 @lru_cache(maxsize=256)
@@ -105,20 +171,24 @@ def _non_decreasing(n: int, parts: int, least: int = 1) -> list[tuple[int, ...]]
     return out
 
 
-def _chains(d: int, up: bool, cuts: tuple[int, ...], row_mask: int) -> tuple[tuple[Step, ...], str]:
+def _chains(d: int, up: bool, cuts: tuple[int, ...], row_mask: int, base: str = "x",
+            prefix: str = "", src: str = "x") -> tuple[tuple[Step, ...], str]:
+    """The plan for these group cuts, shifting the value `src` (x, or x permuted inside its rows);
+    `base`: the value the rows outside `row_mask` keep when d >= 16 (x, or another half of a
+    plan); step ids start with `prefix`."""
     row_move = ROW_SHR0 if up else ROW_SHL0
     cross = WAVE_SHR1 if up else WAVE_SHL1
     steps: list[Step] = []
-    prev = "x"
+    prev = base
     if d < 16:                              # the base: every row shifted, x kept where no source is in the row
-        steps.append(UpdateDpp("c", "x", "x", row_move + d, 15, 15, 0))
-        prev = "c"
+        steps.append(UpdateDpp(f"{prefix}c", src, "x", row_move + d, 15, 15, 0))
+        prev = f"{prefix}c"
     for g, (lo, hi) in enumerate(zip(cuts, cuts[1:])):
-        cur, n = "x", 0
+        cur, n = src, 0
 
         def move(ctrl: int, merge: bool) -> None:
             nonlocal cur, n
-            sid = f"g{g}.{n}"
+            sid = f"{prefix}g{g}.{n}"
             n += 1
             steps.append(UpdateDpp(sid, cur, prev, ctrl, row_mask, 15, 0) if merge
                          else UpdateDpp(sid, cur, "undef", ctrl, 15, 15, 1))
