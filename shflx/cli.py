@@ -65,6 +65,7 @@ def _build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--diagram", nargs="?", const="text", choices=["text", "svg"],
                      help="which input lane each lane holds after every step (text, or svg on stdout)")
     lo.add_argument("--no-cache", action="store_true", help="do not read or write the plan cache")
+    _add_prefer(lo)
     _add_verbosity(lo)
 
     co = sub.add_parser("compile", help="CUDA/HIP device code -> AMD code object (or NVIDIA cubin/PTX), "
@@ -92,6 +93,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cov.add_argument("--out", help="write the JSON here (default benchmarks/results/coverage.json "
                      "in a checkout, else no file)")
     cov.add_argument("--limit", type=int, help="only the first N maps (a quick look)")
+    _add_prefer(cov)
     _add_verbosity(cov)
 
     px = sub.add_parser("ptx", help="report (and with -o rewrite) the warp shuffles of a PTX file",
@@ -114,6 +116,14 @@ def _build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("targets", help="list the known AMD and NVIDIA targets and their features")
     t.add_argument("--json", action="store_true")
     return p
+
+
+def _add_prefer(p: argparse.ArgumentParser) -> None:
+    from .target import PREFERENCES
+    p.add_argument("--prefer", choices=PREFERENCES, default="cycles",
+                   help="cycles: the cheapest plan in the cost model (default); lds-free: the cheapest plan "
+                   "without an LDS-crossbar op (ds_swizzle, ds_bpermute) wherever the search finds one, "
+                   "for kernels whose own LDS traffic would keep such an op waiting")
 
 
 def _plan_files(args: Sequence[str]) -> list[Path]:
@@ -227,7 +237,7 @@ def _cmd_lower(ns: argparse.Namespace) -> int:
     from .plan import plan_to_json
     from .target import resolve_target
 
-    target = resolve_target(ns.arch, 64 if ns.wave64 else None)
+    target = resolve_target(ns.arch, 64 if ns.wave64 else None, prefer=ns.prefer)
     plan = lower(ns.pattern, target, cache=not ns.no_cache)
     if ns.diagram:
         sys.stdout.write(_plan_diagram(plan, None, ns.diagram))
@@ -269,7 +279,7 @@ def _cmd_coverage(ns: argparse.Namespace) -> int:
     from .driver.progress import Progress
 
     archs = ns.arch or list(DEFAULT_TARGETS)
-    report = coverage_report(archs, limit=ns.limit, progress=Progress("coverage", _verbosity(ns)))
+    report = coverage_report(archs, limit=ns.limit, progress=Progress("coverage", _verbosity(ns)), prefer=ns.prefer)
     print(format_table(report))
     out = ns.out
     if out is None:

@@ -6,7 +6,8 @@ in[tid], runs the plan and writes out[tid], for hardware checks and `shflx lower
 from __future__ import annotations
 
 from ..combine import FNS
-from ..steps import Combine, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, PlanLike, Select, Step, UpdateDpp
+from ..steps import (Combine, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, PlanLike, Readfirstlane, Readlane,
+                     Select, Step, UpdateDpp, Writelane)
 from .primitives import LANE_TABLE_OPS, PRIMITIVES, VALU_PRODUCERS
 
 # declarations of what the emitted code calls besides the primitives' intrinsics (amd.primitives)
@@ -77,7 +78,7 @@ def function_ir(plan: PlanLike, name: str = "shflx_plan", attrs: str = "#0", *, 
             return "i32 " + _lane_table(d, v, plan.wave, name, tables, lines, scale=4 if kind == "addr" else 1)
         return f"i1 {_b(v)}" if kind == "flag" else f"i32 {_signed(v)}"
 
-    for s in emission_order(plan.steps, _dpp_wait_states(plan)):
+    for s in emission_order(plan.steps, *_wait_states(plan)):
         if getattr(s, "exec", None) is not None:
             raise EmitError(f"step {s.id!r} models a partial EXEC; such plans are proven, not emitted")
         d = f"%{local_name(s.id)}"
@@ -110,22 +111,25 @@ def function_ir(plan: PlanLike, name: str = "shflx_plan", attrs: str = "#0", *, 
     return "\n".join(tables) + ("\n" if tables else "") + text, needed
 
 
-def _dpp_wait_states(plan: PlanLike) -> int:
-    """The target's DPP read-after-VALU-write wait states (0 for a plan-like without a Target)."""
+def _wait_states(plan: PlanLike) -> tuple[int, int]:
+    """The target's wait states that emission_order fills: a DPP after a VALU write of its VGPR,
+    a VALU op after a VALU write of its SGPR ((0, 0) for a plan-like without a Target)."""
     target = getattr(plan, "on", None)
-    return target.hazards.get("dpp_after_vgpr_write", 0) if target is not None else 0
+    if target is None:
+        return 0, 0
+    return target.hazards.get("dpp_after_vgpr_write", 0), target.hazards.get("valu_after_valu_sgpr_write", 0)
 
 
 def tied_olds(step: Step) -> tuple[str, ...]:
     """Operands the instruction overwrites in place (LLVM ties them to its destination)."""
     if isinstance(step, Permlane16Swap):
         return (step.vdst_old,) if step.vdst_old == step.src0_old else (step.vdst_old, step.src0_old)
-    if isinstance(step, (UpdateDpp, Permlane16, Permlane16Var)):
+    if isinstance(step, (UpdateDpp, Permlane16, Permlane16Var, Writelane)):
         return (step.old,)
     return ()
 
 
-def emission_order(steps: tuple[Step, ...], dpp_wait_states: int = 0) -> tuple[Step, ...]:
+def emission_order(steps: tuple[Step, ...], dpp_wait_states: int = 0, sgpr_wait_states: int = 0) -> tuple[Step, ...]:
     """The steps in a dependency-respecting order, as a list schedule over the ready steps:
     - a step overwriting a live value in place (a tied `old`) after the other readers of that value
       where it can, so LLVM needs no v_mov copy for it (llvmlite's LLVM 22.1 asm: DPP old=x before a
@@ -133,15 +137,17 @@ def emission_order(steps: tuple[Step, ...], dpp_wait_states: int = 0) -> tuple[S
     - then, where the target needs `dpp_wait_states` after a VALU write before a DPP reads the VGPR
       (GFX8/9, spec §13.1), the step that would wait least, so that independent chains interleave
       and fill each other's wait states (LLVM keeps such an order, and inserts s_nop where none is
-      filled: llvmlite's asm of two wave_shr:1 chains), then the longest path to the result;
+      filled: llvmlite's asm of two wave_shr:1 chains), likewise a v_writelane reading the SGPR a
+      v_readlane just wrote (`sgpr_wait_states`, gfx94x/950), then the longest path to the result;
     - then the plan's own order."""
     ids = {st.id: k for k, st in enumerate(steps)}
     waits_for = [[r for r in st.inputs() if r in ids] for st in steps]
     reads = [set(st.inputs()) for st in steps]
     tied = [tuple(o for o in tied_olds(st) if o not in CONSTANT_REFS) for st in steps]   # live values only
     instruction = [getattr(st, "instruction", st.id) for st in steps]
-    valu = VALU_PRODUCERS if dpp_wait_states else frozenset()
-    dpp_reads = [[r for r in dpp_vgpr_reads(st) if r in ids and steps[ids[r]].op in valu] for st in steps]
+    by_id = {st.id: st for st in steps}
+    waited = [hazard_reads(st, by_id, dpp_wait_states, sgpr_wait_states) for st in steps]
+    hazards = bool(dpp_wait_states or sgpr_wait_states)
     height = [1] * len(steps)
     for k in range(len(steps) - 1, -1, -1):
         for r in waits_for[k]:
@@ -159,8 +165,8 @@ def emission_order(steps: tuple[Step, ...], dpp_wait_states: int = 0) -> tuple[S
             return any(o in reads[j] for o in tied[k] for j in pending if j != k and instruction[j] != instruction[k])
 
         def stall(k: int) -> int:
-            return max([0] + [dpp_wait_states - (clock - issued[r] - 1) for r in dpp_reads[k]])
-        pick = min(ready, key=lambda k: (blocks(k), stall(k), -height[k] if dpp_wait_states else 0, k))
+            return max([0] + [n - (clock - issued[r] - 1) for r, n in waited[k]])
+        pick = min(ready, key=lambda k: (blocks(k), stall(k), -height[k] if hazards else 0, k))
         clock += stall(pick)
         if not any(instruction[j] == instruction[pick] for j in range(len(steps)) if steps[j].id in issued):
             clock += 1                                  # a swap's two halves are one instruction
@@ -168,6 +174,17 @@ def emission_order(steps: tuple[Step, ...], dpp_wait_states: int = 0) -> tuple[S
         pending.remove(pick)
         out.append(steps[pick])
     return tuple(out)
+
+
+def hazard_reads(s: Step, by_id: dict[str, Step], dpp_wait_states: int, sgpr_wait_states: int) -> list[tuple[str, int]]:
+    """(step id, wait states) for each operand of `s` whose producer the ISA asks it to wait for
+    (spec §13.1): a DPP reading a VGPR a VALU op wrote, a v_writelane reading the SGPR of a v_readlane."""
+    out = []
+    if dpp_wait_states:
+        out += [(r, dpp_wait_states) for r in dpp_vgpr_reads(s) if r in by_id and by_id[r].op in VALU_PRODUCERS]
+    if sgpr_wait_states and isinstance(s, Writelane) and isinstance(by_id.get(s.value), (Readlane, Readfirstlane)):
+        out.append((s.value, sgpr_wait_states))
+    return out
 
 
 def dpp_vgpr_reads(s: Step) -> tuple[str, ...]:

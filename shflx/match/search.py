@@ -24,7 +24,7 @@ from ..amd.primitives import LDS_OPS
 from ..emulate import Provenance, Trace, result
 from ..lanes import LaneMap, ZERO, lanes_to_mask
 from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, Permlanex16,
-                    Permlanex16Var, Plan, Readlane, Select, Step, UpdateDpp)
+                    Permlanex16Var, Plan, Readlane, Select, Step, UpdateDpp, Writelane)
 from ..target import Target
 from .cost import folds_into_combine, steps_cost
 from .shifts import shift_pair_plans, shift_plans
@@ -300,6 +300,7 @@ def candidates(target: Target, want: LaneMap, report: SearchReport,
         two_step(found, want, report)
         merged(found, want)
         shifted(found, want)
+        written(found, want)
         composed(found, want)
     report.candidates = len(found.items)
     return found.items
@@ -383,6 +384,38 @@ def _add_fix_ups(found: Found, base: PoolValue, good: np.ndarray, fixes: list[tu
         sb, nb = _rename(fix, "b")
         found.add(sa + sb + (Select("f", na.get(base.ref, base.ref), nb[fix[-1].id], lanes_to_mask(good)),), "f",
                   "select fix-up")
+
+
+MAX_WRITES = 8         # lanes a writelane fix-up may write (each costs a v_writelane, and a v_readlane per source)
+
+
+def written(found: Found, want: LaneMap) -> None:
+    """Stage 3c: a cheap value right on all but a few lanes, each of those written by v_writelane
+    with its source lane read by v_readlane (an SGPR; one per distinct source lane; spec §11), while
+    that beats the best plan so far (a value that is right on 60 of 64 lanes needs no select)."""
+    target = found.target
+    if not target.has("readlane"):
+        return
+    per_source, per_lane = target.cost("readlane"), target.cost("writelane")
+    ident = np.arange(target.wave)
+    options = [PoolValue((), "x", ident, 0.0)] + list(pool(target)) + list(repeated(target))
+    wrong = np.array([~_keep(v.prov, want) for v in options])
+    count = wrong.sum(axis=1)
+    for k in np.argsort(count, kind="stable"):
+        n = int(count[k])
+        if n > MAX_WRITES:
+            break
+        v, lanes = options[k], np.flatnonzero(wrong[k])
+        sources = sorted(set(want.src[lanes].tolist()))
+        if n == 0 or v.cost + len(sources) * per_source + n * per_lane > found.best:
+            continue
+        base, names = _rename(v.steps, "a")
+        reads = tuple(Readlane(f"r{s}", "x", s) for s in sources)
+        writes, prev = [], names.get(v.ref, v.ref)
+        for lane in lanes.tolist():
+            writes.append(Writelane(f"w{lane}", f"r{int(want.src[lane])}", lane, prev))
+            prev = writes[-1].id
+        found.add(base + reads + tuple(writes), prev, "writelane fix-up")
 
 
 def shifted(found: Found, want: LaneMap) -> None:
