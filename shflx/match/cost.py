@@ -10,7 +10,7 @@ from typing import Any
 
 from ..amd.llvm_ir import emission_order, hazard_reads, tied_olds
 from ..amd.primitives import LANE_TABLE_OPS, LDS_OPS, PRIMITIVES, VALU_PRODUCERS
-from ..plan import (Combine, MovDpp8, Permlane16Swap, Plan, Readfirstlane,
+from ..plan import (Combine, MovDpp8, Permlane16Swap, Plan, Readfirstlane, Select,
                     Readlane, Step, UpdateDpp, Writelane)
 from ..target import Target
 
@@ -53,6 +53,8 @@ def steps_cost(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
                 continue
             swaps_seen[key] = clock
         total += target.cost(COST_KIND[s.op])
+        if isinstance(s, Select) and target.wave == 64 and target.isa.default_wave == 32:
+            total += target.cost("exec_write")    # RDNA wave64: the 64-bit mask is two s_mov_b32 (asm)
         read = hazard_reads(s, by_id, need, sgpr_need)
         if read:     # instructions issued since each operand was written fill its wait states
             nops = max(0, max(n - (clock - issued.get(r, clock - 1) - 1) for r, n in read))

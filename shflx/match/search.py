@@ -8,11 +8,16 @@ Order of the search (cheapest families first; every candidate is a full plan wit
      gfx950 permlane16.swap), then any final one-step solver on what the first move produced;
   3. two pool values merged by a lane select (v_cndmask), or a value fixed up on the lanes it gets
      wrong (one move, two moves, or a ds_swizzle while the best plan is the fallback);
+     3b. on GFX8/9, a shift across 16-lane rows as a per-row shift plus interleaved wave-shift
+     chains (match.shifts), also after a permutation inside rows, and the row swap as two of them;
+     3c. a value right on all but a few lanes, those written by v_writelane from v_readlane;
   4. while the best plan still uses the LDS: a cross-row move without the LDS (gfx950 permlane16
      swap halves, the row swap; gfx10+ permlanex16), then stages 1-2 for the rest;
   ds_bpermute, always correct (the exact fallback), priced with its address table.
-Candidates are ranked by (cost, steps, LDS use); the best one is proven before it is returned,
-and a refuted candidate (a shflx bug) falls through to the next (DESIGN decision 6)."""
+Candidates are ranked by (cost, LDS use, steps); the best one is proven before it is returned,
+and a refuted candidate (a shflx bug) falls through to the next (DESIGN decision 6). With
+`--prefer lds-free` (Target.prefer) plans without an LDS op rank first, and every stage prunes
+against the cheapest of those."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
