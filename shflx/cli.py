@@ -77,7 +77,7 @@ def _build_parser() -> argparse.ArgumentParser:
                         "-MD/-MMD/-MF/-MT/-MP, -W*/-w, -Xclang, @file, --offload-arch=gfx942:xnack+,gfx1100, "
                         "-arch=sm_NN, -gencode arch=..,code=.., -Xptxas, -mcode-object-version=N; shflx's own: "
                         "--emit, --report text|json, --report-file F, -Rpass=shflx, --baseline, --wave64, "
-                        "--fp-reassoc, --no-chains, --llvm-bin, --host-cxx, -j N. The table: docs/compile-flags.md. "
+                        "--fp-reassoc, --prefer cycles|lds-free, --no-chains, --llvm-bin, --host-cxx, -j N. The table: docs/compile-flags.md. "
                         "Quiet on success: the report goes to --report-file (or stdout with --report json).")
     co.add_argument("args", nargs=argparse.REMAINDER, metavar="FLAGS FILE.cu")
 
@@ -299,7 +299,7 @@ def _compile_one(job: tuple) -> dict:
     from .driver.report import compile_entry
     from .files import write_atomically
 
-    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, debug_info, ptxas, load_shuffle = job
+    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, debug_info, ptxas, load_shuffle, prefer = job
     nvidia = arch.startswith("sm_")
     try:
         if nvidia:
@@ -310,7 +310,7 @@ def _compile_one(job: tuple) -> dict:
             from .driver.flags import base_arch, target_features
             res = compile_file(Path(source), base_arch(arch), wave=wave, emit=ns_emit, opts=opts, baseline=baseline,
                                fp_reassoc=fp_reassoc, chains=chains, features=target_features(arch),
-                               debug_info=debug_info)
+                               debug_info=debug_info, prefer=prefer)
         write_atomically(Path(out), res.output)
     except ShflxError as e:
         return {"file": source, "arch": arch, "error": str(e), "exit_code": e.exit_code}
@@ -378,7 +378,7 @@ def _compile_namespace(words: list[str]) -> argparse.Namespace:
     return argparse.Namespace(command="compile", files=f.sources, jobs=int(f.jobs or 0), archs=f.archs, output=f.output,
                               emit=f.emit, opt=f.opt_level, report=f.report, baseline=f.baseline, wave64=f.wave64,
                               fp_reassoc=f.fp_reassoc, no_chains=f.no_chains, llvm_bin=f.llvm_bin, flags=f,
-                              load_shuffle=f.load_shuffle,
+                              load_shuffle=f.load_shuffle, prefer=f.prefer,
                               debug=f.traceback)
 
 
@@ -422,7 +422,7 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
                 tuple(w for w in opts.extra if not w.startswith("-mcode-object-version="))
             jobs.append((str(src), arch, str(out), emit_of(arch), 64 if ns.wave64 else None,
                          dataclasses.replace(opts, extra=words + extra), ns.baseline, ns.fp_reassoc,
-                         not ns.no_chains, f.debug is not False, tuple(f.xptxas), ns.load_shuffle))
+                         not ns.no_chains, f.debug is not False, tuple(f.xptxas), ns.load_shuffle, ns.prefer))
     _check_outputs(sources, [Path(j[2]) for j in jobs], many and bool(ns.output), ns.output)
     if many and ns.output:
         try:

@@ -171,6 +171,8 @@ def test_cli_lower_formats():
     assert "shfl.sync.bfly.b32 %r1, %r0, 5, 0x1f, 0xffffffff;" in r.stdout
     r = lower_cli("down 1 width 16", "--arch", "gfx1030")
     assert r.returncode == 0 and "proved" in r.stdout and "row_shl:1" in r.stdout
+    r = lower_cli("xor 16", "--arch", "gfx942", "--asm", "--prefer", "lds-free")
+    assert r.returncode == 0 and "ds_" not in r.stdout and r.stdout.count("wave_s") == 32, r.stdout
 
 
 @pytest.mark.parametrize("args, code, fragment", [
@@ -180,6 +182,7 @@ def test_cli_lower_formats():
     (("xor 1", "--arch", "gfx942", "--ptx"), 2, "--ptx needs an NVIDIA target"),
     (("xor 1", "--arch", "sm_42", "--ptx"), 2, "unknown"),
     (("reduce add", "--arch", "gfx942"), 1, "reduction/scan"),
+    (("xor 1", "--arch", "gfx942", "--prefer", "fast"), 2, "invalid choice: 'fast'"),
 ])
 def test_cli_lower_errors(args, code, fragment):
     r = lower_cli(*args)
