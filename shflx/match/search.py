@@ -412,8 +412,8 @@ def written(found: Found, want: LaneMap) -> None:
             break
         v, lanes = options[k], np.flatnonzero(wrong[k])
         sources = sorted(set(want.src[lanes].tolist()))
-        if n == 0 or v.cost + len(sources) * per_source + n * per_lane > found.best:
-            continue
+        if n == 0 or sources[0] < 0 or v.cost + len(sources) * per_source + n * per_lane > found.best:
+            continue                       # (a lane wanting an injected 0, a chain's identity: no source lane)
         base, names = _rename(v.steps, "a")
         reads = tuple(Readlane(f"r{s}", "x", s) for s in sources)
         writes, prev = [], names.get(v.ref, v.ref)
