@@ -7,7 +7,7 @@ boundary with one lane; row_bcast:15/31 send one lane to whole rows: spec/amd_cr
 llvm/llvm-project llvm/lib/Target/AMDGPU/SIDefines.h `DppCtrl`), so the n = min(d, 32 - d) lanes
 per row whose source is in the neighbouring row need n wave shifts. Split into groups of row
 positions [lo, hi), each group is its own chain, and LLVM's scheduler interleaves independent
-chains so that their DPP wait states are filled (match.cost.fill_wait_states):
+chains so that their DPP wait states are filled (amd.llvm_ir.emission_order, priced the same way):
 
     y = row_shr:(d - hi) x            (the group's sources moved to the top of their row)
     u = wave_shr:1 applied hi - lo times   (they cross into the next row)
