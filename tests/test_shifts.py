@@ -65,14 +65,16 @@ def test_no_wave_shifts_no_chain_plans():
     assert shift_plans(resolve_target("gfx1100", 64), parse_pattern("up 5").lane_map(64), float("inf")) == []
 
 
-@pytest.mark.parametrize("d", [3, 5, 7, 9, 12, 20, 26])
-def test_non_decreasing_splits_reach_the_exhaustive_optimum(d):
-    """ranked_cuts tries only group sizes that grow (a later-merged group may run longer); every
-    split into at most 4 groups is no cheaper."""
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx942"])
+@pytest.mark.parametrize("d", [3, 5, 7, 8, 9, 12, 15, 16, 20, 26])
+def test_growing_splits_reach_the_exhaustive_optimum(arch, d):
+    """ranked_cuts tries only group sizes that grow by at most MAX_GROWTH (a later-merged group may
+    run longer); every split into at most 4 groups is no cheaper."""
+    target = resolve_target(arch)
     first, last = max(0, d - 16), min(d, 16)
-    best = min(steps_cost(GFX942, _chains(d, True, (first, *inner, last), 0b1010)[0])
+    best = min(steps_cost(target, _chains(d, True, (first, *inner, last), 0b1010)[0])
                for k in range(1, 5) for inner in combinations(range(first + 1, last), k - 1))
-    assert ranked_cuts(GFX942, d)[0][0] == best
+    assert ranked_cuts(target, d)[0][0] == best
 
 
 def test_chains_interleave_to_fill_wait_states():

@@ -273,16 +273,19 @@ class Found:
     def __init__(self, target: Target):
         self.target = target
         self.items: list[Candidate] = []
+        self._best = float("inf")
 
     def add(self, steps: tuple[Step, ...], ref: str, stage: str) -> None:
-        self.items.append(Candidate(steps, ref, steps_cost(self.target, steps), stage))
+        cand = Candidate(steps, ref, steps_cost(self.target, steps), stage)
+        self.items.append(cand)
+        if not (self.target.lds_free_first and cand.uses_lds):
+            self._best = min(self._best, cand.cost)
 
     @property
     def best(self) -> float:
         """The cost to beat: of the cheapest plan so far; with `--prefer lds-free`, of the cheapest
         LDS-free one (every stage then looks for LDS-free plans up to that cost)."""
-        free_only = self.target.lds_free_first
-        return min((c.cost for c in self.items if not (free_only and c.uses_lds)), default=float("inf"))
+        return self._best
 
     def best_uses_lds(self) -> bool:
         """Does the plan that ranks first so far go through the LDS (or is there none yet)?"""
@@ -344,13 +347,22 @@ def two_step(found: Found, want: LaneMap, report: SearchReport) -> None:
         found.add(steps, "f", "two steps")
 
 
+@lru_cache(maxsize=32)
+def base_values(target: Target) -> tuple[tuple[PoolValue, ...], np.ndarray]:
+    """x, the pool's first moves and the repeated shifts, with their provenances stacked (n, wave):
+    the values a select or a fix-up starts from (memoized per target)."""
+    ident = np.arange(target.wave)
+    options = (PoolValue((), "x", ident, 0.0),) + pool(target) + repeated(target)
+    return options, np.array([v.prov for v in options])
+
+
 def merged(found: Found, want: LaneMap) -> None:
     """Stage 3: two values merged by a select, or a cheap value fixed up on the lanes it gets wrong."""
     target = found.target
     wave, ident = target.wave, np.arange(target.wave)
     sel_cost = target.cost("select")
-    options = [PoolValue((), "x", ident, 0.0)] + list(pool(target)) + list(repeated(target))
-    good = np.array([_keep(v.prov, want) for v in options])
+    options, provs = base_values(target)
+    good = (provs == want.src[None, :]) | ~want.care[None, :]
     costs = np.array([v.cost for v in options])
     gbits = lane_bits(good)
     full_bits = np.uint64((1 << wave) - 1)
@@ -402,9 +414,8 @@ def written(found: Found, want: LaneMap) -> None:
     if not target.has("readlane"):
         return
     per_source, per_lane = target.cost("readlane"), target.cost("writelane")
-    ident = np.arange(target.wave)
-    options = [PoolValue((), "x", ident, 0.0)] + list(pool(target)) + list(repeated(target))
-    wrong = np.array([~_keep(v.prov, want) for v in options])
+    options, provs = base_values(target)
+    wrong = (provs != want.src[None, :]) & want.care[None, :]
     count = wrong.sum(axis=1)
     for k in np.argsort(count, kind="stable"):
         n = int(count[k])

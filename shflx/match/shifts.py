@@ -33,6 +33,7 @@ from .cost import steps_cost
 ROW_SHL0, ROW_SHR0 = 0x100, 0x110
 WAVE_SHL1, WAVE_SHR1 = 0x130, 0x138
 MAX_GROUPS = 4        # more chains than this only add row shifts: 3 already fill both wait states
+MAX_GROWTH = 2        # a group is at most this many lanes longer than the one before (ranked_cuts)
 KEEP = 2              # the cheapest plans returned (the next one is proven if the first is not)
 
 
@@ -151,12 +152,16 @@ def shift_pair_plans(target: Target, want: LaneMap, budget: float) -> list[tuple
 
 @lru_cache(maxsize=256)
 def ranked_cuts(target: Target, d: int) -> tuple[tuple[float, tuple[int, ...]], ...]:
-    """Every split of the crossing row positions [max(0, d - 16), min(d, 16)) into at most
-    MAX_GROUPS groups of non-decreasing size (a group merged later may run longer), with the cost of
-    its plan, cheapest first (the cost depends on neither the direction nor the rows written)."""
+    """The splits of the crossing row positions [max(0, d - 16), min(d, 16)) into at most
+    MAX_GROUPS groups whose sizes grow by 0 to MAX_GROWTH (a group merged later may run longer by
+    about the wait states it has left), with the cost of each plan, cheapest first (the cost depends
+    on neither the direction nor the rows written). At most 14 splits instead of 64; every split
+    into at most 4 groups is no cheaper (tests/test_shifts.py checks it against all of them)."""
     first, last = max(0, d - 16), min(d, 16)
     out = []
     for sizes in _non_decreasing(last - first, MAX_GROUPS):
+        if any(b - a > MAX_GROWTH for a, b in zip(sizes, sizes[1:])):
+            continue
         cuts = tuple(first + sum(sizes[:k]) for k in range(len(sizes) + 1))
         out.append((steps_cost(target, _chains(d, True, cuts, 0b1010)[0]), cuts))
     return tuple(sorted(out))
