@@ -1,6 +1,6 @@
 """Speed of the synthesizer (issue 3's 'Must show'); prints a table and records JSON.
 
-  python benchmarks/bench_lower.py [--out benchmarks/results/lower_speed.json]
+  python benchmarks/bench_lower.py [--prefer cycles|lds-free] [--arch gfx942 ...] [--out benchmarks/results/lower_speed.json]
 
 Cold lowering of one pattern (tables warm, plan cache off): p50 / p99 over random CUDA patterns
 per target; a cached lookup; `shflx lower` end to end as a fresh process (start-up included),
@@ -43,6 +43,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", help="write the results as JSON here (e.g. benchmarks/results/lower_speed.json); nothing is written without it")
     ap.add_argument("-n", type=int, default=100)
+    ap.add_argument("--prefer", choices=("cycles", "lds-free"), default="cycles", help="the search's preference")
+    ap.add_argument("--arch", action="append", help="only these targets (repeatable; default: all of TARGETS)")
     ns = ap.parse_args()
     pats = random_patterns(ns.n)
     rows = []
@@ -50,18 +52,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["SHFLX_CACHE_DIR"] = tmp
         for arch, wave in TARGETS:
+            if ns.arch and arch not in ns.arch:
+                continue
             t0 = time.perf_counter()
-            lower_uncached("xor 1", arch, wave)           # builds the per-target tables
+            lower_uncached("xor 1", arch, wave, prefer=ns.prefer)           # builds the per-target tables
             tables = (time.perf_counter() - t0) * 1e3
             times = []
             for p in pats:
                 t0 = time.perf_counter()
-                lower_uncached(p, arch, wave)
+                lower_uncached(p, arch, wave, prefer=ns.prefer)
                 times.append((time.perf_counter() - t0) * 1e3)
-            lower("xor 5", arch, wave)
+            lower("xor 5", arch, wave, prefer=ns.prefer)
             t0 = time.perf_counter()
             for _ in range(20):
-                lower("xor 5", arch, wave)
+                lower("xor 5", arch, wave, prefer=ns.prefer)
             cached = (time.perf_counter() - t0) * 1e3 / 20
             row = {"target": f"{arch} w{wave}", "tables_ms": round(tables, 1),
                    "p50_ms": round(statistics.median(times), 1), "p99_ms": round(float(np.percentile(times, 99)), 1),
@@ -78,7 +82,8 @@ def main() -> None:
             assert r.returncode == 0, r.stderr
         print(f"`shflx lower 'xor 5' --arch gfx942` end to end: cold {cli['cold']} ms, cached {cli['cached']} ms")
     out = {"machine": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
-           "date": time.strftime("%Y-%m-%d"), "patterns": ns.n, "rows": rows, "cli_end_to_end_ms": cli}
+           "date": time.strftime("%Y-%m-%d"), "patterns": ns.n, "prefer": ns.prefer, "rows": rows,
+           "cli_end_to_end_ms": cli}
     if ns.out:
         Path(ns.out).parent.mkdir(parents=True, exist_ok=True)
         Path(ns.out).write_text(json.dumps(out, indent=1) + "\n")

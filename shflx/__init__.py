@@ -2,7 +2,8 @@
 
 Public API (imported lazily, so `import shflx.cuda` on a GPU test machine and `shflx --help` pay
 for neither Z3 nor llvmlite; the TYPE_CHECKING block shows type checkers the same names):
-  shflx.lower(pattern, arch, wave=None)  -> Plan (the cheapest proven plan; .to_llvm/.to_hip/.to_asm)
+  shflx.lower(pattern, arch, wave=None, prefer=None)  -> Plan (the cheapest proven plan; .to_llvm/.to_hip/.to_asm;
+                                                      prefer="lds-free": the cheapest without an LDS op)
   shflx.equivalent(a, b, *, arch, wave, lanes) -> Equivalence (truthy when equal; the differing lanes)
   shflx.assert_equivalent(a, b, ...)     raises AssertionError listing every differing lane
   shflx.prove(plan)          -> Proof("proved" | "refuted" | "unknown", lane, reason)

@@ -75,6 +75,7 @@ def _add_lower(sub: argparse._SubParsersAction) -> None:
     fmt.add_argument("--diagram", nargs="?", const="text", choices=["text", "svg"],
                      help="which input lane each lane holds after every step (text, or svg on stdout)")
     lo.add_argument("--no-cache", action="store_true", help="do not read or write the plan cache")
+    _add_prefer(lo)
     _add_verbosity(lo)
 
 
@@ -88,7 +89,7 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                         "-MD/-MMD/-MF/-MT/-MP, -W*/-w, -Xclang, @file, --offload-arch=gfx942:xnack+,gfx1100, "
                         "-arch=sm_NN, -gencode arch=..,code=.., -Xptxas, -mcode-object-version=N; shflx's own: "
                         "--emit, --report text|json, --report-file F, -Rpass=shflx, --baseline, --wave64, "
-                        "--fp-reassoc, --no-chains, --llvm-bin, --host-cxx, -j N. The table: docs/compile-flags.md. "
+                        "--fp-reassoc, --prefer cycles|lds-free, --no-chains, --llvm-bin, --host-cxx, -j N. The table: docs/compile-flags.md. "
                         "Quiet on success: the report goes to --report-file (or stdout with --report json).")
     co.add_argument("args", nargs=argparse.REMAINDER, metavar="FLAGS FILE.cu")
 
@@ -108,6 +109,7 @@ def _add_coverage(sub: argparse._SubParsersAction) -> None:
     cov.add_argument("--out", help="write the JSON here (default benchmarks/results/coverage.json "
                      "in a checkout, else no file)")
     cov.add_argument("--limit", type=int, help="only the first N maps (a quick look)")
+    _add_prefer(cov)
     _add_verbosity(cov)
 
 
@@ -128,6 +130,14 @@ def _add_ptxas(sub: argparse._SubParsersAction) -> None:
                         description="A ptxas wrapper: the real ptxas comes from SHFLX_PTXAS or PATH (skipping "
                         "shflx wrappers). The input file is never modified.")
     pa.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
+
+
+def _add_prefer(p: argparse.ArgumentParser) -> None:
+    from .target import PREFERENCES
+    p.add_argument("--prefer", choices=PREFERENCES, default="cycles",
+                   help="cycles: the cheapest plan in the cost model (default); lds-free: the cheapest plan "
+                   "without an LDS-crossbar op (ds_swizzle, ds_bpermute) wherever the search finds one, "
+                   "for kernels whose own LDS traffic would keep such an op waiting")
 
 
 def _plan_files(args: Sequence[str]) -> list[Path]:
@@ -241,7 +251,7 @@ def _cmd_lower(ns: argparse.Namespace) -> int:
     from .plan import plan_to_json
     from .target import resolve_target
 
-    target = resolve_target(ns.arch, 64 if ns.wave64 else None)
+    target = resolve_target(ns.arch, 64 if ns.wave64 else None, prefer=ns.prefer)
     plan = lower(ns.pattern, target, cache=not ns.no_cache)
     if ns.diagram:
         sys.stdout.write(_plan_diagram(plan, None, ns.diagram))
@@ -283,7 +293,7 @@ def _cmd_coverage(ns: argparse.Namespace) -> int:
     from .driver.progress import Progress
 
     archs = ns.arch or list(DEFAULT_TARGETS)
-    report = coverage_report(archs, limit=ns.limit, progress=Progress("coverage", _verbosity(ns)))
+    report = coverage_report(archs, limit=ns.limit, progress=Progress("coverage", _verbosity(ns)), prefer=ns.prefer)
     print(format_table(report))
     out = ns.out
     if out is None:
@@ -303,7 +313,7 @@ def _compile_one(job: tuple) -> dict:
     from .driver.report import compile_entry
     from .files import write_atomically
 
-    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, debug_info, ptxas, load_shuffle = job
+    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, debug_info, ptxas, load_shuffle, prefer = job
     nvidia = arch.startswith("sm_")
     try:
         if nvidia:
@@ -314,7 +324,7 @@ def _compile_one(job: tuple) -> dict:
             from .driver.flags import base_arch, target_features
             res = compile_file(Path(source), base_arch(arch), wave=wave, emit=ns_emit, opts=opts, baseline=baseline,
                                fp_reassoc=fp_reassoc, chains=chains, features=target_features(arch),
-                               debug_info=debug_info)
+                               debug_info=debug_info, prefer=prefer)
         write_atomically(Path(out), res.output)
     except ShflxError as e:
         return {"file": source, "arch": arch, "error": str(e), "exit_code": e.exit_code}
@@ -382,7 +392,7 @@ def _compile_namespace(words: list[str]) -> argparse.Namespace:
     return argparse.Namespace(command="compile", files=f.sources, jobs=int(f.jobs or 0), archs=f.archs, output=f.output,
                               emit=f.emit, opt=f.opt_level, report=f.report, baseline=f.baseline, wave64=f.wave64,
                               fp_reassoc=f.fp_reassoc, no_chains=f.no_chains, llvm_bin=f.llvm_bin, flags=f,
-                              load_shuffle=f.load_shuffle,
+                              load_shuffle=f.load_shuffle, prefer=f.prefer,
                               debug=f.traceback)
 
 
@@ -449,7 +459,7 @@ def _compile_jobs(ns: argparse.Namespace, opts, sources: list[Path]) -> list[tup
                 tuple(w for w in opts.extra if not w.startswith("-mcode-object-version="))
             jobs.append((str(src), arch, str(out), emit_of(arch), 64 if ns.wave64 else None,
                          dataclasses.replace(opts, extra=words + extra), ns.baseline, ns.fp_reassoc,
-                         not ns.no_chains, f.debug is not False, tuple(f.xptxas), ns.load_shuffle))
+                         not ns.no_chains, f.debug is not False, tuple(f.xptxas), ns.load_shuffle, ns.prefer))
     return jobs
 
 

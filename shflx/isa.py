@@ -82,6 +82,7 @@ AMD_COST_KINDS: Mapping[str, str | None] = MappingProxyType({
     "valu": None,
     "select": None,
     "exec_write": None,
+    "lane_table": None,
     "dpp_mov": "dpp16",
     "dpp_fused": "dpp16",
     "dpp8_mov": "dpp8",

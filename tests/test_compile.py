@@ -240,3 +240,17 @@ def test_a_lane_dependent_load_is_never_taken_as_uniform(tmp_path):
     res = compile_file(src, "gfx1100", emit="asm")
     assert [s.cls for s in res.sites] == ["dynamic"]
     assert "exact general lowering" in res.sites[0].lowering[0]
+
+
+def test_prefer_lds_free_compiles_a_row_swap_without_the_lds(tmp_path):
+    """`--prefer lds-free`: CUDA's xor 16 on gfx942 becomes DPP wave-shift chains instead of one
+    ds_swizzle (the cheapest plan), and the report says so."""
+    src = tmp_path / "swap.cu"
+    src.write_text("__global__ void k(int *p) {\n  int v = p[threadIdx.x];\n"
+                   "  p[threadIdx.x] = __shfl_xor_sync(0xffffffff, v, 16);\n}\n")
+    cheapest = compile_file(src, "gfx942", emit="asm")
+    free = compile_file(src, "gfx942", emit="asm", prefer="lds-free")
+    assert instruction_counts(cheapest.output)["ds_swizzle"] == 1
+    counts = instruction_counts(free.output)
+    assert counts["ds_swizzle"] == 0 and counts["ds_bpermute"] == 0 and counts["dpp"] >= 16, counts
+    assert all(s.proof == "proved" for s in free.sites)

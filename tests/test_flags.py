@@ -54,6 +54,7 @@ def test_nvidia_flags_and_gencode_is_not_debug():
     (["k.cu"], "no target"),
     (["--offload-arch=gfx942"], "no input files"),
     (["k.cu", "--offload-arch=gfx942", "-o"], "-o needs a value"),
+    (["k.cu", "--offload-arch=gfx942", "--prefer", "fast"], "--prefer fast: expected cycles or lds-free"),
 ])
 def test_bad_flags_are_named(words, fragment):
     with pytest.raises(UsageError) as e:
@@ -150,3 +151,8 @@ def test_opt_wanted_reads_the_last_o_flag_as_compile_does(words, level):
     """The launcher's -O reading is compile's table (OPT_LEVELS), not a second one."""
     from shflx.driver.flags import opt_wanted
     assert opt_wanted(words) == level
+
+
+def test_prefer_reaches_the_compile():
+    assert parse("k.cu", "--offload-arch=gfx942").prefer == "cycles"
+    assert parse("k.cu", "--offload-arch=gfx942", "--prefer=lds-free").prefer == "lds-free"

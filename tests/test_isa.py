@@ -351,6 +351,10 @@ source = "s"
 [costs.exec_write]
 cycles = 4
 source = "e"
+
+[costs.lane_table]
+cycles = 24
+source = "t"
 """
 
 

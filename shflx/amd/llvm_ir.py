@@ -6,8 +6,9 @@ in[tid], runs the plan and writes out[tid], for hardware checks and `shflx lower
 from __future__ import annotations
 
 from ..combine import FNS
-from ..steps import Combine, Permlane16, Permlane16Swap, Permlane16Var, PlanLike, Select, Step, UpdateDpp
-from .primitives import LANE_TABLE_OPS, PRIMITIVES
+from ..steps import (Combine, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, PlanLike, Readfirstlane, Readlane,
+                     Select, Step, UpdateDpp, Writelane)
+from .primitives import LANE_TABLE_OPS, PRIMITIVES, VALU_PRODUCERS
 
 # declarations of what the emitted code calls besides the primitives' intrinsics (amd.primitives)
 DECLS = {
@@ -19,6 +20,7 @@ DECLS = {
     "smin": "declare i32 @llvm.smin.i32(i32, i32)", "smax": "declare i32 @llvm.smax.i32(i32, i32)",
     "fmin": "declare float @llvm.minnum.f32(float, float)", "fmax": "declare float @llvm.maxnum.f32(float, float)",
 }
+CONSTANT_REFS = ("undef", "zero", "identity")       # refs that name an immediate, not a value
 INT_OPS = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor"}
 FLOAT_OPS = {"fadd": "fadd", "fmul": "fmul"}
 
@@ -42,7 +44,7 @@ def function_ir(plan: PlanLike, name: str = "shflx_plan", attrs: str = "#0", *, 
     body = _Body(plan, name, {sid: {"lane": v} for sid, v in (lane_operands or {}).items()})
     body.lane_id()
     body.lines += prologue
-    for s in emission_order(plan.steps):
+    for s in emission_order(plan.steps, *_wait_states(plan)):
         body.step(s)
     signature = ", ".join(("i32 %x",) + tuple(f"i32 {p}" for p in params))
     text = (f"define internal i32 @{name}({signature}) {attrs} {{\nentry:\n" + "\n".join(body.lines)
@@ -126,36 +128,88 @@ class _Body:
         self.lines.append(f"  {d} = extractvalue {{ i32, i32 }} {self.swaps[key]}, {s.take}")  # type: ignore[attr-defined]
 
 
+def _wait_states(plan: PlanLike) -> tuple[int, int]:
+    """The target's wait states that emission_order fills: a DPP after a VALU write of its VGPR,
+    a VALU op after a VALU write of its SGPR ((0, 0) for a plan-like without a Target)."""
+    target = getattr(plan, "on", None)
+    if target is None:
+        return 0, 0
+    return target.hazards.get("dpp_after_vgpr_write", 0), target.hazards.get("valu_after_valu_sgpr_write", 0)
+
+
 def tied_olds(step: Step) -> tuple[str, ...]:
     """Operands the instruction overwrites in place (LLVM ties them to its destination)."""
     if isinstance(step, Permlane16Swap):
         return (step.vdst_old,) if step.vdst_old == step.src0_old else (step.vdst_old, step.src0_old)
-    if isinstance(step, (UpdateDpp, Permlane16, Permlane16Var)):
+    if isinstance(step, (UpdateDpp, Permlane16, Permlane16Var, Writelane)):
         return (step.old,)
     return ()
 
 
-def emission_order(steps: tuple[Step, ...]) -> tuple[Step, ...]:
-    """The steps in a dependency-respecting order that emits a step overwriting a live value in
-    place (a tied `old`) after the other readers of that value where it can, so LLVM needs no
-    v_mov copy for it (seen in llvmlite's LLVM 22.1 asm: DPP old=x before a permlane of x cost one)."""
-    pending = list(steps)
-    done: set[str] = {"x"}
-    ids = {st.id for st in steps}
+def emission_order(steps: tuple[Step, ...], dpp_wait_states: int = 0, sgpr_wait_states: int = 0) -> tuple[Step, ...]:
+    """The steps in a dependency-respecting order, as a list schedule over the ready steps:
+    - a step overwriting a live value in place (a tied `old`) after the other readers of that value
+      where it can, so LLVM needs no v_mov copy for it (llvmlite's LLVM 22.1 asm: DPP old=x before a
+      permlane of x cost one; LLVM's two-address pass sees the IR order);
+    - then, where the target needs `dpp_wait_states` after a VALU write before a DPP reads the VGPR
+      (GFX8/9, spec §13.1), the step that would wait least, so that independent chains interleave
+      and fill each other's wait states (LLVM keeps such an order, and inserts s_nop where none is
+      filled: llvmlite's asm of two wave_shr:1 chains), likewise a v_writelane reading the SGPR a
+      v_readlane just wrote (`sgpr_wait_states`, gfx94x/950), then the longest path to the result;
+    - then the plan's own order."""
+    ids = {st.id: k for k, st in enumerate(steps)}
+    waits_for = [[r for r in st.inputs() if r in ids] for st in steps]
+    reads = [set(st.inputs()) for st in steps]
+    tied = [tuple(o for o in tied_olds(st) if o not in CONSTANT_REFS) for st in steps]   # live values only
+    instruction = [getattr(st, "instruction", st.id) for st in steps]
+    by_id = {st.id: st for st in steps}
+    waited = [hazard_reads(st, by_id, dpp_wait_states, sgpr_wait_states) for st in steps]
+    hazards = bool(dpp_wait_states or sgpr_wait_states)
+    height = [1] * len(steps)
+    for k in range(len(steps) - 1, -1, -1):
+        for r in waits_for[k]:
+            height[ids[r]] = max(height[ids[r]], height[k] + 1)
+    issued: dict[str, int] = {}
+    clock = 0
+    pending = list(range(len(steps)))
     out: list[Step] = []
     while pending:
-        ready = [st for st in pending if all(r in done or r not in ids for r in st.inputs())]
+        ready = [k for k in pending if all(r in issued for r in waits_for[k])]
         if not ready:                                   # not a DAG in step order: keep it as given
             return tuple(steps)
 
-        def blocks(st: Step) -> bool:
-            return any(o in r.inputs() for o in tied_olds(st) for r in pending if r is not st
-                       and getattr(r, "instruction", None) != getattr(st, "instruction", r.id))
-        pick = next((st for st in ready if not blocks(st)), ready[0])
+        def blocks(k: int) -> bool:
+            return any(o in reads[j] for o in tied[k] for j in pending if j != k and instruction[j] != instruction[k])
+
+        def stall(k: int) -> int:
+            return max([0] + [n - (clock - issued[r] - 1) for r, n in waited[k]])
+        pick = min(ready, key=lambda k: (blocks(k), stall(k), -height[k] if hazards else 0, k))
+        clock += stall(pick)
+        if not any(instruction[j] == instruction[pick] for j in range(len(steps)) if steps[j].id in issued):
+            clock += 1                                  # a swap's two halves are one instruction
+        issued[steps[pick].id] = clock - 1
         pending.remove(pick)
-        out.append(pick)
-        done.add(pick.id)
+        out.append(steps[pick])
     return tuple(out)
+
+
+def hazard_reads(s: Step, by_id: dict[str, Step], dpp_wait_states: int, sgpr_wait_states: int) -> list[tuple[str, int]]:
+    """(step id, wait states) for each operand of `s` whose producer the ISA asks it to wait for
+    (spec §13.1): a DPP reading a VGPR a VALU op wrote, a v_writelane reading the SGPR of a v_readlane."""
+    out = []
+    if dpp_wait_states:
+        out += [(r, dpp_wait_states) for r in dpp_vgpr_reads(s) if r in by_id and by_id[r].op in VALU_PRODUCERS]
+    if sgpr_wait_states and isinstance(s, Writelane) and isinstance(by_id.get(s.value), (Readlane, Readfirstlane)):
+        out.append((s.value, sgpr_wait_states))
+    return out
+
+
+def dpp_vgpr_reads(s: Step) -> tuple[str, ...]:
+    """The VGPRs a DPP move reads: its source, and the `old` tied to its destination (LLVM's
+    checkDPPHazards counts every VGPR use: a DPP whose `old` a VALU op just wrote waits too)."""
+    if isinstance(s, UpdateDpp):
+        return (s.src, s.old)
+    return (s.src,) if isinstance(s, MovDpp8) else ()
 
 
 def select_ir(d: str, lanes: int, wave: int, a: str, b: str, needed: set[str]) -> list[str]:

@@ -276,13 +276,14 @@ def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, e
                  opts: FrontendOptions = FrontendOptions(), baseline: bool = False,
                  fp_reassoc: bool = False, chains: bool = True, features: tuple[str, ...] = (),
                  debug_info: bool = True, code_object_version: int | None = None,
-                 nvcc_names: bool = True) -> CompileResult:
-    """The driver entry point: `arch` (a name or a Target) is resolved here, once, with `wave` and
-    `features` (a target ID's: +xnack, -sramecc), and passed down. `debug_info=False` (-g0) drops the
+                 nvcc_names: bool = True, prefer: str | None = None) -> CompileResult:
+    """The driver entry point: `arch` (a name or a Target) is resolved here, once, with `wave`,
+    `features` (a target ID's: +xnack, -sramecc) and the search's preference `prefer` (`--prefer
+    lds-free`: target.PREFERENCES), and passed down. `debug_info=False` (-g0) drops the
     line tables from the output once the report has read them; `code_object_version` overrides the module's."""
     if isinstance(arch, str) and arch not in known_amd_targets():
         raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
-    target = resolve_target(arch, wave, features)
+    target = resolve_target(arch, wave, features, prefer)
     wave = target.wave
     if emit not in EMITS:
         raise UsageError(f"--emit {emit} is not for AMD targets; for {target.name}: {', '.join(EMITS)}")

@@ -1,6 +1,6 @@
 """A persistent, content-addressed store of solved patterns, shared safely between processes.
 
-Key: sha256 of (canonical pattern, arch, wave, the bytes of every isa/ TOML file, MODEL_VERSION,
+Key: sha256 of (canonical pattern, arch, wave, the search's preference, the bytes of every isa/ TOML file, MODEL_VERSION,
 SEARCH_VERSION), so editing ISA data or a model invalidates old entries without a flush (tinygrad's
 versioned diskcache, not Souper's). Storage: one SQLite file in WAL mode with a busy timeout, so
 many `shflx compile` processes can read and write at once. A hit is replayed on the emulator
@@ -45,7 +45,7 @@ def key_for(text: str, target: Target) -> str:
     """A key for any other solved item (a chain): its canonical text instead of a pattern."""
     from ..match import SEARCH_VERSION
 
-    text = f"{text}|{target.name}|{target.wave}|{target_files_digest()}|{MODEL_VERSION}|{SEARCH_VERSION}"
+    text = f"{text}|{target.name}|{target.wave}|{target.prefer}|{target_files_digest()}|{MODEL_VERSION}|{SEARCH_VERSION}"
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -152,12 +152,13 @@ def cached_lower(pattern: str, target: Target, solve: Callable[[str, Target], Pl
 
 
 def lower(pattern: str, arch: str | Target, wave: int | None = None, *, cache: bool = True,
-          runtime_mask: bool = False) -> Plan:
+          runtime_mask: bool = False, prefer: str | None = None) -> Plan:
     """shflx.match.lower through the store (a hit is replayed before it is trusted); plans for a
-    runtime member mask are not stored. `arch`: a name (resolved here) or a Target."""
+    runtime member mask are not stored. `arch`: a name (resolved here) or a Target; `prefer`: the
+    search's preference (target.PREFERENCES; part of the key)."""
     from .. import match
 
-    target = resolve_target(arch, wave)
+    target = resolve_target(arch, wave, prefer=prefer)
     if not cache or runtime_mask:
         return match.lower(pattern, target, runtime_mask=runtime_mask)
     if not enabled():

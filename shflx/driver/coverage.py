@@ -24,7 +24,7 @@ def _uniform_patterns() -> list[str]:
 def _lower_chunk(args: tuple[Any, list[str]]) -> list[dict[str, Any]]:
     from ..match import lower
 
-    target, patterns = args              # a Target (it pickles as its name, wave and features)
+    target, patterns = args              # a Target (it pickles as its name, wave, features and preference)
     out = []
     for text in patterns:
         t0 = time.perf_counter()
@@ -53,12 +53,13 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def coverage_report(archs: list[str], limit: int | None = None, workers: int | None = None,
-                    progress: Any = None) -> dict[str, Any]:
-    """`progress`: an object with plan(group, units) and advance(group) (driver.progress.Progress)."""
+                    progress: Any = None, prefer: str | None = None) -> dict[str, Any]:
+    """`progress`: an object with plan(group, units) and advance(group) (driver.progress.Progress);
+    `prefer`: the search's preference (target.PREFERENCES)."""
     from ..catalog import catalog
     from ..target import resolve_target
 
-    targets = {arch: resolve_target(arch) for arch in archs}     # the edge: each name resolved once
+    targets = {arch: resolve_target(arch, prefer=prefer) for arch in archs}     # the edge: each name resolved once
     uniform = _uniform_patterns()[:limit] if limit else _uniform_patterns()
     cat = [e.text for e in catalog()]
     jobs = []
@@ -77,7 +78,8 @@ def coverage_report(archs: list[str], limit: int | None = None, workers: int | N
             results.setdefault(key, []).extend(rows)
             if progress is not None:
                 progress.advance(" ".join(key))
-    report: dict[str, Any] = {"seconds": round(time.perf_counter() - t0, 1), "targets": {}}
+    report: dict[str, Any] = {"seconds": round(time.perf_counter() - t0, 1), "prefer": prefer or "cycles",
+                              "targets": {}}
     names = {e.text: e.name for e in catalog()}
     for arch in archs:
         report["targets"][arch] = {

@@ -30,7 +30,7 @@ SWITCHES = {
 VALUED = {
     "-o": "output", "--emit": "emit", "--report": "report", "--report-file": "report_file",
     "--llvm-bin": "llvm_bin", "-j": "jobs", "-x": "language", "--host-cxx": "host_cxx",
-    "-mcode-object-version": "code_object_version",
+    "-mcode-object-version": "code_object_version", "--prefer": "prefer",
 }
 # preprocessor flags: kept in order (a -D then a -U of the same name differ from the reverse)
 PREPROCESSOR = ("-D", "-U", "-I", "-isystem", "-include", "-idirafter", "-iquote")
@@ -83,6 +83,7 @@ class CompileFlags:
     fp_reassoc: bool = False
     no_chains: bool = False
     load_shuffle: bool = False       # NVIDIA: the load -> shuffle search (slow; `shflx ptx` runs it)
+    prefer: str = "cycles"           # AMD: the search's preference (target.PREFERENCES)
     llvm_bin: str | None = None
     host_cxx: str | None = None
     jobs: str | None = None
@@ -275,6 +276,8 @@ def _check(f: CompileFlags) -> None:
         f.language = "cuda"
     if f.report not in ("text", "json"):
         raise UsageError(f"--report {f.report}: expected text or json")
+    if f.prefer not in ("cycles", "lds-free"):
+        raise UsageError(f"--prefer {f.prefer}: expected cycles or lds-free")
     if f.code_object_version is not None and f.code_object_version not in ("4", "5", "6"):
         raise UsageError(f"-mcode-object-version={f.code_object_version}: expected 4, 5 or 6")
     if f.jobs is not None and (not f.jobs.isdigit() or int(f.jobs) < 1):

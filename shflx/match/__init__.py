@@ -15,22 +15,24 @@ from ..target import Target, resolve_target
 from .cost import bpermute_cost, fusable, fused_cost, uses_lds
 from .search import Candidate, SearchReport, candidates
 
-SEARCH_VERSION = 7   # bump whenever the plan JSON or the search changes (it keys the cache)
+SEARCH_VERSION = 8   # bump whenever the plan JSON or the search changes (it keys the cache)
 
 
 
-def lower(pattern: str | Shuffle, arch: str | Target, wave: int | None = None, runtime_mask: bool = False) -> Plan:
+def lower(pattern: str | Shuffle, arch: str | Target, wave: int | None = None, runtime_mask: bool = False,
+          prefer: str | None = None) -> Plan:
     """The cheapest proven plan for `pattern` on `arch` (a name, resolved here, or a Target): search,
     rank, prove; the first proven candidate wins (the exact fallback always exists).
 
-    `runtime_mask`: the member mask is not a compile-time constant: one-step plans only."""
+    `runtime_mask`: the member mask is not a compile-time constant: one-step plans only.
+    `prefer`: "lds-free" ranks plans without an LDS-crossbar op first (target.PREFERENCES)."""
     p = parse_pattern(pattern) if isinstance(pattern, str) else pattern
     if isinstance(p, Collective):
         raise InputError(f"'{format_pattern(p)}' is a reduction/scan; `lower` takes shuffle patterns "
                          "(chains are synthesized by the compile pipeline)")
     from ..verify.api import prove
 
-    target = resolve_target(arch, wave)
+    target = resolve_target(arch, wave, prefer=prefer)
     text = format_pattern(p)
     want = p.lane_map(target.wave)
     t0 = time.perf_counter()

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..amd.llvm_ir import emission_order, tied_olds
+from ..amd.llvm_ir import emission_order, hazard_reads, tied_olds
 from ..amd.primitives import LANE_TABLE_OPS, LDS_OPS, PRIMITIVES, VALU_PRODUCERS
-from ..plan import (Combine, MovDpp8, Permlane16Swap, Plan, Readfirstlane,
+from ..plan import (Combine, MovDpp8, Permlane16Swap, Plan, Readfirstlane, Select,
                     Readlane, Step, UpdateDpp, Writelane)
 from ..target import Target
 
@@ -19,10 +19,12 @@ VALUE_CONSTANTS = ("undef", "zero", "identity")
 
 
 def steps_cost(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
-    """Issue costs, EXEC writes and the DPP read-after-VALU-write wait states (spec §13.1) of the
-    steps in emission order: a DPP waits only for the wait states not already filled by the
-    instructions issued since its source was written (LLVM's GCNHazardRecognizer counts them the
-    same way, for the source and the tied `old`: two DPP moves reading one select result wait once)."""
+    """Issue costs, EXEC writes and the wait states (spec §13.1: a DPP after a VALU write of its
+    VGPR; on gfx94x/950 a v_writelane after the v_readlane that wrote its SGPR) of the steps in
+    emission order (llvm_ir.emission_order, which interleaves independent steps to fill them): a
+    step waits only for the wait states not already filled by the instructions issued since its
+    operand was written (LLVM's GCNHazardRecognizer counts them the same way, for the source and the
+    tied `old`: two DPP moves reading one select result wait once)."""
     produced_by = {s.id: s.op for s in steps}
     total = 0.0
     swaps_seen: dict[tuple[Any, ...], int] = {}
@@ -31,7 +33,10 @@ def steps_cost(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
     issued: dict[str, int] = {}                   # step id -> the wait-state clock at its issue
     clock = 0
     need = target.hazards.get("dpp_after_vgpr_write", 0)
-    order = steps if any(s.exec is not None for s in steps) else emission_order(tuple(steps))
+    sgpr_need = target.hazards.get("valu_after_valu_sgpr_write", 0)
+    by_id = {s.id: s for s in steps}
+    exec_steps = any(s.exec is not None for s in steps)
+    order = tuple(steps) if exec_steps else emission_order(tuple(steps), need, sgpr_need)
     for s in order:
         want = full if s.exec is None else int(s.exec)
         if want != current:
@@ -48,27 +53,22 @@ def steps_cost(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
                 continue
             swaps_seen[key] = clock
         total += target.cost(COST_KIND[s.op])
-        read = [r for r in _dpp_vgpr_reads(s) if produced_by.get(r) in VALU_PRODUCERS] if need else []
+        if isinstance(s, Select) and target.wave == 64 and target.isa.default_wave == 32:
+            total += target.cost("exec_write")    # RDNA wave64: the 64-bit mask is two s_mov_b32 (asm)
+        read = hazard_reads(s, by_id, need, sgpr_need)
         if read:     # instructions issued since each operand was written fill its wait states
-            nops = max(0, max(need - (clock - issued.get(r, clock - 1) - 1) for r in read))
+            nops = max(0, max(n - (clock - issued.get(r, clock - 1) - 1) for r, n in read))
             total += nops * target.cost("dpp_hazard_nop")
             clock += nops
         issued[s.id] = clock
         clock += 1
     if current != full:
         total += target.cost("exec_write")        # EXEC restored for the code that follows
-    return total + emitted_extras(target, steps)
+    return total + emitted_extras(target, steps, order)
 
 
-def _dpp_vgpr_reads(s: Step) -> tuple[str, ...]:
-    """The VGPRs a DPP move reads: its source, and the `old` tied to its destination (LLVM's
-    checkDPPHazards counts every VGPR use: a DPP whose `old` a VALU op just wrote waits too)."""
-    if isinstance(s, UpdateDpp):
-        return (s.src, s.old)
-    return (s.src,) if isinstance(s, MovDpp8) else ()
-
-
-def emitted_extras(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
+def emitted_extras(target: Target, steps: tuple[Step, ...] | list[Step],
+                   order: tuple[Step, ...] | None = None) -> float:
     """What the emitted code adds around the steps (issue 14: price what is emitted), each checked
     against llvmlite's LLVM 22.1 asm by tests/test_asm_cost.py:
     - each distinct per-lane table (a permlane var selector, a ds_bpermute/ds_permute address)
@@ -84,7 +84,7 @@ def emitted_extras(target: Target, steps: tuple[Step, ...] | list[Step]) -> floa
       hazards.permlane_swap_after_vgpr_write wait states (gfx950)."""
     extra = 0.0
     tables = set()
-    order = emission_order(tuple(steps))
+    order = emission_order(tuple(steps)) if order is None else order
     produced_by = {s.id: s.op for s in steps}
     copied: set[tuple[Any, ...]] = set()
     for k, s in enumerate(order):
@@ -116,23 +116,16 @@ def emitted_extras(target: Target, steps: tuple[Step, ...] | list[Step]) -> floa
     return extra + len(tables) * lane_table_cost(target)
 
 
-# A per-lane constant read from a constant table, as shflx emits it (llvmlite LLVM 22.1 asm of
-# `shflx lower --asm` kernels): v_mbcnt_lo (+ v_mbcnt_hi in wave64) and v_lshlrev_b32 for the
-# address (3 VALU, the wave32 case over-charged by one) and s_getpc_b64 + s_add_u32 + s_addc_u32
-# (GFX12 also s_sext_i32_i16) for the table's address (3 SALU issues, each priced as
-# costs.exec_write, "one SALU issue"). The global_load's memory latency is not charged: the
-# address does not depend on the shuffled value, so the load issues early (an assumption; a
-# cold cache can cost hundreds of cycles). ds_bpermute's own cost holds one v_lshlrev, which
-# the address table makes unneeded (it stores index << 2): the fallback is over-charged by one VALU.
-LANE_TABLE_VALU = 3
-LANE_TABLE_SALU = 3
 # per op, its operands read from a per-lane table (amd.primitives: kinds "lanes" and "addr")
 _TABLE_OPERANDS = {op: tuple((f, k) for f, k in p.operands if k in ("lanes", "addr"))
                    for op, p in PRIMITIVES.items() if op in LANE_TABLE_OPS}
 
 
 def lane_table_cost(target: Target) -> float:
-    return LANE_TABLE_VALU * target.cost("valu") + LANE_TABLE_SALU * target.cost("exec_write")
+    """A per-lane constant read from a constant table by lane id (isa/ costs.lane_table, counted in
+    the emitted asm; priced once per distinct table): its wave64 figure, less the v_mbcnt_hi that
+    wave32 does without."""
+    return target.cost("lane_table") - (target.wave == 32) * target.cost("valu")
 
 
 def _tied_operands(s: Step) -> tuple[str, ...]:
@@ -205,7 +198,9 @@ def uses_lds(plan: Plan) -> bool:
 def bpermute_cost(target: Target) -> float:
     """The exact ds_bpermute lowering, the baseline of every report: the instruction (with its
     s_waitcnt and one address VALU) and the per-lane address table as shflx emits it. HIP's
-    lane-arithmetic index (v_mbcnt_lo/hi, the index ops, the shift) takes as many VALU issues."""
+    lane-arithmetic index (v_mbcnt_lo/hi, the index ops, the shift) takes as many VALU issues.
+    shflx's table stores the byte address, so the address VALU inside costs.ds_bpermute is one
+    more than its own fallback issues (tests/test_asm_cost.py prices the instruction the same way)."""
     return target.cost("ds_bpermute") + lane_table_cost(target)
 
 

@@ -8,11 +8,16 @@ Order of the search (cheapest families first; every candidate is a full plan wit
      gfx950 permlane16.swap), then any final one-step solver on what the first move produced;
   3. two pool values merged by a lane select (v_cndmask), or a value fixed up on the lanes it gets
      wrong (one move, two moves, or a ds_swizzle while the best plan is the fallback);
+     3b. on GFX8/9, a shift across 16-lane rows as a per-row shift plus interleaved wave-shift
+     chains (match.shifts), also after a permutation inside rows, and the row swap as two of them;
+     3c. a value right on all but a few lanes, those written by v_writelane from v_readlane;
   4. while the best plan still uses the LDS: a cross-row move without the LDS (gfx950 permlane16
      swap halves, the row swap; gfx10+ permlanex16), then stages 1-2 for the rest;
   ds_bpermute, always correct (the exact fallback), priced with its address table.
-Candidates are ranked by (cost, steps, LDS use); the best one is proven before it is returned,
-and a refuted candidate (a shflx bug) falls through to the next (DESIGN decision 6)."""
+Candidates are ranked by (cost, LDS use, steps); the best one is proven before it is returned,
+and a refuted candidate (a shflx bug) falls through to the next (DESIGN decision 6). With
+`--prefer lds-free` (Target.prefer) plans without an LDS op rank first, and every stage prunes
+against the cheapest of those."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -25,9 +30,10 @@ from ..amd.swizzle import rotate_wrap_relied_on
 from ..emulate import Provenance, Trace, result
 from ..lanes import LaneMap, ZERO, lanes_to_mask
 from ..plan import (DsBpermute, DsSwizzle, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, Permlanex16,
-                    Permlanex16Var, Plan, Readlane, Select, Step, UpdateDpp)
+                    Permlanex16Var, Plan, Readlane, Select, Step, UpdateDpp, Writelane)
 from ..target import Target
 from .cost import folds_into_combine, steps_cost
+from .shifts import shift_pair_plans, shift_plans
 from .solvers import (batch_group_selectors, dpp16_after_many, dpp16_solutions, dpp_table, lane_bits, solve_any,
                       solve_readlane, solve_swizzle)
 
@@ -35,6 +41,7 @@ ROW_SWAP = dict(sel_lo=0x76543210, sel_hi=0xFEDCBA98)
 FIXUP_TRIES = 6        # values (by lanes already right) tried as the base of a select fix-up
 FIXUP_TWO_STEP_TRIES = 2   # of those, the bases whose remaining lanes may take a two-step fix
 MAX_REPEAT = 4         # a cheap full-wave move applied up to this many times (gfx9 wave_shr:1 x d)
+MAX_REPEAT_LDS_FREE = 16   # with --prefer lds-free: up to a whole row (the row swap's two halves)
 
 
 def cheapest(target: Target) -> float:
@@ -49,10 +56,15 @@ class Candidate:
     stage: str
 
     @property
-    def rank(self) -> tuple[float, int, bool, bool]:
-        """Cheapest first; ties: fewer steps, no LDS, then a final move LLVM can fold."""
+    def rank(self) -> tuple[float, bool, int, bool]:
+        """Cheapest first; ties: no LDS (an LDS-crossbar op also waits behind the kernel's own LDS
+        traffic, which the model does not see), fewer steps, then a final move LLVM can fold."""
         folds = bool(self.steps) and folds_into_combine(self.steps[-1], None)
-        return (self.cost, len(self.steps), any(s.op in LDS_OPS for s in self.steps), not folds)
+        return (self.cost, self.uses_lds, len(self.steps), not folds)
+
+    @property
+    def uses_lds(self) -> bool:
+        return any(s.op in LDS_OPS for s in self.steps)
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,7 +147,7 @@ def repeated(target: Target) -> tuple[PoolValue, ...]:
         step = np.where(t.valid[k], t.src[k], ZERO)
         prov = lanes.copy()
         steps: tuple[Step, ...] = ()
-        for n in range(1, MAX_REPEAT + 1):
+        for n in range(1, (MAX_REPEAT_LDS_FREE if target.lds_free_first else MAX_REPEAT) + 1):
             prov = np.where(step >= 0, prov[np.clip(step, 0, wave - 1)], ZERO)
             src = "x" if n == 1 else f"p{n - 1}"
             steps = steps + (UpdateDpp(f"p{n}", src, "undef", c, 15, 15, 1),)
@@ -256,25 +268,30 @@ def two_steps(target: Target, values: list[PoolValue], want: LaneMap,
     return out
 
 
-def _best_uses_lds(found: list[Candidate]) -> bool:
-    """Two-step fix-ups are tried only while the cheapest plan so far still goes through the LDS."""
-    best = min(found, key=lambda c: c.cost, default=None)
-    return best is None or any(s.op in LDS_OPS for s in best.steps)
-
-
 class Found:
     """The candidates found so far, and the cost to beat (each stage prunes against it)."""
 
     def __init__(self, target: Target):
         self.target = target
         self.items: list[Candidate] = []
+        self._best = float("inf")
 
     def add(self, steps: tuple[Step, ...], ref: str, stage: str) -> None:
-        self.items.append(Candidate(steps, ref, steps_cost(self.target, steps), stage))
+        cand = Candidate(steps, ref, steps_cost(self.target, steps), stage)
+        self.items.append(cand)
+        if not (self.target.lds_free_first and cand.uses_lds):
+            self._best = min(self._best, cand.cost)
 
     @property
     def best(self) -> float:
-        return min((c.cost for c in self.items), default=float("inf"))
+        """The cost to beat: of the cheapest plan so far; with `--prefer lds-free`, of the cheapest
+        LDS-free one (every stage then looks for LDS-free plans up to that cost)."""
+        return self._best
+
+    def best_uses_lds(self) -> bool:
+        """Does the plan that ranks first so far go through the LDS (or is there none yet)?"""
+        best = min(self.items, key=lambda c: (self.target.lds_free_first and c.uses_lds, c.cost), default=None)
+        return best is None or best.uses_lds
 
 
 def candidates(target: Target, want: LaneMap, report: SearchReport,
@@ -283,7 +300,7 @@ def candidates(target: Target, want: LaneMap, report: SearchReport,
     (lib/Infer/EnumerativeSynthesis.cpp) in its three stages, guess (`guesses`: the stages propose
     step sequences), add (Found.add prices each one; each stage prunes against the best so far),
     sort (`sort_guesses`). The caller proves them in this order; the first proven one wins."""
-    return sort_guesses(guesses(target, want, report, single_step))
+    return sort_guesses(guesses(target, want, report, single_step), target.lds_free_first)
 
 
 def guesses(target: Target, want: LaneMap, report: SearchReport, single_step: bool = False) -> list[Candidate]:
@@ -299,15 +316,18 @@ def guesses(target: Target, want: LaneMap, report: SearchReport, single_step: bo
     if not single_step:
         two_step(found, want, report)
         merged(found, want)
+        shifted(found, want)
+        written(found, want)
         composed(found, want)
     report.candidates = len(found.items)
     return found.items
 
 
-def sort_guesses(items: list[Candidate]) -> list[Candidate]:
-    """Cheapest first; among equally cheap plans, those relying on no unsettled reading of AMD's
+def sort_guesses(items: list[Candidate], lds_free_first: bool = False) -> list[Candidate]:
+    """Cheapest first (with `lds_free_first`, --prefer lds-free: plans without an LDS-crossbar op
+    before any with one); among equally cheap plans, those relying on no unsettled reading of AMD's
     documents first (open_readings), then Candidate.rank. Stable: ties keep the order found."""
-    return sorted(items, key=lambda c: (c.cost, open_readings(c), c.rank))
+    return sorted(items, key=lambda c: (lds_free_first and c.uses_lds, c.cost, open_readings(c), c.rank))
 
 
 def open_readings(cand: Candidate) -> int:
@@ -349,13 +369,22 @@ def two_step(found: Found, want: LaneMap, report: SearchReport) -> None:
         found.add(steps, "f", "two steps")
 
 
+@lru_cache(maxsize=32)
+def base_values(target: Target) -> tuple[tuple[PoolValue, ...], np.ndarray]:
+    """x, the pool's first moves and the repeated shifts, with their provenances stacked (n, wave):
+    the values a select or a fix-up starts from (memoized per target)."""
+    ident = np.arange(target.wave)
+    options = (PoolValue((), "x", ident, 0.0),) + pool(target) + repeated(target)
+    return options, np.array([v.prov for v in options])
+
+
 def merged(found: Found, want: LaneMap) -> None:
     """Stage 3: two values merged by a select, or a cheap value fixed up on the lanes it gets wrong."""
     target = found.target
     wave, ident = target.wave, np.arange(target.wave)
     sel_cost = target.cost("select")
-    options = [PoolValue((), "x", ident, 0.0)] + list(pool(target)) + list(repeated(target))
-    good = np.array([_keep(v.prov, want) for v in options])
+    options, provs = base_values(target)
+    good = (provs == want.src[None, :]) | ~want.care[None, :]
     costs = np.array([v.cost for v in options])
     gbits = lane_bits(good)
     full_bits = np.uint64((1 << wave) - 1)
@@ -378,10 +407,10 @@ def merged(found: Found, want: LaneMap) -> None:
         rest = LaneMap(want.src, want.care & ~good[k])
         fixes = final_steps(target, "x", ident, rest, {"x": ident}, with_lds=False)
         _add_fix_ups(found, v, good[k], fixes)
-        if _best_uses_lds(found.items):     # a ds_swizzle fix-up, where the best plan still uses the LDS
+        if found.best_uses_lds():     # a ds_swizzle fix-up, where the best plan still uses the LDS
             sol = solve_swizzle(target, rest)     # (first: its cost bounds the two-step budget)
             _add_fix_ups(found, v, good[k], [(DsSwizzle("f", "x", **sol),)] if sol else [])
-        if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and _best_uses_lds(found.items):
+        if not fixes and k in order[:FIXUP_TWO_STEP_TRIES] and found.best_uses_lds():
             budget = found.best - v.cost - sel_cost - cheapest(target)
             fixes = two_steps(target, [p for p in pool(target) if p.cost < budget], rest, keep=2)
             _add_fix_ups(found, v, good[k], fixes)
@@ -394,6 +423,61 @@ def _add_fix_ups(found: Found, base: PoolValue, good: np.ndarray, fixes: list[tu
         sb, nb = _rename(fix, "b")
         found.add(sa + sb + (Select("f", na.get(base.ref, base.ref), nb[fix[-1].id], lanes_to_mask(good)),), "f",
                   "select fix-up")
+
+
+MAX_WRITES = 8         # lanes a writelane fix-up may write (each costs a v_writelane, and a v_readlane per source)
+
+
+def written(found: Found, want: LaneMap) -> None:
+    """Stage 3c: a cheap value right on all but a few lanes, each of those written by v_writelane
+    with its source lane read by v_readlane (an SGPR; one per distinct source lane; spec §11), while
+    that beats the best plan so far (a value that is right on 60 of 64 lanes needs no select)."""
+    target = found.target
+    if not target.has("readlane"):
+        return
+    per_source, per_lane = target.cost("readlane"), target.cost("writelane")
+    options, provs = base_values(target)
+    wrong = (provs != want.src[None, :]) & want.care[None, :]
+    count = wrong.sum(axis=1)
+    for k in np.argsort(count, kind="stable"):
+        n = int(count[k])
+        if n > MAX_WRITES:
+            break
+        v, lanes = options[k], np.flatnonzero(wrong[k])
+        sources = sorted(set(want.src[lanes].tolist()))
+        if n == 0 or sources[0] < 0 or v.cost + len(sources) * per_source + n * per_lane > found.best:
+            continue                       # (a lane wanting an injected 0, a chain's identity: no source lane)
+        base, names = _rename(v.steps, "a")
+        reads = tuple(Readlane(f"r{s}", "x", s) for s in sources)
+        writes, prev = [], names.get(v.ref, v.ref)
+        for lane in lanes.tolist():
+            writes.append(Writelane(f"w{lane}", f"r{int(want.src[lane])}", lane, prev))
+            prev = writes[-1].id
+        found.add(base + reads + tuple(writes), prev, "writelane fix-up")
+
+
+def shifted(found: Found, want: LaneMap) -> None:
+    """Stage 3b: a shift across 16-lane rows on GFX8/9 as a per-row shift plus interleaved
+    wave-shift chains (match.shifts), while it can beat the best plan so far."""
+    target = found.target
+    plans = shift_plans(target, want, found.best, lambda m: _in_row_move(target, m)) + \
+        shift_pair_plans(target, want, found.best)
+    for steps, ref in plans:
+        found.add(steps, ref, "row-boundary chains")
+
+
+def _in_row_move(target: Target, want: LaneMap) -> tuple[tuple[Step, ...], str] | None:
+    """The cheapest LDS-free plan of one or two steps for a map (a permutation inside rows, match.shifts)."""
+    sub = Found(target)
+    for steps in final_steps(target, "x", np.arange(target.wave), want, {"x": np.arange(target.wave)}, False):
+        sub.add(steps, steps[-1].id, "one step")
+    if not sub.items:
+        two_step(sub, want, SearchReport())
+    if not sub.items:
+        return None
+    best = min(sub.items, key=lambda c: c.rank)
+    steps, names = _rename(best.steps, "p")
+    return steps, names[best.result]
 
 
 # ------------------------------------------------ stage 4: a cross-row move, then a plan for the rest
@@ -414,6 +498,7 @@ def cross_row_bases(target: Target) -> tuple[PoolValue, ...]:
     one_step(swap, row_swap, False)
     two_step(swap, row_swap, SearchReport())
     merged(swap, row_swap)
+    shifted(swap, row_swap)
     free = [c for c in swap.items if c.steps and not any(st.op in LDS_OPS for st in c.steps)]
     if free:
         best = min(free, key=lambda c: c.rank)
@@ -444,7 +529,7 @@ def composed(found: Found, want: LaneMap) -> None:
     then the cheapest LDS-free plan of stages 1-3 for what is left, read from that value (gfx950:
     the row swap, then the two DPP moves of an in-row xor; issue 14)."""
     target = found.target
-    if not _best_uses_lds(found.items):
+    if not found.best_uses_lds():
         return
     for base in cross_row_bases(target):
         if base.cost + cheapest(target) >= found.best:
