@@ -156,4 +156,4 @@ def test_table_lookups_are_lane_maps_only_when_immutable_in_range_and_warp_invar
 def test_byte_string_tables_are_read_exactly():
     from shflx.ir.text import constant_tables
     line = r'@rev = internal unnamed_addr addrspace(4) constant [4 x i8] c"\00\08\04A", align 1'
-    assert constant_tables([line]) == {"rev": (8, (0, 8, 4, 65))}
+    assert constant_tables([line]).images == {"rev": bytes([0, 8, 4, 65])}

@@ -20,7 +20,7 @@ from ..combine import FNS
 from ..cuda import FULL_MASK, ShflOperands
 from ..ir.sites import MODE_NAMES, Site
 from ..ir.body import FunctionIR
-from ..ir.text import call_args, constant_tables, functions
+from ..ir.text import call_args, constant_tables, function_waves, functions
 from .shape import ChainStep
 
 BINARY = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "fadd": "fadd", "fmul": "fmul"}
@@ -212,11 +212,12 @@ def find_chains(ir: str, sites: list[Site]) -> list[Chain]:
             by_fn.setdefault(s.function, []).append(s)
     chains: list[Chain] = []
     tables = constant_tables(lines)
+    waves = function_waves(lines)
     for name, start, end, params in functions(lines):
         fsites = by_fn.get(name)
         if not fsites:
             continue
-        body = _Body(name, lines[start + 1:end], params, start + 1, tables)
+        body = _Body(name, lines[start + 1:end], params, start + 1, tables, waves.get(name, 64))
         readers = {s.result: _read_lanes(s) for s in fsites
                    if s.mask.kind == "const" and s.mask.value & FULL_MASK == FULL_MASK}
         where = {s.result: s.location for s in fsites}

@@ -23,8 +23,11 @@ from ..frontend.ptx_operands import compile_to_ir     # clang, plus inline PTX "
 from ..ir.symbols import nvcc_kernel_names
 from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
+from ..amd.guard import GUARD_COST, PREMISE_NOTE, dispatcher_ir, premise_ir
+from ..cuda import FULL_MASK
+from ..ir.demand import Demand, demanded_lanes
 from ..ir.sites import MODE_NAMES, find_sites, site_map
-from ..ir.text import inline_chains
+from ..ir.text import functions as ir_functions, inline_chains
 from ..isa import known_amd_targets
 from ..match.broadcast import helper_differences, helper_ir, uniform_broadcast
 from ..match.cost import bpermute_cost
@@ -36,6 +39,7 @@ from .inputs import check_resolved, read_ir
 from .report import ChainReport, CompileResult, SiteReport, classify_site, describe_site, kernel_summaries, source_location
 
 EMITS = ("hsaco", "obj", "asm", "llvm")
+PREMISE = "shflx.tid_is_lane"          # the i1 amd.guard's check defines at a function's entry
 
 
 def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str, list[ChainReport]]:
@@ -135,8 +139,12 @@ def is_uniform_broadcast(site: Any) -> bool:
 
 
 def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, list[SiteReport]]:
-    """Every marker in `ir` replaced by its proven lowering; a report entry per site."""
+    """Every marker in `ir` replaced by its proven lowering; a report entry per site. A constant
+    map is lowered for the lanes that use its result (ir.demand) when that is cheaper; lanes read
+    off threadIdx.x only behind the run-time check of amd.guard."""
     sites = find_sites(ir)
+    demands = {} if baseline else demanded_lanes(ir, sites)
+    premises: set[str] = set()         # functions that need amd.guard's check at their entry
     edits: dict[int, str] = {}
     functions: list[str] = []
     needed: set[str] = set()
@@ -158,6 +166,7 @@ def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, 
 
     for k, site in enumerate(sites):
         mapped = None if baseline else site_map(site)
+        guarded = None
         if site.mode.kind != "const":
             raise InputError(f"{site.location}: a shuffle whose mode is not a constant (internal prelude misuse)")
         mode = MODE_NAMES[site.mode.value & 3]
@@ -167,13 +176,18 @@ def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, 
             src = mapped[1]
             mask = site.mask.value & 0xFFFFFFFF if site.mask.kind == "const" else 0xFFFFFFFF
             text = "map " + ",".join(str(int(v)) for v in src) + (f" mask {mask:#x}" if mask != 0xFFFFFFFF else "")
-            plan = lower(text, target, runtime_mask=site.mask.kind != "const")
+            runtime = site.mask.kind != "const"
+            plan = lower(text, target, runtime_mask=runtime)
+            plan, guarded = used_lanes_plans(text, plan, demands.get(site.line_index), target, runtime, site.notes)
             if all(s.op == "ds.bpermute" for s in plan.steps) and plan.steps:
                 plan = None                   # the general lowering computes the index with ALU ops
         if plan is not None:
             name = f"shflx.site.{k}"
             made = function_ir(plan, name, INLINE_ATTRS)
             wrong = emitted_differences(plan, made[0], local_name)
+            if guarded is not None and not wrong:
+                all_lanes = function_ir(guarded, f"{name}.all", INLINE_ATTRS)
+                wrong = emitted_differences(guarded, all_lanes[0], local_name)
             if wrong:                         # an emitter bug: the exact general lowering (DESIGN 6)
                 plan = None
                 site.notes.append(f"internal: the emitted code did not read back as the proven plan ({wrong[0]})")
@@ -186,7 +200,18 @@ def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, 
             if wrong:                         # an emitter bug: the exact general lowering (DESIGN 6)
                 broadcast = None
                 site.notes.append(f"internal: the emitted broadcast did not read back as its proven plans ({wrong[0]})")
-        if plan is not None:
+        if plan is not None and guarded is not None:
+            define(name, made)
+            define(f"{name}.all", all_lanes)
+            define(f"{name}.guard", (dispatcher_ir(f"{name}.guard", name, f"{name}.all", INLINE_ATTRS), set()))
+            premises.add(site.function)
+            edits[site.line_index] = replace_call(lines[site.line_index], site, f"{name}.guard",
+                                                  [site.value, f"i1 %{PREMISE}"])
+            reports.append(SiteReport(site.location, site.function, describe_site(site), cls,
+                                      [step_asm(s, target) for s in plan.steps] or ["(no instruction)"],
+                                      plan.cost + GUARD_COST, base_cost, plan.proof["status"],
+                                      site.notes + [PREMISE_NOTE] + list(plan.proof.get("assumptions", []))))
+        elif plan is not None:
             define(name, made)
             edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value])
             lowering = [step_asm(s, target) for s in plan.steps] or ["(no instruction: every lane keeps its value)"]
@@ -215,7 +240,36 @@ def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, 
                                       base_cost, base_cost, "exact by construction", [why] + site.notes))
     for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):
         rep.inlined = user_frames(frames)
+    for name, start, _, _ in ir_functions(lines):
+        if name in premises:               # amd.guard's check, once, where every lane is active
+            check, need = premise_ir(PREMISE, wave)
+            needed |= need
+            first = start + 1
+            if re.match(r"^[\w.\-]+:", lines[first]):          # after the entry block's label
+                edits[first] = "\n".join([lines[first], *check])
+            else:
+                edits[first] = "\n".join([*check, edits.get(first, lines[first])])
     return rewrite(ir, edits, functions, needed), reports
+
+
+def used_lanes_plans(text: str, plan: Any, demand: Demand | None, target: Target, runtime: bool,
+                     notes: list[str]) -> tuple[Any, Any]:
+    """(the plan to use, the plan for all lanes when the first holds only behind amd.guard's check,
+    else None): the cheapest of `plan` (every lane), the plan for the demanded lanes, and the plan
+    for the lanes read off threadIdx.x (priced with the check's branch)."""
+    if demand is None:
+        return plan, None
+    if demand.lanes != FULL_MASK:
+        narrow = lower(f"{text} lanes {demand.lanes:#x}", target, runtime_mask=runtime)
+        if narrow.cost < plan.cost:
+            notes.append(f"its result is used on lanes {demand.lanes:#x} only (ir.demand)")
+            plan = narrow
+    if demand.lanes_tid != demand.lanes:
+        narrow = lower(f"{text} lanes {demand.lanes_tid:#x}", target, runtime_mask=runtime)
+        if narrow.cost + GUARD_COST < plan.cost:
+            notes.append(f"its result is used on lanes {demand.lanes_tid:#x} only (ir.demand), read off threadIdx.x")
+            return narrow, plan
+    return plan, None
 
 
 def user_frames(frames: list[str]) -> list[str]:

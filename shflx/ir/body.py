@@ -5,8 +5,10 @@ mbcnt). Text in, facts out; shared by the chain recognizer and the lane-demand a
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 from ..cuda import FULL_MASK
+from .constants import ModuleConstants
 from .evaluate import MAX_BLOCK_THREADS, TID_X_CALLS, LaneEvaluator, phi_incoming
 from .text import DEF
 
@@ -17,8 +19,8 @@ class FunctionIR(LaneEvaluator):
     """One function's SSA defs (with their module line), uses, basic blocks and lane conditions."""
 
     def __init__(self, name: str, lines: list[str], params: list[str], first: int,
-                 constants: dict[str, tuple[int, tuple[int, ...]]] | None = None):
-        super().__init__(name, lines, params, constants)
+                 constants: ModuleConstants | None = None, wave: int = 64):
+        super().__init__(name, lines, params, constants, wave)
         self.line_of: dict[str, int] = {}
         self.users: dict[str, list[str | int]] = {}
         self.block_of: list[str] = []
@@ -46,10 +48,119 @@ class FunctionIR(LaneEvaluator):
                     self.edges[(block, br.group(2))] = (br.group(1), True)
                     self.edges[(block, br.group(3))] = (br.group(1), False)
         self.first = first
+        self.lines = lines
         self.preds: dict[str, int] = {}
         for line in lines:
             for lab in re.findall(r"label %([\w.\-]+)", line):
                 self.preds[lab] = self.preds.get(lab, 0) + 1
+
+    def line(self, k: int) -> str:
+        """The text of module line `k` (a user that defines no value: a store, a branch, a call)."""
+        return self.lines[k - self.first]
+
+    def block_at(self, k: int) -> str:
+        return self.block_of[k - self.first]
+
+    @cached_property
+    def successors(self) -> dict[str, list[str]]:
+        """Block -> the blocks its terminator can branch to (every `label %B` in the block, so a
+        multi-line `switch` counts), in block order; a block of `ret`/`unreachable` has none."""
+        out: dict[str, list[str]] = {}
+        for line, block in zip(self.lines, self.block_of):
+            succ = out.setdefault(block, [])
+            for lab in re.findall(r"label %([\w.\-]+)", line):
+                if lab not in succ:
+                    succ.append(lab)
+        return out
+
+    @cached_property
+    def _post_dominators(self) -> dict[str, int]:
+        """Block -> bitset (over the order of `successors`) of the blocks on every path from it to
+        a function exit (itself included); every bit set where no exit is reachable."""
+        names = list(self.successors)
+        index = {b: i for i, b in enumerate(names)}
+        every = (1 << len(names)) - 1
+        pdom = {b: (1 << index[b]) if not self.successors[b] else every for b in names}
+        changed = True
+        while changed:
+            changed = False
+            for b in reversed(names):
+                succ = [s for s in self.successors[b] if s in index]
+                if not succ:
+                    continue
+                meet = every
+                for s in succ:
+                    meet &= pdom[s]
+                new = meet | 1 << index[b]
+                if new != pdom[b]:
+                    pdom[b], changed = new, True
+        return pdom
+
+    @cached_property
+    def _reach_exit(self) -> set[str]:
+        """The blocks from which a function exit (a block without successors) is reachable."""
+        preds: dict[str, list[str]] = {}
+        for b, succ in self.successors.items():
+            for s in succ:
+                preds.setdefault(s, []).append(b)
+        out = {b for b, succ in self.successors.items() if not succ}
+        todo = list(out)
+        while todo:
+            for p in preds.get(todo.pop(), []):
+                if p not in out:
+                    out.add(p)
+                    todo.append(p)
+        return out
+
+    def ipdom(self, block: str) -> str | None:
+        """The immediate post-dominator of `block` (where its branches meet again); None when no
+        exit is reachable from it or nothing post-dominates it but the exit."""
+        pdom = self._post_dominators
+        names = list(self.successors)
+        mine = pdom.get(block)
+        if mine is None or block not in self._reach_exit:
+            return None
+        strict = [names[i] for i in range(len(names)) if mine >> i & 1 and names[i] != block]
+        best = [d for d in strict if bin(pdom[d]).count("1") == bin(mine).count("1") - 1]
+        return best[0] if best else None
+
+    def branch_region(self, block: str) -> list[str] | None:
+        """The blocks a conditional branch at the end of `block` chooses between: those reachable
+        from it before its immediate post-dominator (where every path meets again). None when it
+        has no post-dominator or the region holds a cycle (a lane taking another path might then
+        never arrive)."""
+        join = self.ipdom(block)
+        if join is None:
+            return None
+        region: list[str] = []
+        todo = [s for s in self.successors.get(block, []) if s != join]
+        while todo:
+            b = todo.pop()
+            if b == block:
+                return None                       # a path back to the branch: a loop
+            if b in region:
+                continue
+            region.append(b)
+            todo += [s for s in self.successors.get(b, []) if s != join]
+        inside = set(region)
+        state: dict[str, int] = {}                # depth-first search for a cycle inside the region
+        for start in region:
+            stack = [(start, iter(self.successors.get(start, [])))]
+            if state.get(start):
+                continue
+            state[start] = 1
+            while stack:
+                node, it = stack[-1]
+                nxt = next((s for s in it if s in inside), None)
+                if nxt is None:
+                    state[node] = 2
+                    stack.pop()
+                elif state.get(nxt) == 1:
+                    return None
+                elif not state.get(nxt):
+                    state[nxt] = 1
+                    stack.append((nxt, iter(self.successors.get(nxt, []))))
+        return region
 
     def op(self, tok: str) -> str:
         inst = self.defs.get(tok, "")
@@ -136,7 +247,7 @@ class FunctionIR(LaneEvaluator):
             return out
         if "mbcnt" in slice_text and "workitem.id" in slice_text:
             return None
-        ids = range(64) if "mbcnt" in slice_text else range(MAX_BLOCK_THREADS)
+        ids = range(self.wave) if "mbcnt" in slice_text else range(MAX_BLOCK_THREADS)
         per_warp: dict[int, int] = {}
         for tid in ids:
             try:
