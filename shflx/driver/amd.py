@@ -25,7 +25,7 @@ from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
 from ..amd.guard import GUARD_COST, PREMISE_NOTE, dispatcher_ir, premise_ir
 from ..cuda import FULL_MASK
-from ..ir.demand import Demand, demanded_lanes
+from ..ir.demand import Demand, module_demands
 from ..ir.sites import MODE_NAMES, find_sites, site_map
 from ..ir.text import functions as ir_functions, inline_chains
 from ..isa import known_amd_targets
@@ -51,7 +51,7 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
     sites = find_sites(ir)
     chains = find_chains(ir, sites)
     if not chains:
-        return ir, []
+        return ir, group_chain_reports(ir, target, [], [])
     lines = ir.splitlines()
     edits: dict[int, str] = {}
     functions: list[str] = []
@@ -100,7 +100,50 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
         entry.reason = (f"{format_pattern(coll)}; {len(out.families)} proven plans compared "
                         f"({', '.join(f'{n} {c:g}' for n, c in sorted(out.families.items(), key=lambda kv: kv[1]))})")
         reports.append(entry)
-    return rewrite(ir, edits, functions, needed, final=False), reports
+    out = rewrite(ir, edits, functions, needed, final=False)
+    kept = [frozenset((c.function, s.result) for s in c.sites) if r.status == "step by step" else frozenset()
+            for c, r in zip(chains, reports)]
+    return out, group_chain_reports(out, target, reports, kept)
+
+
+def group_chain_reports(ir: str, target: Target, reports: list[ChainReport],
+                        chain_sites: list[frozenset[tuple[str, str]]]) -> list[ChainReport]:
+    """`reports` plus one entry per chain that shuffles several values per step (chains.groups),
+    found in `ir` after the single-value chains were rewritten; `chain_sites[k]` names the
+    shuffles (function, marker) of `reports[k]`. A kept single-value chain that a multi-value
+    chain contains (its values are used between the steps: by the other values) is reported as
+    that chain; each shuffle keeps its own site entry (lowered for the lanes used)."""
+    from ..chains.groups import find_group_chains
+
+    sites = find_sites(ir)
+    groups = find_group_chains(ir, sites, set())
+    if not groups:
+        return reports
+    demands = module_demands(ir)
+    per_shuffle = bpermute_cost(target) + target.cost("valu")
+    out = list(reports)
+    dropped: set[int] = set()
+    for g in groups:
+        keys = frozenset((s.function, s.result) for step in g.steps for s in step)
+        inside = [k for k, own in enumerate(chain_sites) if own and own <= keys]
+        if g.values == 1 and inside:
+            continue                              # the single-value chain's own entry says it
+        dropped.update(inside)
+        lanes = [demands.get(step[0].line_index) for step in g.steps]
+        used = ", ".join(f"{d.lanes_tid:#x}" if d is not None else "?" for d in lanes)
+        last = lanes[-1]
+        live = "every lane" if last is None or last.lanes_tid == FULL_MASK else (
+            f"lanes {last.lanes:#x}" if last.lanes == last.lanes_tid else
+            f"lanes {last.lanes_tid:#x} where the CUDA lane is threadIdx.x % 32 (checked at run time), else every lane")
+        shuffles = sum(len(step) for step in g.steps)
+        out.append(ChainReport(
+            g.steps[0][0].location, g.function, g.shape, "as written", ", ".join(g.types), None,
+            f"{live} (ir.demand)", shuffles, "step by step",
+            f"{g.values} value(s) shuffled per step with one lane map and combined by the code's own "
+            f"instructions, kept as written (every lane's order of operations is the code's); each "
+            f"step's shuffles are lowered for the lanes the later steps use ({used})", "per site", [],
+            None, None, per_shuffle * shuffles, "per site"))
+    return [r for k, r in enumerate(out) if k not in dropped]
 
 
 def chain_edits(lines: list[str], chain: Any, call: str, name: str, call_type: str = "i32",
@@ -143,7 +186,7 @@ def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, 
     map is lowered for the lanes that use its result (ir.demand) when that is cheaper; lanes read
     off threadIdx.x only behind the run-time check of amd.guard."""
     sites = find_sites(ir)
-    demands = {} if baseline else demanded_lanes(ir, sites)
+    demands = {} if baseline else module_demands(ir)
     premises: set[str] = set()         # functions that need amd.guard's check at their entry
     edits: dict[int, str] = {}
     functions: list[str] = []

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..cuda import FULL_MASK
 from .body import FunctionIR
@@ -63,6 +64,14 @@ class Demand:
 
     lanes: int
     lanes_tid: int
+
+
+@lru_cache(maxsize=4)
+def module_demands(ir: str) -> dict[int, Demand]:
+    """demanded_lanes of every shuffle site of `ir`, once per module text (the chain report and
+    the site lowering both read them)."""
+    from .sites import find_sites
+    return demanded_lanes(ir, find_sites(ir))
 
 
 def demanded_lanes(ir: str, sites: list[Site]) -> dict[int, Demand]:
@@ -289,4 +298,4 @@ class _Walk:
         return want
 
 
-__all__ = ["Demand", "demanded_lanes", "PER_LANE_OPS", "is_per_lane_call"]
+__all__ = ["Demand", "demanded_lanes", "module_demands", "PER_LANE_OPS", "DIVISIONS", "is_per_lane_call"]
