@@ -39,10 +39,13 @@ def premise_ir(name: str, wave: int) -> tuple[list[str], set[str]]:
     return lines, {"workitem.id.x", "mbcnt", f"ballot.i{width}"}
 
 
-def dispatcher_ir(name: str, when: str, otherwise: str, attrs: str) -> str:
-    """`i32 @name(i32 %x, i1 %premise)`: `@when(%x)` where the premise holds, else `@otherwise(%x)`."""
-    return (f"define internal i32 @{name}(i32 %x, i1 %premise) {attrs} {{\n"
+def dispatcher_ir(name: str, when: str, otherwise: str, attrs: str, extra: int = 0) -> str:
+    """`i32 @name(i32 %x, i1 %premise, i1 %a0, ...)`: `@when(%x)` where the premise holds, else
+    `@otherwise(%x, %a0, ...)` (`extra` i1 arguments: a chain's guard conditions)."""
+    args = [f"i1 %a{k}" for k in range(extra)]
+    params = ", ".join(["i32 %x", "i1 %premise", *args])
+    return (f"define internal i32 @{name}({params}) {attrs} {{\n"
             "entry:\n  br i1 %premise, label %lanes, label %all\n"
             f"lanes:\n  %a = call i32 @{when}(i32 %x)\n  br label %done\n"
-            f"all:\n  %b = call i32 @{otherwise}(i32 %x)\n  br label %done\n"
+            f"all:\n  %b = call i32 @{otherwise}({', '.join(['i32 %x', *args])})\n  br label %done\n"
             "done:\n  %r = phi i32 [ %a, %lanes ], [ %b, %all ]\n  ret i32 %r\n}\n")

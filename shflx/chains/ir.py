@@ -48,6 +48,13 @@ class Chain:
     live_note: str = "every lane (no lane condition guards the uses)"
     live_from_tid: bool = False          # the live lanes were read off threadIdx.x (lane = tid.x % 32)
     blockers: list[str] = field(default_factory=list)   # why it may not be re-synthesized
+    guards: tuple[Guard | None, ...] = ()              # per step: its guard as written
+
+    @property
+    def from_tid(self) -> bool:
+        """Whether what was recognized holds only where the CUDA lane is threadIdx.x % 32: live
+        lanes or a step's guard read off threadIdx.x."""
+        return self.live_from_tid or any(g is not None and g.from_tid for g in self.guards)
 
     @property
     def shape(self) -> str:
@@ -110,6 +117,19 @@ def _combine_of(body: _Body, tok: str, a: set[str], b: set[str]) -> str | None:
 
 
 
+@dataclass(frozen=True)
+class Guard:
+    """A step's guard as the IR writes it, to run the chain as written where the recognized lanes
+    may not hold: `select cond, ARM, ARM` after the combine (`where` "after": arms "combined",
+    "own", "moved"), on the moved value before it ("before": "moved" or an identity constant,
+    the select feeding the combine), or a move's ("move": "moved" or an identity constant)."""
+
+    where: str
+    cond: str
+    arms: tuple[str, str]                # (if cond is true, if false)
+    from_tid: bool                       # the lanes were read off threadIdx.x
+
+
 @dataclass
 class _Step:
     site: Site
@@ -118,6 +138,7 @@ class _Step:
     own: set[str]            # tokens this step defines (marker, casts, selects, combine)
     reassoc: bool
     type: str
+    guard: Guard | None = None
 
 
 def _guard_select(body: _Body, tok: str, moved: set[str], fn: str | None) -> tuple[int, str, bool] | None:
@@ -154,6 +175,7 @@ def _step_at(body: _Body, site: Site) -> _Step | None:
             own = moved | {u}
             step = ChainStep(operands, fn)
             out = u
+            guard = None
             for g in body.users.get(u, []):
                 if isinstance(g, str) and body.defs.get(g, "").startswith("select "):
                     cond, a, b = body.operands(body.defs[g])
@@ -166,8 +188,10 @@ def _step_at(body: _Body, site: Site) -> _Step | None:
                             keep = lanes if a == u else ~lanes & FULL_MASK
                             step, out = ChainStep(operands, fn, keep), g
                             own.add(g)
+                            arm = {t: ("combined" if t == u else "own" if t in value else "moved") for t in (a, b)}
+                            guard = Guard("after", cond, (arm[a], arm[b]), pred is None and body.from_tid(cond))
                             break
-            return _Step(site, step, out, own, "reassoc" in inst or " fast " in inst, _type_of(inst))
+            return _Step(site, step, out, own, "reassoc" in inst or " fast " in inst, _type_of(inst), guard)
         if inst.startswith("select "):         # guard first: select %c, IDENTITY, %r -> OP(sel, v)
             for fn_user in body.users.get(u, []):
                 if not isinstance(fn_user, str):
@@ -180,12 +204,18 @@ def _step_at(body: _Body, site: Site) -> _Step | None:
                     continue
                 text = body.defs[fn_user]
                 return _Step(site, ChainStep(operands, fn, guard[0]), fn_user, moved | {u, fn_user},
-                             "reassoc" in text or " fast " in text, _type_of(text))
+                             "reassoc" in text or " fast " in text, _type_of(text), _written(body, u, moved, "before"))
             guard = _guard_select(body, u, moved, None)
             if guard is not None:                # a guarded move: an exclusive scan's shift
                 return _Step(site, ChainStep(operands, None, guard[0]), u, moved | {u}, True,
-                             _type_of(body.defs[u]))
+                             _type_of(body.defs[u]), _written(body, u, moved, "move"))
     return None
+
+
+def _written(body: _Body, tok: str, moved: set[str], where: str) -> Guard:
+    """The guard `tok` = select %cond, A, B as written: each arm the moved value or a constant."""
+    cond, a, b = body.operands(body.defs[tok])
+    return Guard(where, cond, tuple("moved" if t in moved else t for t in (a, b)), body.from_tid(cond))
 
 
 def _predicate_lanes(body: _Body, cond: str, operands: ShflOperands) -> int | None:
@@ -251,7 +281,7 @@ def _make_chain(body: _Body, run: list[_Step], readers: dict[str, int], where: d
     combines = [st for st in run if st.step.fn is not None]
     chain = Chain(body.name, [st.site for st in run], tuple(st.step for st in run), run[0].site.value,
                   run[-1].out, body.line_of[run[-1].out], combines[-1].type, fn,
-                  all(st.reassoc for st in combines))
+                  all(st.reassoc for st in combines), guards=tuple(st.guard for st in run))
     if len(fns) > 1:
         chain.blockers.append(f"mixes combine operators {sorted(fns)}")
     if any(st.site.mask.kind != "const" for st in run):

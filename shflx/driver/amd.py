@@ -47,6 +47,7 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
     others are left to per-site lowering, with the reason in the report (DESIGN decision 5)."""
     from ..chains import classify, reassociation_allowed
     from ..chains.ir import find_chains
+    from ..chains.written import guard_conditions, written_ir
 
     sites = find_sites(ir)
     chains = find_chains(ir, sites)
@@ -57,6 +58,7 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
     functions: list[str] = []
     needed: set[str] = set()
     reports: list[ChainReport] = []
+    premises: set[str] = set()         # functions that need amd.guard's check at their entry
     for k, chain in enumerate(chains):
         first = chain.sites[0]
         coll = classify(chain.steps, chain.live) if not chain.blockers else chain.blockers[0]
@@ -92,14 +94,41 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
             entry.cost = None
             reports.append(entry)
             continue
+        call = f"call i32 @{name}(i32 {chain.start})"
+        premised, place = "", None
+        if chain.from_tid:                    # recognized lanes read off threadIdx.x: amd.guard
+            conds = guard_conditions(chain)
+            place = call_position(lines, conds, max(s.line_index for s in chain.sites), chain.result_line)
+            if place is None:
+                entry.reason = ("a guard read off threadIdx.x is not computed in the shuffles' block before "
+                                "the chain's result, where the chain as written could be chosen at run time")
+                entry.cost = None
+                reports.append(entry)
+                continue
+            written, need_w, wrong = written_ir(chain, target, f"{name}.all", INLINE_ATTRS)
+            if wrong:                         # an emitter bug: keep the chain as written (DESIGN 6)
+                entry.reason = f"internal: the emitted code did not read back as the proven plan ({wrong[0]})"
+                entry.cost = None
+                reports.append(entry)
+                continue
+            functions += written
+            needed |= need_w
+            functions.append(dispatcher_ir(f"{name}.guard", name, f"{name}.all", INLINE_ATTRS, len(conds)))
+            call = (f"call i32 @{name}.guard(i32 {chain.start}, i1 %{PREMISE}"
+                    + "".join(f", i1 {c}" for c in conds) + ")")
+            premises.add(chain.function)
+            entry.cost += GUARD_COST
+            premised = "; " + PREMISE_NOTE + " (the chain as written)"
         functions.append(fn)
         needed |= need
-        edits.update(chain_edits(lines, chain, f"call i32 @{name}(i32 {chain.start})", name))
+        edits.update(chain_edits(lines, chain, call, name, after=place))
         entry.status, entry.family = "re-synthesized", out.family
         entry.lowering = [step_asm(s, target) for s in out.plan.steps]
         entry.reason = (f"{format_pattern(coll)}; {len(out.families)} proven plans compared "
-                        f"({', '.join(f'{n} {c:g}' for n, c in sorted(out.families.items(), key=lambda kv: kv[1]))})")
+                        f"({', '.join(f'{n} {c:g}' for n, c in sorted(out.families.items(), key=lambda kv: kv[1]))})"
+                        + premised)
         reports.append(entry)
+    needed |= insert_premises(lines, edits, premises, target.wave)
     out = rewrite(ir, edits, functions, needed, final=False)
     kept = [frozenset((c.function, s.result) for s in c.sites) if r.status == "step by step" else frozenset()
             for c, r in zip(chains, reports)]
@@ -147,10 +176,11 @@ def group_chain_reports(ir: str, target: Target, reports: list[ChainReport],
 
 
 def chain_edits(lines: list[str], chain: Any, call: str, name: str, call_type: str = "i32",
-                prelude: str = "") -> dict[int, str]:
+                prelude: str = "", after: int | None = None) -> dict[int, str]:
     """Line edits that replace a chain by `call` (returning `call_type`): its shuffle markers become
     dead copies, the call goes right after the last one (where the shuffles ran: clang may sink the
-    last combine under a branch, and a cross-lane call there would run on fewer lanes), and the
+    last combine under a branch, and a cross-lane call there would run on fewer lanes), or after
+    line `after` of the same block when that is later (a guard condition the call passes), and the
     line that defined the chain's result copies the call's value (`prelude`: one instruction placed
     before the call; a float result from an i32 call is a bitcast)."""
     edits = {}
@@ -159,6 +189,9 @@ def chain_edits(lines: list[str], chain: Any, call: str, name: str, call_type: s
         indent = line[: len(line) - len(line.lstrip())]
         edits[site.line_index] = f"{indent}{site.result} = freeze i32 {site.value}"
     last = max(site.line_index for site in chain.sites)
+    if after is not None and after > last:
+        edits.setdefault(after, lines[after])
+        last = after
     indent = lines[last][: len(lines[last]) - len(lines[last].lstrip())]
     dbg = re.search(r"(, !dbg ![0-9]+)", lines[chain.result_line])
     call += dbg.group(1) if dbg else ""
@@ -283,16 +316,62 @@ def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, 
                                       base_cost, base_cost, "exact by construction", [why] + site.notes))
     for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):
         rep.inlined = user_frames(frames)
-    for name, start, _, _ in ir_functions(lines):
-        if name in premises:               # amd.guard's check, once, where every lane is active
-            check, need = premise_ir(PREMISE, wave)
-            needed |= need
-            first = start + 1
-            if re.match(r"^[\w.\-]+:", lines[first]):          # after the entry block's label
-                edits[first] = "\n".join([lines[first], *check])
-            else:
-                edits[first] = "\n".join([*check, edits.get(first, lines[first])])
+    needed |= insert_premises(lines, edits, premises, wave)
     return rewrite(ir, edits, functions, needed), reports
+
+
+def insert_premises(lines: list[str], edits: dict[int, str], premises: set[str], wave: int) -> set[str]:
+    """Edits that define amd.guard's check `%PREMISE` at the entry of each function in `premises`
+    (where every lane of the wave is active) unless it is there already; the declarations needed."""
+    needed: set[str] = set()
+    for name, start, end, _ in ir_functions(lines):
+        if name not in premises or any(f"%{PREMISE} = " in line for line in lines[start:end]):
+            continue
+        check, need = premise_ir(PREMISE, wave)
+        needed |= need
+        first = start + 1
+        if re.match(r"^[\w.\-]+:", lines[first]):          # after the entry block's label
+            edits[first] = "\n".join([lines[first], *check])
+        else:
+            edits[first] = "\n".join([*check, edits.get(first, lines[first])])
+    return needed
+
+
+def call_position(lines: list[str], conds: list[str], last: int, result: int) -> int | None:
+    """The line after which a chain's call can go that also sees the guard conditions `conds`:
+    the last shuffle (`last`) or, in its basic block, the latest line defining one of them before
+    the chain's result (`result`); a condition defined above the block must be in the entry block,
+    which dominates it. None when a condition is defined elsewhere."""
+    place = last
+    for cond in conds:
+        define = re.compile(rf"^\s*{re.escape(cond)} = ")
+        k = next((j for j in range(last + 1, result) if define.match(lines[j])), None)
+        if k is not None and not any(re.match(r"^[\w.\-]+:", lines[j]) for j in range(last, k)):
+            place = max(place, k)
+        elif k is None and not defined_above(lines, cond, last):
+            return None
+    return place
+
+
+def defined_above(lines: list[str], token: str, last: int) -> bool:
+    """Whether `token` is defined above line `last` in its basic block, or in its function's entry
+    block (so it dominates a call placed right after line `last`)."""
+    k = last - 1
+    while k >= 0 and not lines[k].startswith("define "):
+        if re.match(rf"^\s*{re.escape(token)} = ", lines[k]):
+            return True
+        if re.match(r"^[\w.\-]+:", lines[k]):                  # the block's label: look in the entry block
+            break
+        k -= 1
+    start = k
+    while start >= 0 and not lines[start].startswith("define "):
+        start -= 1
+    for j in range(start + 1, last):
+        if re.match(rf"^\s*{re.escape(token)} = ", lines[j]):
+            return True
+        if lines[j].startswith("}") or (j > start + 1 and re.match(r"^[\w.\-]+:", lines[j])):
+            return False
+    return False
 
 
 def used_lanes_plans(text: str, plan: Any, demand: Demand | None, target: Target, runtime: bool,
