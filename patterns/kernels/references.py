@@ -478,6 +478,28 @@ def half2_max_xor(x, block_x=BLOCK):
     return v.reshape(-1).view(np.uint32)
 
 
+def table_group_rotate(x):
+    lane = np.arange(32)
+    return _gather_in_warps(x, np.array([16, 0, 24, 8])[(lane >> 3) & 3] + (lane & 7))
+
+
+def table_xor_pair(x):
+    perm = np.array([0, 3, 1, 2])
+    a = _gather_in_warps(x, _segmented(4, perm))
+    b = _gather_in_warps(x, _segmented(4, perm ^ 1))
+    return (a.view(np.int32) - b.view(np.int32)).astype(np.int32).view(np.uint32)
+
+
+def table_switch(x):
+    return _gather_in_warps(x, _segmented(4, [2, 0, 3, 1]))
+
+
+def table_struct_2d(x):
+    lane = np.arange(32)
+    a = _gather_in_warps(x, _segmented(4, [1, 0, 3, 2]))
+    b = _gather_in_warps(x, (lane & ~7) + np.array([[1, 0, 3, 2], [2, 3, 0, 1]])[(lane >> 2) & 1, lane & 3])
+    return a ^ (b << np.uint32(1))
+
 def _u32(rng, n):
     return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
 
@@ -534,6 +556,10 @@ KERNELS: dict[str, tuple[str, Callable, Callable]] = {
     "table_quad": ("lane_tables", lambda r, n: [_u32(r, n)], table_quad),
     "table_bitrev16": ("lane_tables", lambda r, n: [_u32(r, n)], table_bitrev16),
     "shifted_constant": ("lane_tables", lambda r, n: [_u32(r, n)], shifted_constant),
+    "table_group_rotate": ("lane_tables", lambda r, n: [_u32(r, n)], table_group_rotate),
+    "table_xor_pair": ("lane_tables", lambda r, n: [_u32(r, n)], table_xor_pair),
+    "table_switch": ("lane_tables", lambda r, n: [_u32(r, n)], table_switch),
+    "table_struct_2d": ("lane_tables", lambda r, n: [_u32(r, n)], table_struct_2d),
     "argmax_down_pair": ("pair_chains", lambda r, n: [r.integers(0, 8, n).astype(np.float32)], argmax_down_pair),
     "argmax_xor_bcast": ("pair_chains", lambda r, n: [r.integers(0, 8, n).astype(np.float32)], argmax_xor_bcast),
     "welford_down": ("pair_chains", lambda r, n: [r.standard_normal(n).astype(np.float32)], welford_down),
