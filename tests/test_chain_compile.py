@@ -195,3 +195,51 @@ def test_a_strided_butterfly_is_resynthesized_on_amd_and_kept_on_nvidia():
     assert "redux.sync" not in res.output
     (n,) = res.chains
     assert "strided reduction over lane bits 0x1c" in n.reason
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_multi_value_chains_are_reported_with_the_lanes_each_step_is_lowered_for(arch):
+    """Issue 14: pairs (argmax, Welford, online softmax, argmin on a 64-bit word), 64-bit and half2
+    chains are recognized as chains of several values per step, combined as written."""
+    res = build("pair_chains", arch)
+    got = {c.function: c for c in res.chains}
+    assert set(got) == {"argmax_down_pair", "argmax_xor_bcast", "welford_down", "softmax_online_bcast",
+                        "argmin_u64_xor"}
+    values = {f: int(c.reason.split(" value")[0]) for f, c in got.items()}
+    assert values == {"argmax_down_pair": 2, "argmax_xor_bcast": 2, "welford_down": 3,
+                      "softmax_online_bcast": 2, "argmin_u64_xor": 2}
+    assert got["argmax_down_pair"].shape == "down-tree" and got["argmin_u64_xor"].shape == "butterfly"
+    assert got["argmax_down_pair"].live.startswith("lanes 0x1 where the CUDA lane is threadIdx.x % 32")
+    assert got["softmax_online_bcast"].live.startswith("lanes 0x1 (ir.demand)")      # a broadcast: exact
+    assert got["argmin_u64_xor"].live.startswith("every lane")
+    assert "(0xffff, 0xff, 0xf, 0x3, 0x1)" in got["welford_down"].reason
+    assert all(c.status == "step by step" and c.op == "as written" for c in got.values())
+    wide = {c.function: c for c in build("wide_chains", arch).chains}
+    assert wide["dsum_down_lane0"].type == wide["i64_max_xor"].type == "64-bit (two 32-bit halves)"
+    assert wide["half2_sum_down_lane0"].reason.startswith("1 value(s)")
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_a_lane_0_pair_chain_lowers_each_shuffle_for_the_lanes_used(arch):
+    """The last step of a lane-0 argmax moves one lane: one DPP row shift on every target, where
+    `down 1` for all lanes needs a select and a row-crossing fix-up; proven for those lanes."""
+    from shflx.match import lower
+    sites = [r for r in build("pair_chains", arch).sites if r.function == "argmax_down_pair"]
+    down1 = [r for r in sites if r.cuda.endswith("v, 1, 32)")]
+    assert len(down1) == 2
+    full = lower("down 1", arch).cost
+    for r in down1:
+        assert r.proof == "proved" and r.cost < full
+        assert any("used on lanes 0x1" in n for n in r.notes)
+        assert any("run-time check" in n for n in r.notes)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_chains_recognized_through_threadIdx_x_run_behind_the_check(arch):
+    """A scan guarded by `lane >= d` with lane = threadIdx.x & 31 is re-synthesized behind amd.guard's
+    check; the chain as written runs where it fails (hw_tests/amd/test_lane_premise_hw.py runs both)."""
+    c = next(c for c in build("scan", arch).chains if c.function == "scan_add_w32")
+    assert c.status == "re-synthesized" and "run-time check" in c.reason
+    res = compile_file(KDIR / "scan" / "kernel.cu", arch, emit="llvm")
+    assert "@shflx.chain.0.guard(" in res.output and "@shflx.chain.0.all(" in res.output
+    assert "llvm.amdgcn.ballot" in res.output

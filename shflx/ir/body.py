@@ -245,24 +245,50 @@ class FunctionIR(LaneEvaluator):
             for k in known:
                 out &= k
             return out
-        if "mbcnt" in slice_text and "workitem.id" in slice_text:
+        masks = self._warp_masks(cond, slice_text, lambda v: (v & 1) != negate)
+        if masks is None:
             return None
-        ids = range(self.wave) if "mbcnt" in slice_text else range(MAX_BLOCK_THREADS)
-        per_warp: dict[int, int] = {}
-        for tid in ids:
-            try:
-                v = self._full(cond, tid, 0)
-            except (KeyError, ValueError, IndexError, ZeroDivisionError):
-                return None
-            if (v & 1) != negate:
-                per_warp[tid // 32] = per_warp.get(tid // 32, 0) | 1 << (tid % 32)
-        masks = [per_warp.get(w, 0) for w in range(len(ids) // 32)]
         if exact:
             return masks[0] if all(m == masks[0] for m in masks) else None
         out = 0
         for m in masks:
             out |= m
         return out
+
+    def _warp_masks(self, tok: str, slice_text: str, holds) -> list[int] | None:
+        """Per warp of a block (or per 32-lane half, for mbcnt), the lanes where `holds(value of
+        tok)`; None when the slice cannot be evaluated per thread."""
+        if "mbcnt" in slice_text and "workitem.id" in slice_text:
+            return None
+        ids = range(self.wave) if "mbcnt" in slice_text else range(MAX_BLOCK_THREADS)
+        per_warp: dict[int, int] = {}
+        for tid in ids:
+            try:
+                v = self._full(tok, tid, 0)
+            except (KeyError, ValueError, IndexError, ZeroDivisionError):
+                return None
+            if holds(v):
+                per_warp[tid // 32] = per_warp.get(tid // 32, 0) | 1 << (tid % 32)
+        return [per_warp.get(w, 0) for w in range(len(ids) // 32)]
+
+    def switch_lanes(self, block: str, target: str) -> tuple[int, str] | None:
+        """(CUDA lanes that can go from `block` to `target` through the `switch` ending it, its
+        value) when the switch value is a function of the thread id; None otherwise."""
+        sw = re.match(r"^switch (i\d+) (\S+), label %([\w.\-]+) \[(.*)\]$", self.exits.get(block, ""))
+        if not sw:
+            return None
+        bits = (1 << int(sw.group(1)[1:])) - 1
+        cases = {int(c) & bits: lab for c, lab in re.findall(r"i\d+ (-?\d+), label %([\w.\-]+)", sw.group(4))}
+        slice_text = self._slice_text(sw.group(2), set())
+        if slice_text is None:
+            return None
+        masks = self._warp_masks(sw.group(2), slice_text, lambda v: cases.get(v & bits, sw.group(3)) == target)
+        if masks is None:
+            return None
+        out = 0
+        for m in masks:
+            out |= m
+        return out, sw.group(2)
 
     def _slice_text(self, tok: str, seen: set[str]) -> str | None:
         """Every instruction of `tok`'s backward slice, or None if it reaches a param or load."""

@@ -135,18 +135,21 @@ class _Walk:
         if body.preds.get(block, 0) == 1 and block not in seen:
             preds = [b for b, succ in body.successors.items() if block in succ]
             if len(preds) == 1:
-                pred = preds[0]
-                lanes = self.block_lanes(pred, seen | {block})
-                edge = body.edges.get((pred, block))
-                if edge is not None:
-                    lanes &= self.cond_lanes(edge[0], not edge[1])
+                lanes = self.edge_lanes(preds[0], block, seen | {block})
         self._block_lanes[block] = lanes
         return lanes
 
-    def edge_lanes(self, pred: str, succ: str) -> int:
-        lanes = self.block_lanes(pred)
+    def edge_lanes(self, pred: str, succ: str, seen: frozenset[str] = frozenset()) -> int:
+        """Lanes that can go from `pred` to `succ`: those that run `pred` and whose branch or
+        switch at its end (on a lane condition) picks `succ`."""
+        lanes = self.block_lanes(pred, seen)
         edge = self.body.edges.get((pred, succ))
-        return lanes & self.cond_lanes(edge[0], not edge[1]) if edge is not None else lanes
+        if edge is not None:
+            return lanes & self.cond_lanes(edge[0], not edge[1])
+        switch = self.body.switch_lanes(pred, succ)
+        if switch is not None and (self.use_tid or not self.body.from_tid(switch[1])):
+            return lanes & switch[0]
+        return lanes
 
     # ------------------------------------------------------------------ the equations
     def run(self) -> dict[str, int]:
