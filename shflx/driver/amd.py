@@ -214,12 +214,13 @@ def is_uniform_broadcast(site: Any) -> bool:
             and site.mask.kind == "const" and site.mask.value & 0xFFFFFFFF == 0xFFFFFFFF)
 
 
-def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, list[SiteReport]]:
+def lower_module(ir: str, target: Target, baseline: bool = False,
+                 used_lanes: bool = True) -> tuple[str, list[SiteReport]]:
     """Every marker in `ir` replaced by its proven lowering; a report entry per site. A constant
     map is lowered for the lanes that use its result (ir.demand) when that is cheaper; lanes read
     off threadIdx.x only behind the run-time check of amd.guard."""
     sites = find_sites(ir)
-    demands = {} if baseline else module_demands(ir)
+    demands = {} if baseline or not used_lanes else module_demands(ir)
     premises: set[str] = set()         # functions that need amd.guard's check at their entry
     edits: dict[int, str] = {}
     functions: list[str] = []
@@ -424,10 +425,11 @@ def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, e
                  opts: FrontendOptions = FrontendOptions(), baseline: bool = False,
                  fp_reassoc: bool = False, chains: bool = True, features: tuple[str, ...] = (),
                  debug_info: bool = True, code_object_version: int | None = None,
-                 nvcc_names: bool = True) -> CompileResult:
+                 nvcc_names: bool = True, used_lanes: bool = True) -> CompileResult:
     """The driver entry point: `arch` (a name or a Target) is resolved here, once, with `wave` and
     `features` (a target ID's: +xnack, -sramecc), and passed down. `debug_info=False` (-g0) drops the
-    line tables from the output once the report has read them; `code_object_version` overrides the module's."""
+    line tables from the output once the report has read them; `code_object_version` overrides the module's;
+    `used_lanes=False` lowers every shuffle for all lanes (benchmarks compare the two)."""
     if isinstance(arch, str) and arch not in known_amd_targets():
         raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
     target = resolve_target(arch, wave, features)
@@ -444,7 +446,7 @@ def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, e
         if chains:
             ir, found = lower_chains(ir, target, fp_reassoc)
         ir, more = lower_bpermutes(ir, target)
-    lowered, reports = lower_module(ir, target, baseline)
+    lowered, reports = lower_module(ir, target, baseline, used_lanes)
     reports += more
     check_resolved(lowered, source)
     if not debug_info:
