@@ -16,6 +16,7 @@ DECLS = {
     "ballot.i32": "declare i32 @llvm.amdgcn.ballot.i32(i1)",
     "ballot.i64": "declare i64 @llvm.amdgcn.ballot.i64(i1)",
 }
+PREMISE = "shflx.tid_is_lane"     # the i1 the check defines at a function's entry (premise_ir)
 GUARD_COST = 2        # the uniform branch to the chosen plan (s_cbranch + s_branch), per use
 PREMISE_NOTE = ("this plan runs where every lane of the wave has CUDA lane threadIdx.x % 32 (a run-time "
                 "check); other waves run the plan for all lanes")

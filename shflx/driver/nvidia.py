@@ -135,7 +135,7 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
     other chain is reported with the reason and left to per-site lowering."""
     from ..chains import classify
     from ..chains.ir import find_chains
-    from .amd import chain_edits
+    from .chains import chain_edits
     from ..nvidia.redux import GUARD_ALU, GUARD_NOTE, decide_collective
 
     sites = find_sites(ir)
