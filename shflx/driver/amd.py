@@ -161,12 +161,12 @@ def used_lanes_plans(text: str, plan: Any, demand: Demand | None, target: Target
     for the lanes read off threadIdx.x (priced with the check's branch)."""
     if demand is None:
         return plan, None
-    if demand.lanes != FULL_MASK:
+    if demand.lanes not in (FULL_MASK, 0):         # 0: no lane reads it (left as it is)
         narrow = lower(f"{text} lanes {demand.lanes:#x}", target, runtime_mask=runtime)
         if narrow.cost < plan.cost:
             notes.append(f"its result is used on lanes {demand.lanes:#x} only (ir.demand)")
             plan = narrow
-    if demand.lanes_tid != demand.lanes:
+    if demand.lanes_tid not in (demand.lanes, 0):
         narrow = lower(f"{text} lanes {demand.lanes_tid:#x}", target, runtime_mask=runtime)
         if narrow.cost + GUARD_COST < plan.cost:
             notes.append(f"its result is used on lanes {demand.lanes_tid:#x} only (ir.demand), read off threadIdx.x")
