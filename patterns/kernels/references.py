@@ -51,13 +51,18 @@ def butterfly_or_u32_w8(x):
     return v
 
 
-def butterfly_half2(x):
-    """x: u32 words, each two float16 lanes; every add rounds to half precision, as __hadd2 does."""
+def _half2_chain(x, kind, combine=np.add):
+    """x: u32 words, each two float16 lanes; 16, 8, .. 1 steps, every result rounded to half
+    precision, as __hadd2 / __hmax2 do."""
     v = x.view(np.float16).reshape(-1, 2)
     for o in (16, 8, 4, 2, 1):
-        other = _shfl(v.reshape(-1).view(np.uint32), "xor", o).view(np.float16).reshape(-1, 2)
-        v = (v + other).astype(np.float16)
+        other = _shfl(v.reshape(-1).view(np.uint32), kind, o).view(np.float16).reshape(-1, 2)
+        v = combine(v, other).astype(np.float16)
     return v.reshape(-1).view(np.uint32)
+
+
+def butterfly_half2(x):
+    return _half2_chain(x, "xor")
 
 
 def butterfly_asc_f64(x):
@@ -458,24 +463,12 @@ def dmax_xor_w16(x, block_x=BLOCK):
     return v
 
 
-def _half2_down(x):
-    v = x.view(np.float16).reshape(-1, 2)
-    for o in (16, 8, 4, 2, 1):
-        other = _shfl(v.reshape(-1).view(np.uint32), "down", o).view(np.float16).reshape(-1, 2)
-        v = (v + other).astype(np.float16)
-    return v.reshape(-1).view(np.uint32)
-
-
 def half2_sum_down_lane0(x, block_x=BLOCK):
-    return np.where(_lane0_by_tid(len(x), block_x), _half2_down(x), np.uint32(0))
+    return np.where(_lane0_by_tid(len(x), block_x), _half2_chain(x, "down"), np.uint32(0))
 
 
 def half2_max_xor(x, block_x=BLOCK):
-    v = x.view(np.float16).reshape(-1, 2)
-    for o in (16, 8, 4, 2, 1):
-        other = _shfl(v.reshape(-1).view(np.uint32), "xor", o).view(np.float16).reshape(-1, 2)
-        v = np.maximum(v, other)
-    return v.reshape(-1).view(np.uint32)
+    return _half2_chain(x, "xor", np.maximum)
 
 
 def table_group_rotate(x):
