@@ -243,3 +243,27 @@ def test_chains_recognized_through_threadIdx_x_run_behind_the_check(arch):
     res = compile_file(KDIR / "scan" / "kernel.cu", arch, emit="llvm")
     assert "@shflx.chain.0.guard(" in res.output and "@shflx.chain.0.all(" in res.output
     assert "llvm.amdgcn.ballot" in res.output
+
+
+def test_a_tile_rank_0_use_is_a_lane_condition(tmp_path):
+    """CUDA samples' jacobi reduction: a double down-tree over a thread_block_tile<32>, stored where
+    tile32.thread_rank() == 0. The tile rank is the lane mod 32 (no threadIdx.x premise), so the
+    steps are lowered for lanes 0-15, 0-7, .. 0 with no run-time check."""
+    src = tmp_path / "k.cu"
+    src.write_text("""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void tile_down(const double *in, double *out) {
+  cg::thread_block cta = cg::this_thread_block();
+  cg::thread_block_tile<32> tile32 = cg::tiled_partition<32>(cta);
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double sum = in[i];
+  for (int offset = tile32.size() / 2; offset > 0; offset /= 2) sum += tile32.shfl_down(sum, offset);
+  if (tile32.thread_rank() == 0) out[i / 32] = sum;
+}
+""")
+    res = compile_file(src, "gfx942", emit="asm")
+    (c,) = res.chains
+    assert c.type == "64-bit (two 32-bit halves)" and c.live.startswith("lanes 0x1 (ir.demand)")
+    assert "(0xffff, 0xff, 0xf, 0x3, 0x1)" in c.reason
+    assert not any("run-time check" in n for s in res.sites for n in s.notes)
