@@ -217,9 +217,11 @@ class _Walk:
 
     def _only_computes(self, line: str) -> bool:
         """A line a lane may run on a path it would not have taken: a label, an unconditional or
-        conditional branch, or a per-lane computation that cannot trap."""
+        conditional branch, debug info, or a per-lane computation that cannot trap."""
         text = line.strip()
-        if not text or text.startswith((";", "br ")) or re.match(r"^[\w.\-]+:", text):
+        if not text or text.startswith((";", "br ", "#dbg_")) or re.match(r"^[\w.\-]+:", text):
+            return True
+        if re.match(r"^(?:tail )?call void @llvm\.dbg\.", text):
             return True
         m = re.match(r"^(%[\w.\-]+) = (.*)$", text)
         if not m:
