@@ -32,7 +32,7 @@ TARGETS = ("gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1200")
 COLLECTIVES = ("reduce add", "reduce max", "reduce fmax", "reduce add lanes 0x1", "scan add", "scan max",
                "scan add exclusive", "reduce add width 16", "reduce add width 8", "reduce add width 4",
                "scan add width 16", "scan add width 8", "scan add width 4")
-KERNEL_FAMILIES = ("chains", "scan", "hw_reduce", "downtree", "butterfly")
+KERNEL_FAMILIES = ("chains", "scan", "hw_reduce", "downtree", "butterfly", "chain_flow", "pair_chains", "wide_chains")
 
 
 def golden_costs() -> dict[tuple[str, int, str], tuple[float, str]]:
@@ -97,8 +97,9 @@ def _golden_text(text: str) -> str:
 
 def bench_kernels() -> list[dict]:
     """Per family: LDS round trips and all cross-lane ops in the final asm (chains / every shuffle on
-    its own / HIP's ds_bpermute), and the estimated shuffle cost of the chains against their
-    step-by-step lowering (the same build's report; combines included on both sides)."""
+    its own for the lanes it is used on / every shuffle for all lanes / HIP's ds_bpermute), and the
+    estimated shuffle cost of the chains against their step-by-step lowering (the same build's
+    report; combines included on both sides)."""
     from shflx.driver.amd import compile_file
     from shflx.driver.report import instruction_counts
     rows = []
@@ -106,7 +107,8 @@ def bench_kernels() -> list[dict]:
         for fam in KERNEL_FAMILIES:
             src = ROOT / "patterns" / "kernels" / fam / "kernel.cu"
             row: dict = {"arch": arch, "family": fam}
-            for label, kw in (("chains", {}), ("per_site", {"chains": False}), ("bpermute", {"baseline": True})):
+            for label, kw in (("chains", {}), ("per_site", {"chains": False}),
+                              ("every_lane", {"chains": False, "used_lanes": False}), ("bpermute", {"baseline": True})):
                 res = compile_file(src, arch, emit="asm", fp_reassoc=True, **kw)
                 c = instruction_counts(res.output)
                 row[label] = {"lds": c["ds_bpermute"] + c["ds_swizzle"], "cross_lane": sum(c.values())}
@@ -142,12 +144,13 @@ def main() -> None:
     print(json.dumps(summary))
     kernels = [] if ns.no_kernels else bench_kernels()
     if kernels:
-        print(f"\n{'target':8} {'family':10} {'LDS ops chains/site/bperm':>26} {'cross-lane ops':>16} "
+        print(f"\n{'target':8} {'family':12} {'LDS ops chains/site/all lanes/bperm':>36} {'cross-lane ops':>20} "
               f"{'chains':>6} {'chain cost vs step by step':>27}")
         for k in kernels:
-            lds = f"{k['chains']['lds']}/{k['per_site']['lds']}/{k['bpermute']['lds']}"
-            allx = f"{k['chains']['cross_lane']}/{k['per_site']['cross_lane']}/{k['bpermute']['cross_lane']}"
-            print(f"{k['arch']:8} {k['family']:10} {lds:>26} {allx:>16} {k['chains_resynthesized']:>6} "
+            cols = ("chains", "per_site", "every_lane", "bpermute")
+            lds = "/".join(str(k[c]["lds"]) for c in cols)
+            allx = "/".join(str(k[c]["cross_lane"]) for c in cols)
+            print(f"{k['arch']:8} {k['family']:12} {lds:>36} {allx:>20} {k['chains_resynthesized']:>6} "
                   f"{k['chain_cost']:>12g} vs {k['chain_step_by_step_cost']:g}")
     if ns.out:
         Path(ns.out).write_text(json.dumps({"collectives": rows, "summary": summary, "kernels": kernels},

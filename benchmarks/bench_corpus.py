@@ -1,6 +1,7 @@
 """Real CUDA in: every unit of ../shared/corpus (unmodified third-party files, MANIFEST.tsv) compiled
 as written for each target, as a porting engineer would run shflx; per unit and target: ok or the
-first error, shuffle sites, chains, and ds_bpermute in the code object against --baseline (AMD).
+first error, shuffle sites, chains, ds_bpermute in the code object against --baseline, the other
+LDS round trips (ds_swizzle) and the report's estimated shuffle cost against ds_bpermute's (AMD).
 
   python benchmarks/bench_corpus.py [--targets gfx942 gfx1100 sm_90] [--units REGEX] [--jobs 2]
                                     [--out benchmarks/results/corpus.json]
@@ -39,9 +40,9 @@ def _first_error(stderr: str) -> str:
     return re.sub(r"^.*?error: ", "", text)[:200]
 
 
-def _bpermutes(asm_path: Path) -> int:
+def _count(asm_path: Path, mnemonic: str) -> int:
     text = asm_path.read_text() if asm_path.exists() else ""
-    return len(re.findall(r"^\s*ds_bpermute_b32", text, flags=re.M))
+    return len(re.findall(rf"^\s*{mnemonic}\b", text, flags=re.M))
 
 
 def compile_unit(row: dict, target: str) -> dict:
@@ -66,10 +67,12 @@ def compile_unit(row: dict, target: str) -> dict:
         [report] = json.loads(r.stdout)          # a list of one entry (docs/report-schema.md)
         entry.update(status="ok", sites=report["summary"]["sites"], chains=report["summary"]["chains"])
         if not nvidia:
-            entry["ds_bpermute"] = _bpermutes(out)
+            entry["ds_bpermute"] = _count(out, "ds_bpermute_b32")
+            entry["ds_swizzle"] = _count(out, "ds_swizzle_b32")
+            entry["cost"], entry["baseline_cost"] = report["summary"]["cost"], report["summary"]["baseline_cost"]
             b = _shflx(["compile", src, "--offload-arch", target, "--emit", "asm", "--baseline", "-o",
                         str(out) + ".base", *incs], Path(tmp))
-            entry["ds_bpermute_baseline"] = _bpermutes(Path(str(out) + ".base")) if b.returncode == 0 else None
+            entry["ds_bpermute_baseline"] = _count(Path(str(out) + ".base"), "ds_bpermute_b32") if b.returncode == 0 else None
         return entry
 
 
@@ -100,15 +103,19 @@ def main() -> int:
     jobs = [(r, t) for t in ns.targets for r in rows]
     with ThreadPoolExecutor(ns.jobs) as pool:
         results = list(pool.map(lambda j: compile_unit(*j), jobs))
-    print(f"{'target':<8} {'ok':>9} {'sites':>6} {'chains':>6} {'ds_bpermute (baseline)':>24}")
+    print(f"{'target':<8} {'ok':>9} {'sites':>6} {'chains':>6} {'ds_bpermute (baseline)':>24} {'ds_swizzle':>10} "
+          f"{'cost (ds_bpermute)':>20}")
     for t in ns.targets:
         mine = [e for e in results if e["target"] == t]
         good = [e for e in mine if e["status"] == "ok"]
         bp = sum(e.get("ds_bpermute") or 0 for e in good)
         base = sum(e.get("ds_bpermute_baseline") or 0 for e in good)
-        bperm = f"{bp} ({base})" if not t.startswith("sm_") else "-"
+        amd = not t.startswith("sm_")
+        bperm = f"{bp} ({base})" if amd else "-"
+        swz = str(sum(e.get("ds_swizzle") or 0 for e in good)) if amd else "-"
+        cost = f"{sum(e.get('cost') or 0 for e in good):g} ({sum(e.get('baseline_cost') or 0 for e in good):g})" if amd else "-"
         print(f"{t:<8} {len(good):>4}/{len(mine):<4} {sum(e['sites'] for e in good):>6} "
-              f"{sum(e['chains'] for e in good):>6} {bperm:>24}")
+              f"{sum(e['chains'] for e in good):>6} {bperm:>24} {swz:>10} {cost:>20}")
     print("\nfirst errors, most frequent first (quoted names folded):")
     errs = Counter((e["target"], re.sub(r"'[^']*'", "'X'", e["error"])) for e in results if e["status"] == "error")
     for (t, err), n in errs.most_common(30):

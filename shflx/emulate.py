@@ -1,9 +1,10 @@
 """Run a plan: walk its steps over a value domain, the primitives' Gathers doing the data movement.
 
-Three domains share one walk (tinygrad's "the emulator is the definition"):
+Four domains share one walk (tinygrad's "the emulator is the definition"):
   Concrete   u32 values on many random inputs at once: replay and cross-checks (microseconds);
   Provenance which input lane each lane holds (or ZERO/UNDEF/OPEN): lane maps;
-  Multiset   which input lanes, with multiplicity, were combined into each lane: reductions/scans.
+  Multiset   which input lanes, with multiplicity, were combined into each lane: reductions/scans;
+  Terms      the expression tree each lane computes, never re-associated: a chain as written.
 The Z3 domain (shflx.verify.smt) is the fourth."""
 from __future__ import annotations
 
@@ -220,3 +221,55 @@ class Multiset:
 
     def choose(self, lanes: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(lanes[:, None], a, b)
+
+
+class Terms:
+    """Each lane's value as an expression over the input lanes (int ids of interned terms, shape
+    (wave,)): `combine(fn, a, b)` is a node with its operands in an order-free pair (every
+    combine operator is commutative, IEEE add and mul included), never re-associated, so two
+    plans agree on a lane only when they combine the same operands in the same tree: bit-exact
+    for floats. An injected 0, the identity and garbage are leaves; garbage (an undefined `old`, an
+    unwritten lane) and open values are fresh leaves, equal to nothing."""
+
+    def __init__(self, wave: int):
+        self.wave = wave
+        self.ids: dict[tuple, int] = {}
+        self.fresh = -1
+
+    def term(self, node: tuple) -> int:
+        return self.ids.setdefault(node, len(self.ids))
+
+    def garbage(self) -> np.ndarray:
+        out = np.arange(self.fresh, self.fresh - self.wave, -1, dtype=np.int64)
+        self.fresh -= self.wave
+        return out
+
+    def input(self) -> np.ndarray:
+        return np.array([self.term(("x", lane)) for lane in range(self.wave)], np.int64)
+
+    def constant(self, name: str) -> np.ndarray:
+        if name in ("zero", "identity"):
+            return np.full(self.wave, self.term((name,)), np.int64)
+        return self.garbage()
+
+    def gather(self, g: Gather, operands: list[np.ndarray], step_id: str) -> np.ndarray:
+        out = self.garbage()
+        for k, vals in enumerate(operands):
+            sel = g.operand == k
+            out[sel] = vals[g.lane[sel]]
+        out[g.operand == ZERO] = self.term(("zero",))
+        return out
+
+    def combine(self, fn: str, a: np.ndarray, b: np.ndarray, step_id: str) -> np.ndarray:
+        out = np.empty(self.wave, np.int64)
+        for lane in range(self.wave):
+            x, y = int(a[lane]), int(b[lane])
+            if x < 0 or y < 0:                     # garbage in: garbage out, equal to nothing
+                out[lane] = self.fresh
+                self.fresh -= 1
+            else:
+                out[lane] = self.term((fn, min(x, y), max(x, y)))
+        return out
+
+    def choose(self, lanes: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.where(lanes, a, b)

@@ -6,12 +6,12 @@
   reduce OP [width W]       every lane: OP over its width-W segment
   reduce OP bits B          every lane: OP over the lanes that differ from it only in lane bits B
   scan OP [width W] [exclusive]
-Shuffles may end in `mask M` (the CUDA member mask; DESIGN decision 3); reductions and scans in
-`lanes M` (the lanes whose result is used). Parsing is pure: errors carry the column."""
+Shuffles may end in `mask M` (the CUDA member mask; DESIGN decision 3); shuffles, reductions and
+scans in `lanes M` (the lanes whose result is used: only those must be right). Parsing is pure: errors carry the column."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -34,6 +34,7 @@ class Shuffle:
     arg: int | None = None
     width: int | None = None
     mask: int = FULL_MASK                # member mask of an explicit map (else in operands)
+    live: int = FULL_MASK                # lanes whose result is used (ir.demand): the others are don't-care
 
     @property
     def member_mask(self) -> int:
@@ -41,11 +42,13 @@ class Shuffle:
 
     def warp_map(self) -> LaneMap:
         """32-lane map with the care-set of DESIGN decision 3."""
+        live = mask_to_lanes(self.live, CUDA_WARP)
         if self.operands is not None:
-            return self.operands.lane_map()
+            m = self.operands.lane_map()
+            return LaneMap(m.src, m.care & live)
         src = np.asarray(self.explicit)
         members = mask_to_lanes(self.mask, CUDA_WARP)
-        return LaneMap(src, members & members[src])
+        return LaneMap(src, members & members[src] & live)
 
     def lane_map(self, wave: int) -> LaneMap:
         return lift_to_wave(self.warp_map(), wave)
@@ -193,11 +196,17 @@ def _collective(text: str, head: str, body: list[str], opts: dict[str, str], exc
 
 
 def _shuffle(text: str, head: str, body: list[str], opts: dict[str, str]) -> Shuffle:
-    """idx/up/down/xor ARG [width W], shfl.MODE b=B c=C, or map s0,...,s31; each with [mask M]."""
-    if "lanes" in opts or "bits" in opts:
-        word = "lanes" if "lanes" in opts else "bits"
-        raise _err(text, word, f"'{word}' is for reduce/scan; a shuffle takes 'mask M'")
+    """idx/up/down/xor ARG [width W], shfl.MODE b=B c=C, or map s0,...,s31; each with [mask M] and
+    [lanes M] (the lanes its result is used on)."""
+    if "bits" in opts:
+        raise _err(text, "bits", "'bits' is for reduce/scan (a strided reduce); a shuffle takes 'mask M' and 'lanes M'")
     mask = _mask(opts["mask"], text) if "mask" in opts else FULL_MASK
+    live = _mask(opts["lanes"], text) if "lanes" in opts else FULL_MASK
+    return replace(_shuffle_of(text, head, body, opts, mask), live=live)
+
+
+def _shuffle_of(text: str, head: str, body: list[str], opts: dict[str, str], mask: int) -> Shuffle:
+    """The shuffle pattern text names (its `lanes` option aside)."""
     if head in KINDS:
         if len(body) != 1:
             raise _err(text, head, f"'{head}' takes one integer argument, e.g. '{head} 1'")
@@ -261,6 +270,8 @@ def format_pattern(p: Pattern) -> str:
         out = "map " + ",".join(map(str, p.explicit))
     if p.member_mask != FULL_MASK:
         out += f" mask {p.member_mask:#x}"
+    if p.live != FULL_MASK:
+        out += f" lanes {p.live:#x}"
     return out
 
 

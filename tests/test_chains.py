@@ -220,3 +220,45 @@ def test_never_costlier_than_the_production_sequences():
             checked += 1
             assert ours <= chain_cost(plan.on, plan.steps), (vid, arch, wave, text)
     assert checked >= 100
+
+
+# ---------------------------------------------------------------------------- exact order (terms)
+
+def _terms_of(chain, fn):
+    from shflx.chains.shape import chain_terms
+    return lambda domain, wave: chain_terms(chain, fn, domain, wave)
+
+
+@pytest.mark.parametrize("arch,wave", [("gfx942", 64), ("gfx1100", 32)])
+@pytest.mark.parametrize("fn", ["fadd", "add", "fmax"])
+def test_the_literal_lowering_is_the_chain_as_written_term_for_term(arch, wave, fn):
+    """The Terms domain (each lane's expression tree, never re-associated) proves the step-by-step
+    plan equal to the chain on every lane, for every shape; a re-associating family plan of a
+    float sum is refuted there (its multiset proof says nothing about rounding)."""
+    from shflx.chains.literal import literal_builder
+    from shflx.target import resolve_target
+    from shflx.verify.api import prove_terms
+    target = resolve_target(arch, wave)
+    every = np.ones(wave, bool)
+    for name, chain, live, _ in shapes(fn, 32):
+        plan = literal_builder(chain, fn, target).plan("reduce add")
+        assert prove_terms(plan, lambda d: _terms_of(chain, fn)(d, wave), every).proved, name
+    chain = xor_steps(fn, 32, [16, 8, 4, 2, 1])
+    family = synthesize(classify(chain), arch, wave, chain)
+    assert family.family != "step by step" or fn == "fadd" or arch == "gfx1100"
+    if family.family in ("readlane", "carry"):
+        assert not prove_terms(family.plan, lambda d: _terms_of(chain, fn)(d, wave), every).proved
+
+
+def test_terms_tell_operand_trees_apart_but_not_operand_order():
+    """(a + b) + c and a + (b + c) are different terms; a + b and b + a the same (IEEE add is
+    commutative; LLVM swaps the operands of an fadd freely); garbage equals nothing."""
+    from shflx.emulate import Terms
+    t = Terms(4)
+    x = t.input()
+    ab_c = t.combine("fadd", t.combine("fadd", x, x[[1, 0, 3, 2]], "s"), x[[2, 3, 0, 1]], "s")
+    a_bc = t.combine("fadd", x, t.combine("fadd", x[[1, 0, 3, 2]], x[[2, 3, 0, 1]], "s"), "s")
+    assert (t.combine("fadd", x, x[[1, 0, 3, 2]], "s") == t.combine("fadd", x[[1, 0, 3, 2]], x, "s")).all()
+    assert (ab_c != a_bc).all()
+    g = t.constant("undef")
+    assert (t.combine("fadd", g, x, "s") != t.combine("fadd", g, x, "s")).all()

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shflx.driver.amd import lower_chains
 from shflx.ir.bpermute import find_bpermute_sites
@@ -102,12 +104,64 @@ attributes #0 = { noinline }
     assert kernel.b.kind == "uniform"
 
 
-def _lane_tables_sites():
+def _lane_tables_ir(arch: str = "gfx942", wave: int = 64) -> str:
     from shflx.driver.amd import device_ir
+    return device_ir(Path(__file__).resolve().parents[1] / "patterns" / "kernels" / "lane_tables" / "kernel.cu",
+                     resolve_target(arch, wave))
+
+
+def _lane_tables_sites():
     from shflx.ir.sites import find_sites
-    ir = device_ir(Path(__file__).resolve().parents[1] / "patterns" / "kernels" / "lane_tables" / "kernel.cu",
-                   resolve_target("gfx942", 64))
-    return {s.function: s for s in find_sites(ir)}
+    return {s.function: s for s in find_sites(_lane_tables_ir())}
+
+
+@pytest.mark.parametrize("arch,wave", [("gfx942", 64), ("gfx1100", 32)])
+def test_tables_in_structs_2d_tables_switches_and_table_sums_are_lane_maps(arch, wave):
+    """Issue 14: a local table the front end keeps as a struct or a 2-D array, a switch on lane
+    bits (a phi of constants), a table entry plus lane bits, and F5's table[lane % 4] ^ 1."""
+    from shflx.ir.sites import find_sites, site_map
+    lane = np.arange(32)
+    sites: dict[str, list] = {}
+    for s in find_sites(_lane_tables_ir(arch, wave)):
+        sites.setdefault(s.function, []).append(s)
+    want = {"table_group_rotate": [np.array([16, 0, 24, 8])[(lane >> 3) & 3] + (lane & 7)],
+            "table_xor_pair": [(lane & ~3) + np.array([0, 3, 1, 2])[lane & 3],
+                               (lane & ~3) + (np.array([0, 3, 1, 2])[lane & 3] ^ 1)],
+            "table_switch": [(lane & ~3) + np.array([2, 0, 3, 1])[lane & 3]],
+            "table_struct_2d": [(lane & ~3) + np.array([1, 0, 3, 2])[lane & 3],
+                                (lane & ~7) + np.array([[1, 0, 3, 2], [2, 3, 0, 1]])[(lane >> 2) & 1, lane & 3]]}
+    for name, maps in want.items():
+        got = sorted((tuple(site_map(s)[1]) for s in sites[name]), key=str)
+        assert got == sorted((tuple(m) for m in maps), key=str), name
+        assert all(s.b.kind == "lane" for s in sites[name]), name
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.integers(1, 3), st.sampled_from([8, 16, 32, 64]), st.data())
+def test_a_2d_table_read_through_a_gep_chain_is_evaluated_per_lane(log_cols, bits, data):
+    """[R x [C x iK]] tables, indexed as t[(lane >> s) & (R-1)][lane & (C-1)] through two geps
+    (how clang writes a 2-D local table): every lane reads the element numpy reads. (A row bit
+    above the lane bits would be the warp id: no lane map, tested above.)"""
+    from shflx.ir.evaluate import FunctionBody
+    from shflx.ir.text import constant_tables
+    shift = data.draw(st.integers(0, 4 - log_cols))
+    cols, rows = 1 << log_cols, 2
+    table = data.draw(st.lists(st.lists(st.integers(0, 31), min_size=cols, max_size=cols), min_size=rows, max_size=rows))
+    ty = f"[{rows} x [{cols} x i{bits}]]"
+    init = ", ".join(f"[{cols} x i{bits}] [" + ", ".join(f"i{bits} {v}" for v in row) + "]" for row in table)
+    line = f"@tab = private unnamed_addr addrspace(4) constant {ty} [{init}], align 16"
+    lines = ["  %t = tail call i32 @llvm.amdgcn.workitem.id.x()",
+             f"  %r = lshr i32 %t, {log_cols + shift}", f"  %ri = and i32 %r, {rows - 1}",
+             "  %r64 = zext i32 %ri to i64", f"  %c = and i32 %t, {cols - 1}", "  %c64 = zext i32 %c to i64",
+             f"  %row = getelementptr inbounds nuw [{cols} x i{bits}], ptr addrspace(4) @tab, i64 %r64",
+             f"  %p = getelementptr inbounds nuw i{bits}, ptr addrspace(4) %row, i64 %c64",
+             f"  %e = load i{bits}, ptr addrspace(4) %p, align 1", f"  %v = {'trunc' if bits == 64 else 'zext'} "
+             f"i{bits} %e to i32" if bits != 32 else "  %v = add i32 %e, 0"]
+    body = FunctionBody("f", lines, [], constants=constant_tables([line]))
+    op = body.classify("%v", low_bits=True)
+    lane = np.arange(32)
+    assert op.kind == "lane"
+    assert list(op.lanes) == [table[(k >> (log_cols + shift)) & (rows - 1)][k & (cols - 1)] for k in lane]
 
 
 def test_source_lanes_from_constant_tables_and_shifted_constants_are_lane_maps():
@@ -156,4 +210,4 @@ def test_table_lookups_are_lane_maps_only_when_immutable_in_range_and_warp_invar
 def test_byte_string_tables_are_read_exactly():
     from shflx.ir.text import constant_tables
     line = r'@rev = internal unnamed_addr addrspace(4) constant [4 x i8] c"\00\08\04A", align 1'
-    assert constant_tables([line]) == {"rev": (8, (0, 8, 4, 65))}
+    assert constant_tables([line]).images == {"rev": bytes([0, 8, 4, 65])}

@@ -26,7 +26,8 @@ collectives = st.builds(
     st.one_of(st.just(0), masks))
 
 
-@given(st.one_of(shuffles, st.builds(lambda s, m: f"{s} mask {m:#x}", shuffles, masks), collectives))
+@given(st.one_of(shuffles, st.builds(lambda s, m: f"{s} mask {m:#x}", shuffles, masks),
+                 st.builds(lambda s, m: f"{s} lanes {m:#x}", shuffles, masks), collectives))
 def test_parse_format_round_trip(text):
     p = parse_pattern(text)
     assert parse_pattern(format_pattern(p)) == p
@@ -37,6 +38,16 @@ def test_kind_forms_are_the_cuda_intrinsics(kind, arg, width):
     name = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync", "xor": "__shfl_xor_sync"}[kind]
     p = parse_pattern(f"{kind} {arg} width {width}")
     assert p.warp_map() == intrinsic_operands(name, arg, width).lane_map()
+
+
+@given(shuffles, masks, st.one_of(st.just(0xFFFFFFFF), masks))
+def test_a_shuffles_lanes_narrow_its_care_set_only(text, live, members):
+    """`lanes M` (the lanes whose result is used) keeps the map and drops the other lanes from the
+    care set; the member mask still decides the rest (DESIGN decision 3)."""
+    whole = parse_pattern(f"{text} mask {members:#x}").warp_map()
+    used = parse_pattern(f"{text} mask {members:#x} lanes {live:#x}").warp_map()
+    assert (used.src == whole.src).all()
+    assert [bool(c) for c in used.care] == [bool(c) and bool(live >> i & 1) for i, c in enumerate(whole.care)]
 
 
 def test_reduce_and_scan_multisets():
@@ -66,7 +77,7 @@ def test_reduce_and_scan_multisets():
     ("map " + ",".join(["40"] * 32), "outside 0..31"),
     ("reduce nand", "needs one operator"),
     ("reduce add mask 0x1", "take 'lanes M'"),
-    ("xor 1 lanes 0x1", "'lanes' is for reduce/scan"),
+    ("xor 1 bits 0x3", "a shuffle takes 'mask M' and 'lanes M'"),
     ("xor 1 mask 0", "nonzero 32-bit lane mask"),
     ("xor 1 width 4 width 8", "given twice"),
 ])

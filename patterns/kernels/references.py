@@ -51,13 +51,18 @@ def butterfly_or_u32_w8(x):
     return v
 
 
-def butterfly_half2(x):
-    """x: u32 words, each two float16 lanes; every add rounds to half precision, as __hadd2 does."""
+def _half2_chain(x, kind, combine=np.add):
+    """x: u32 words, each two float16 lanes; 16, 8, .. 1 steps, every result rounded to half
+    precision, as __hadd2 / __hmax2 do."""
     v = x.view(np.float16).reshape(-1, 2)
     for o in (16, 8, 4, 2, 1):
-        other = _shfl(v.reshape(-1).view(np.uint32), "xor", o).view(np.float16).reshape(-1, 2)
-        v = (v + other).astype(np.float16)
+        other = _shfl(v.reshape(-1).view(np.uint32), kind, o).view(np.float16).reshape(-1, 2)
+        v = combine(v, other).astype(np.float16)
     return v.reshape(-1).view(np.uint32)
+
+
+def butterfly_half2(x):
+    return _half2_chain(x, "xor")
 
 
 def butterfly_asc_f64(x):
@@ -360,6 +365,134 @@ def shifted_constant(x):
     return _gather_in_warps(x, _segmented(4, [2, 3, 0, 1]))
 
 
+# ---- pair_chains and wide_chains: several values per step, 64-bit and half2 values (issue 14) ----
+
+def _lane0_by_tid(n: int, block_x: int) -> np.ndarray:
+    """Threads where `threadIdx.x % 32 == 0`, in blocks of BLOCK threads with blockDim.x = block_x
+    (linear thread ids: in a 2-D block lane 16 can have threadIdx.x == 0 too)."""
+    return (np.arange(n) % BLOCK % block_x) % 32 == 0
+
+
+def _bcast0(v):
+    """Every lane: lane 0 of its warp (`__shfl_sync(full, v, 0)`)."""
+    return np.repeat(_warps(v)[:, 0], 32)
+
+
+def argmax_down_pair(x, block_x=BLOCK):
+    v, idx = x.astype(np.float32), np.arange(len(x), dtype=np.int32)
+    for o in (16, 8, 4, 2, 1):
+        ov, oi = _shfl(v, "down", o), _shfl(idx, "down", o)
+        take = (ov > v) | ((ov == v) & (oi < idx))
+        v, idx = np.where(take, ov, v), np.where(take, oi, idx)
+    return np.where(_lane0_by_tid(len(x), block_x), idx, -1).astype(np.int32)
+
+
+def argmax_xor_bcast(x, block_x=BLOCK):
+    v, idx = x.astype(np.float32), np.arange(len(x), dtype=np.int32)
+    for o in (16, 8, 4, 2, 1):
+        ov, oi = _shfl(v, "xor", o), _shfl(idx, "xor", o)
+        take = ov > v
+        v, idx = np.where(take, ov, v), np.where(take, oi, idx)
+    return (_bcast0(idx) * 16 + _bcast0(v).astype(np.int32)).astype(np.int32)
+
+
+def welford_down(x, block_x=BLOCK):
+    """apex's merge in float32, each operation rounded in the kernel's order (no contraction)."""
+    f32 = np.float32
+    mean, m2n, num = x.astype(f32), np.zeros(len(x), f32), np.ones(len(x), np.int32)
+    for o in (16, 8, 4, 2, 1):
+        num_new, mean_new, m2n_new = _shfl(num, "down", o), _shfl(mean, "down", o), _shfl(m2n, "down", o)
+        factor = f32(1.0) / np.maximum(1, num + num_new).astype(f32)
+        delta0 = mean - mean_new
+        mean = (mean_new * num_new.astype(f32) + mean * num.astype(f32)) * factor
+        m2n = m2n + (m2n_new + delta0 * delta0 * num_new.astype(f32) * num.astype(f32) * factor)
+        num = num + num_new
+    out = np.zeros(len(x), f32)
+    lane0 = np.flatnonzero(_lane0_by_tid(len(x), block_x))
+    out[lane0], out[lane0 + 1] = mean[lane0], m2n[lane0]
+    return out
+
+
+def softmax_online_bcast(x, block_x=BLOCK):
+    f32 = np.float32
+    maxval, sumval = x.astype(f32), np.ones(len(x), f32)
+    for o in (16, 8, 4, 2, 1):
+        om, osum = _shfl(maxval, "down", o), _shfl(sumval, "down", o)
+        bigger = om > maxval
+        sumval = np.where(bigger, sumval * np.exp2(maxval - om), sumval).astype(f32)
+        osum = np.where(bigger, osum, osum * np.exp2(om - maxval)).astype(f32)
+        maxval = np.where(bigger, om, maxval)
+        sumval = (sumval + osum).astype(f32)
+    return np.where(np.arange(len(x)) & 1, _bcast0(maxval), _bcast0(sumval)).astype(f32)
+
+
+def argmin_u64_xor(x, block_x=BLOCK):
+    cost, bucket = x.astype(np.float32), np.arange(len(x), dtype=np.int32)
+    for o in (16, 8, 4, 2, 1):
+        oc, ob = _shfl(cost, "xor", o), _shfl(bucket, "xor", o)
+        take = (oc < cost) | ((oc == cost) & (ob < bucket))
+        cost, bucket = np.where(take, oc, cost), np.where(take, ob, bucket)
+    return bucket.astype(np.int32)
+
+
+def dsum_down_lane0(x, block_x=BLOCK):
+    v = x.astype(np.float64)
+    for o in (16, 8, 4, 2, 1):
+        v = v + _shfl(v, "down", o)
+    return np.where(_lane0_by_tid(len(x), block_x), v, 0.0)
+
+
+def i64_max_xor(x, block_x=BLOCK):
+    v = x.astype(np.int64)
+    for o in (1, 2, 4, 8, 16):
+        v = np.maximum(v, _shfl(v, "xor", o))
+    return v
+
+
+def u64_sum_down_bcast(x, block_x=BLOCK):
+    v = x.astype(np.uint64)
+    for o in (16, 8, 4, 2, 1):
+        v = v + _shfl(v, "down", o)
+    return _bcast0(v)
+
+
+def dmax_xor_w16(x, block_x=BLOCK):
+    v = x.astype(np.float64)
+    for o in (8, 4, 2, 1):
+        v = np.fmax(v, _shfl(v, "xor", o, 16))
+    return v
+
+
+def half2_sum_down_lane0(x, block_x=BLOCK):
+    return np.where(_lane0_by_tid(len(x), block_x), _half2_chain(x, "down"), np.uint32(0))
+
+
+def half2_max_xor(x, block_x=BLOCK):
+    return _half2_chain(x, "xor", np.maximum)
+
+
+def table_group_rotate(x):
+    lane = np.arange(32)
+    return _gather_in_warps(x, np.array([16, 0, 24, 8])[(lane >> 3) & 3] + (lane & 7))
+
+
+def table_xor_pair(x):
+    perm = np.array([0, 3, 1, 2])
+    a = _gather_in_warps(x, _segmented(4, perm))
+    b = _gather_in_warps(x, _segmented(4, perm ^ 1))
+    return (a.view(np.int32) - b.view(np.int32)).astype(np.int32).view(np.uint32)
+
+
+def table_switch(x):
+    return _gather_in_warps(x, _segmented(4, [2, 0, 3, 1]))
+
+
+def table_struct_2d(x):
+    lane = np.arange(32)
+    a = _gather_in_warps(x, _segmented(4, [1, 0, 3, 2]))
+    b = _gather_in_warps(x, (lane & ~7) + np.array([[1, 0, 3, 2], [2, 3, 0, 1]])[(lane >> 2) & 1, lane & 3])
+    return a ^ (b << np.uint32(1))
+
 def _u32(rng, n):
     return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
 
@@ -416,5 +549,24 @@ KERNELS: dict[str, tuple[str, Callable, Callable]] = {
     "table_quad": ("lane_tables", lambda r, n: [_u32(r, n)], table_quad),
     "table_bitrev16": ("lane_tables", lambda r, n: [_u32(r, n)], table_bitrev16),
     "shifted_constant": ("lane_tables", lambda r, n: [_u32(r, n)], shifted_constant),
+    "table_group_rotate": ("lane_tables", lambda r, n: [_u32(r, n)], table_group_rotate),
+    "table_xor_pair": ("lane_tables", lambda r, n: [_u32(r, n)], table_xor_pair),
+    "table_switch": ("lane_tables", lambda r, n: [_u32(r, n)], table_switch),
+    "table_struct_2d": ("lane_tables", lambda r, n: [_u32(r, n)], table_struct_2d),
+    "argmax_down_pair": ("pair_chains", lambda r, n: [r.integers(0, 8, n).astype(np.float32)], argmax_down_pair),
+    "argmax_xor_bcast": ("pair_chains", lambda r, n: [r.integers(0, 8, n).astype(np.float32)], argmax_xor_bcast),
+    "welford_down": ("pair_chains", lambda r, n: [r.standard_normal(n).astype(np.float32)], welford_down),
+    "softmax_online_bcast": ("pair_chains", lambda r, n: [r.integers(-6, 7, n).astype(np.float32)],
+                             softmax_online_bcast),
+    "argmin_u64_xor": ("pair_chains", lambda r, n: [r.integers(0, 8, n).astype(np.float32)], argmin_u64_xor),
+    "dsum_down_lane0": ("wide_chains", lambda r, n: [r.standard_normal(n)], dsum_down_lane0),
+    "i64_max_xor": ("wide_chains", lambda r, n: [r.integers(-2**62, 2**62, n, dtype=np.int64)], i64_max_xor),
+    "u64_sum_down_bcast": ("wide_chains", lambda r, n: [r.integers(0, 2**63, n, dtype=np.uint64)],
+                           u64_sum_down_bcast),
+    "dmax_xor_w16": ("wide_chains", lambda r, n: [r.standard_normal(n)], dmax_xor_w16),
+    "half2_sum_down_lane0": ("wide_chains", lambda r, n: [r.standard_normal(2 * n).astype(np.float16).view(np.uint32)],
+                             half2_sum_down_lane0),
+    "half2_max_xor": ("wide_chains", lambda r, n: [r.standard_normal(2 * n).astype(np.float16).view(np.uint32)],
+                      half2_max_xor),
 }
 EXTRA_ARGS = {"runtime_broadcast": [7], "runtime_width_sum": [8], "loop_acc_lane0": [3]}

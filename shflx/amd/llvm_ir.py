@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..combine import FNS
 from ..steps import (Combine, MovDpp8, Permlane16, Permlane16Swap, Permlane16Var, PlanLike, Readfirstlane, Readlane,
                      Select, Step, UpdateDpp, Writelane)
+from .guard import DECLS as GUARD_DECLS
 from .primitives import LANE_TABLE_OPS, PRIMITIVES, VALU_PRODUCERS
 
 # declarations of what the emitted code calls besides the primitives' intrinsics (amd.primitives)
@@ -19,6 +20,7 @@ DECLS = {
     "umin": "declare i32 @llvm.umin.i32(i32, i32)", "umax": "declare i32 @llvm.umax.i32(i32, i32)",
     "smin": "declare i32 @llvm.smin.i32(i32, i32)", "smax": "declare i32 @llvm.smax.i32(i32, i32)",
     "fmin": "declare float @llvm.minnum.f32(float, float)", "fmax": "declare float @llvm.maxnum.f32(float, float)",
+    **GUARD_DECLS,
 }
 CONSTANT_REFS = ("undef", "zero", "identity")       # refs that name an immediate, not a value
 INT_OPS = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor"}

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..combine import FNS
 from ..cuda import FULL_MASK, ShflOperands
+from ..emulate import Terms
 from ..lanes import CUDA_WARP, mask_to_lanes
 from ..pattern import Collective
 
@@ -43,6 +44,23 @@ def chain_multisets(steps: list[ChainStep] | tuple[ChainStep, ...]) -> np.ndarra
             value = np.where(guard, moved, 0)
         else:
             value = np.where(guard, value + moved, value)
+    return value
+
+
+def chain_terms(steps: list[ChainStep] | tuple[ChainStep, ...], fn: str, domain: Terms, wave: int) -> np.ndarray:
+    """What each lane of a `wave` computes running the chain as written (each 32-lane half a CUDA
+    warp), as expressions of `domain` (emulate.Terms): a plan proved equal to these on a lane
+    combines the same operands in the same tree there, so it is bit-exact for any operator."""
+    value = domain.input()
+    base = np.arange(wave) - np.arange(wave) % CUDA_WARP
+    for step in steps:
+        src = base + step.operands.lane_map().src.astype(np.int64)[np.arange(wave) % CUDA_WARP]
+        moved = value[src]
+        guard = np.tile(mask_to_lanes(step.guard, CUDA_WARP), wave // CUDA_WARP)
+        if step.fn is None:
+            value = domain.choose(guard, moved, domain.constant("identity"))
+        else:
+            value = domain.choose(guard, domain.combine(fn, value, moved, "chain"), value)
     return value
 
 

@@ -14,7 +14,9 @@ import numpy as np
 
 from ..amd import general
 from ..amd.asm import step_asm
+from ..amd.guard import GUARD_COST, PREMISE, PREMISE_NOTE, dispatcher_ir
 from ..amd.llvm_ir import function_ir, local_name
+from ..cuda import FULL_MASK
 from ..errors import InputError, UsageError
 from ..files import check_source_text
 from ..frontend.clang import PRELUDE_PREFIX, FrontendOptions
@@ -24,109 +26,20 @@ from ..frontend.ptx_operands import compile_to_ir     # clang, plus inline PTX "
 from ..ir.symbols import nvcc_kernel_names
 from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
+from ..ir.demand import Demand, module_demands
 from ..ir.sites import MODE_NAMES, find_sites, site_map
 from ..ir.text import inline_chains
 from ..isa import known_amd_targets
 from ..match.broadcast import helper_differences, helper_ir, uniform_broadcast
 from ..match.cost import bpermute_cost
-from ..pattern import format_pattern
 from ..target import Target, resolve_target
 from ..verify.readback import emitted_differences
-from .cache import lower, synthesize
+from .cache import lower
+from .chains import insert_premises, lower_chains
 from .inputs import check_resolved, read_ir
 from .report import ChainReport, CompileResult, SiteReport, classify_site, describe_site, kernel_summaries, source_location
 
 EMITS = ("hsaco", "obj", "asm", "llvm")
-
-
-def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str, list[ChainReport]]:
-    """Every reduction/scan chain re-synthesized as a whole where that is allowed and cheaper; the
-    others are left to per-site lowering, with the reason in the report (DESIGN decision 5)."""
-    from ..chains import classify, reassociation_allowed
-    from ..ir.chains import find_chains
-
-    sites = find_sites(ir)
-    chains = find_chains(ir, sites)
-    if not chains:
-        return ir, []
-    lines = ir.splitlines()
-    edits: dict[int, str] = {}
-    functions: list[str] = []
-    needed: set[str] = set()
-    reports: list[ChainReport] = []
-    for k, chain in enumerate(chains):
-        first = chain.sites[0]
-        coll = classify(chain.steps, chain.live) if not chain.blockers else chain.blockers[0]
-        per_shuffle = bpermute_cost(target) + target.cost("valu")
-        entry = ChainReport(first.location, chain.function, chain.shape, chain.fn, chain.type, None,
-                            chain.live_note, len(chain.steps), "step by step", "", "step by step", [],
-                            None, None, per_shuffle * len(chain.steps), "per site")
-        if isinstance(coll, str):
-            entry.reason = coll
-            reports.append(entry)
-            continue
-        entry.width = None if coll.bits else coll.width
-        allowed = reassociation_allowed(chain.fn, fp_reassoc or chain.reassoc)
-        out = synthesize(coll, target, None, chain.steps, reassoc=allowed)
-        entry.cost, entry.step_by_step_cost, entry.baseline_cost = out.plan.cost, out.step_by_step_cost, out.baseline_cost
-        entry.proof = out.plan.proof["status"]
-        if not allowed:
-            entry.reason = (f"float {chain.fn} without `reassoc` (pass --fp-reassoc to allow re-association): "
-                            "the CUDA order of operations is kept")
-            entry.cost = None
-            reports.append(entry)
-            continue
-        if out.family == "step by step":
-            entry.reason = "no re-synthesized plan is cheaper than the chain as written"
-            entry.cost = None
-            reports.append(entry)
-            continue
-        name = f"shflx.chain.{k}"
-        fn, need = function_ir(out.plan, name, INLINE_ATTRS)
-        wrong = emitted_differences(out.plan, fn, local_name)
-        if wrong:                             # an emitter bug: keep the chain as written (DESIGN 6)
-            entry.reason = f"internal: the emitted code did not read back as the proven plan ({wrong[0]})"
-            entry.cost = None
-            reports.append(entry)
-            continue
-        functions.append(fn)
-        needed |= need
-        edits.update(chain_edits(lines, chain, f"call i32 @{name}(i32 {chain.start})", name))
-        entry.status, entry.family = "re-synthesized", out.family
-        entry.lowering = [step_asm(s, target) for s in out.plan.steps]
-        entry.reason = (f"{format_pattern(coll)}; {len(out.families)} proven plans compared "
-                        f"({', '.join(f'{n} {c:g}' for n, c in sorted(out.families.items(), key=lambda kv: kv[1]))})")
-        reports.append(entry)
-    return rewrite(ir, edits, functions, needed, final=False), reports
-
-
-def chain_edits(lines: list[str], chain: Any, call: str, name: str, call_type: str = "i32",
-                prelude: str = "") -> dict[int, str]:
-    """Line edits that replace a chain by `call` (returning `call_type`): its shuffle markers become
-    dead copies, the call goes right after the last one (where the shuffles ran: clang may sink the
-    last combine under a branch, and a cross-lane call there would run on fewer lanes), and the
-    line that defined the chain's result copies the call's value (`prelude`: one instruction placed
-    before the call; a float result from an i32 call is a bitcast)."""
-    edits = {}
-    for site in chain.sites:
-        line = lines[site.line_index]
-        indent = line[: len(line) - len(line.lstrip())]
-        edits[site.line_index] = f"{indent}{site.result} = freeze i32 {site.value}"
-    last = max(site.line_index for site in chain.sites)
-    indent = lines[last][: len(lines[last]) - len(lines[last].lstrip())]
-    dbg = re.search(r"(, !dbg ![0-9]+)", lines[chain.result_line])
-    call += dbg.group(1) if dbg else ""
-    head = f"{indent}{prelude}\n" if prelude else ""
-    placed = f"{head}{indent}%{name}.v = {call}"                       # a name: results may be numbered
-    edits[last] = placed if chain.result_line == last else f"{edits[last]}\n{placed}"
-    line = lines[chain.result_line]
-    indent = line[: len(line) - len(line.lstrip())]
-    if chain.type == "float" and call_type == "i32":
-        copy = f"{indent}{chain.result} = bitcast i32 %{name}.v to float"
-    else:
-        copy = f"{indent}{chain.result} = freeze {call_type} %{name}.v"
-    edits[chain.result_line] = f"{edits[last]}\n{copy}" if chain.result_line == last else copy
-    return edits
 
 
 def is_uniform_broadcast(site: Any) -> bool:
@@ -135,11 +48,15 @@ def is_uniform_broadcast(site: Any) -> bool:
             and site.mask.kind == "const" and site.mask.value & 0xFFFFFFFF == 0xFFFFFFFF)
 
 
-def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, list[SiteReport]]:
+def lower_module(ir: str, target: Target, baseline: bool = False,
+                 used_lanes: bool = True) -> tuple[str, list[SiteReport]]:
     """Every marker in `ir` replaced by its proven lowering, a report entry per site: the synthesized
-    plan of a constant map, else the readlane broadcast of a warp-uniform lane, else the exact
-    general lowering (always, with `baseline`)."""
+    plan of a constant map (for the lanes that use its result, ir.demand, where that is cheaper;
+    lanes read off threadIdx.x only behind the run-time check of amd.guard), else the readlane
+    broadcast of a warp-uniform lane, else the exact general lowering (always, with `baseline`)."""
     sites = find_sites(ir)
+    demands = {} if baseline or not used_lanes else module_demands(ir)
+    premises: set[str] = set()         # functions that need amd.guard's check at their entry
     lines = ir.splitlines()
     helpers = _Helpers()
     edits: dict[int, str] = {}
@@ -152,10 +69,19 @@ def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, 
         mode = MODE_NAMES[site.mode.value & 3]
         cls = classify_site(site, mapped[1] if mapped else None)
         name = f"shflx.site.{k}"
-        synthesized = _site_plan(site, mapped[1], target, name) if mapped is not None else None
+        synthesized = _site_plan(site, mapped[1], target, name, demands.get(site.line_index)) \
+            if mapped is not None else None
         if synthesized is not None:
-            plan, made = synthesized
+            plan, made, all_lanes = synthesized
             helpers.define(name, made)
+            if all_lanes is not None:             # the narrow plan behind the per-wave check
+                helpers.define(f"{name}.all", all_lanes)
+                helpers.define(f"{name}.guard", (dispatcher_ir(f"{name}.guard", name, f"{name}.all", INLINE_ATTRS), set()))
+                premises.add(site.function)
+                edits[site.line_index] = replace_call(lines[site.line_index], site, f"{name}.guard",
+                                                      [site.value, f"i1 %{PREMISE}"])
+                reports.append(_plan_report(site, cls, plan, target, base_cost, guarded=True))
+                continue
             edits[site.line_index] = replace_call(lines[site.line_index], site, name, [site.value])
             reports.append(_plan_report(site, cls, plan, target, base_cost))
             continue
@@ -175,6 +101,7 @@ def lower_module(ir: str, target: Target, baseline: bool = False) -> tuple[str, 
         reports.append(_general_report(site, cls, baseline, base_cost))
     for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):
         rep.inlined = user_frames(frames)
+    helpers.needed |= insert_premises(lines, edits, premises, target.wave)
     return rewrite(ir, edits, helpers.functions, helpers.needed), reports
 
 
@@ -195,21 +122,30 @@ class _Helpers:
         self.names.add(name)
 
 
-def _site_plan(site: Any, src: Any, target: Target, name: str) -> tuple[Any, tuple[str, set[str]]] | None:
-    """The synthesizer's proven plan for a constant map and its helper `name`; None where the plan is
-    ds_bpermute (the general lowering computes the index with ALU ops instead of a table) or where the
-    emitted helper does not read back as the plan (an emitter bug: DESIGN 6, noted on the site)."""
+def _site_plan(site: Any, src: Any, target: Target, name: str, demand: Demand | None) \
+        -> tuple[Any, tuple[str, set[str]], tuple[str, set[str]] | None] | None:
+    """The synthesizer's proven plan for a constant map, its helper `name`, and the helper of the
+    plan for all lanes where the first holds only behind amd.guard's check (used_lanes_plans), else
+    None; None where the plan is ds_bpermute (the general lowering computes the index with ALU ops
+    instead of a table) or where an emitted helper does not read back as its plan (an emitter bug:
+    DESIGN 6, noted on the site)."""
     mask = site.mask.value & 0xFFFFFFFF if site.mask.kind == "const" else 0xFFFFFFFF
     text = "map " + ",".join(str(int(v)) for v in src) + (f" mask {mask:#x}" if mask != 0xFFFFFFFF else "")
-    plan = lower(text, target, runtime_mask=site.mask.kind != "const")
+    runtime = site.mask.kind != "const"
+    plan = lower(text, target, runtime_mask=runtime)
+    plan, guarded = used_lanes_plans(text, plan, demand, target, runtime, site.notes)
     if all(s.op == "ds.bpermute" for s in plan.steps) and plan.steps:
         return None
     made = function_ir(plan, name, INLINE_ATTRS)
     wrong = emitted_differences(plan, made[0], local_name)
+    all_lanes = None
+    if guarded is not None and not wrong:
+        all_lanes = function_ir(guarded, f"{name}.all", INLINE_ATTRS)
+        wrong = emitted_differences(guarded, all_lanes[0], local_name)
     if wrong:
         site.notes.append(f"internal: the emitted code did not read back as the proven plan ({wrong[0]})")
         return None
-    return plan, made
+    return plan, made, all_lanes
 
 
 def _site_broadcast(site: Any, target: Target, name: str) -> tuple[Any, tuple[str, set[str]]] | None:
@@ -223,10 +159,13 @@ def _site_broadcast(site: Any, target: Target, name: str) -> tuple[Any, tuple[st
     return broadcast, made
 
 
-def _plan_report(site: Any, cls: str, plan: Any, target: Target, base_cost: float) -> SiteReport:
+def _plan_report(site: Any, cls: str, plan: Any, target: Target, base_cost: float,
+                 guarded: bool = False) -> SiteReport:
+    """A synthesized site's entry; `guarded`: the plan runs behind amd.guard's check (its cost counted)."""
     lowering = [step_asm(s, target) for s in plan.steps] or ["(no instruction: every lane keeps its value)"]
-    return SiteReport(site.location, site.function, describe_site(site), cls, lowering, plan.cost, base_cost,
-                      plan.proof["status"], site.notes + list(plan.proof.get("assumptions", [])))
+    return SiteReport(site.location, site.function, describe_site(site), cls, lowering,
+                      plan.cost + (GUARD_COST if guarded else 0), base_cost, plan.proof["status"],
+                      site.notes + ([PREMISE_NOTE] if guarded else []) + list(plan.proof.get("assumptions", [])))
 
 
 def _broadcast_report(site: Any, broadcast: Any, wave: int, base_cost: float) -> SiteReport:
@@ -244,6 +183,26 @@ def _general_report(site: Any, cls: str, baseline: bool, base_cost: float) -> Si
     return SiteReport(site.location, site.function, describe_site(site), cls,
                       ["ds_bpermute_b32 (exact general lowering: index from the CUDA formula)"],
                       base_cost, base_cost, "exact by construction", [why] + site.notes)
+
+
+def used_lanes_plans(text: str, plan: Any, demand: Demand | None, target: Target, runtime: bool,
+                     notes: list[str]) -> tuple[Any, Any]:
+    """(the plan to use, the plan for all lanes when the first holds only behind amd.guard's check,
+    else None): the cheapest of `plan` (every lane), the plan for the demanded lanes, and the plan
+    for the lanes read off threadIdx.x (priced with the check's branch)."""
+    if demand is None:
+        return plan, None
+    if demand.lanes not in (FULL_MASK, 0):         # 0: no lane reads it (left as it is)
+        narrow = lower(f"{text} lanes {demand.lanes:#x}", target, runtime_mask=runtime)
+        if narrow.cost < plan.cost:
+            notes.append(f"its result is used on lanes {demand.lanes:#x} only (ir.demand)")
+            plan = narrow
+    if demand.lanes_tid not in (demand.lanes, 0):
+        narrow = lower(f"{text} lanes {demand.lanes_tid:#x}", target, runtime_mask=runtime)
+        if narrow.cost + GUARD_COST < plan.cost:
+            notes.append(f"its result is used on lanes {demand.lanes_tid:#x} only (ir.demand), read off threadIdx.x")
+            return narrow, plan
+    return plan, None
 
 
 def user_frames(frames: list[str]) -> list[str]:
@@ -276,11 +235,12 @@ def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, e
                  opts: FrontendOptions = FrontendOptions(), baseline: bool = False,
                  fp_reassoc: bool = False, chains: bool = True, features: tuple[str, ...] = (),
                  debug_info: bool = True, code_object_version: int | None = None,
-                 nvcc_names: bool = True, prefer: str | None = None) -> CompileResult:
+                 nvcc_names: bool = True, prefer: str | None = None, used_lanes: bool = True) -> CompileResult:
     """The driver entry point: `arch` (a name or a Target) is resolved here, once, with `wave`,
     `features` (a target ID's: +xnack, -sramecc) and the search's preference `prefer` (`--prefer
-    lds-free`: target.PREFERENCES), and passed down. `debug_info=False` (-g0) drops the
-    line tables from the output once the report has read them; `code_object_version` overrides the module's."""
+    lds-free`: target.PREFERENCES), and passed down. `debug_info=False` (-g0) drops the line tables
+    from the output once the report has read them; `code_object_version` overrides the module's;
+    `used_lanes=False` lowers every shuffle for all lanes (benchmarks compare the two)."""
     if isinstance(arch, str) and arch not in known_amd_targets():
         raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
     target = resolve_target(arch, wave, features, prefer)
@@ -297,7 +257,7 @@ def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, e
         if chains:
             ir, found = lower_chains(ir, target, fp_reassoc)
         ir, more = lower_bpermutes(ir, target)
-    lowered, reports = lower_module(ir, target, baseline)
+    lowered, reports = lower_module(ir, target, baseline, used_lanes)
     reports += more
     check_resolved(lowered, source)
     if not debug_info:

@@ -195,7 +195,7 @@ class _ReduxEdits:
 
     def redux(self, entry: ChainReport, chain: Any, dec: Any, target: NvidiaTarget, k: int) -> None:
         """The chain replaced by one redux.sync call (an f32 chain's i32 start bitcast to float)."""
-        from .amd import chain_edits
+        from .chains import chain_edits
 
         op, typ = dec.opcode.split(".")[2:4]
         name = _REDUX_INTRINSIC[(op, typ)]
@@ -214,7 +214,7 @@ class _ReduxEdits:
     def guarded_redux(self, entry: ChainReport, chain: Any, dec: Any, target: NvidiaTarget, k: int) -> None:
         """A helper that runs redux.sync where the block shape makes the lane threadIdx.x % 32, else
         the chain as written (guarded_redux_ir)."""
-        from .amd import chain_edits
+        from .chains import chain_edits
         from ..nvidia.redux import GUARD_ALU, GUARD_NOTE
 
         op, typ = dec.opcode.split(".")[2:4]
@@ -232,6 +232,8 @@ class _ReduxEdits:
 
 
 _GUARD_PTX = "%g = (ntid.x & 31) == 0 || (ntid.y == 1 && ntid.z == 1)"
+
+
 def guarded_redux_ir(name: str, redux: str, chain: Any, needed: set[str]) -> str:
     """`i32 @name(i32 %x)`: redux.sync when the block shape makes the CUDA lane threadIdx.x % 32
     (the premise of the live-lane proof), else the chain as written (its steps: full-mask

@@ -20,9 +20,9 @@ from ..lanes import lanes_to_mask
 from ..combine import FNS
 from ..cuda import FULL_MASK, ShflOperands
 from ..chains.shape import ChainStep
-from .evaluate import MAX_BLOCK_THREADS, LaneEvaluator, phi_incoming
+from .body import FunctionIR
 from .sites import MODE_NAMES, Site
-from .text import DEF, call_args, constant_tables, functions
+from .text import call_args, constant_tables, function_waves, functions
 
 BINARY = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "fadd": "fadd", "fmul": "fmul"}
 INTRINSICS = {"llvm.smax.i32": "smax", "llvm.smin.i32": "smin", "llvm.umax.i32": "umax",
@@ -30,7 +30,6 @@ INTRINSICS = {"llvm.smax.i32": "smax", "llvm.smin.i32": "smin", "llvm.umax.i32":
 ICMP_FNS = {"sgt": "smax", "sge": "smax", "slt": "smin", "sle": "smin",
             "ugt": "umax", "uge": "umax", "ult": "umin", "ule": "umin"}
 
-_TOKEN = re.compile(r"%[\w.\-]+")
 
 
 @dataclass
@@ -50,6 +49,13 @@ class Chain:
     live_note: str = "every lane (no lane condition guards the uses)"
     live_from_tid: bool = False          # the live lanes were read off threadIdx.x (lane = tid.x % 32)
     blockers: list[str] = field(default_factory=list)   # why it may not be re-synthesized
+    guards: tuple[Guard | None, ...] = ()              # per step: its guard as written
+
+    @property
+    def from_tid(self) -> bool:
+        """Whether what was recognized holds only where the CUDA lane is threadIdx.x % 32: live
+        lanes or a step's guard read off threadIdx.x."""
+        return self.live_from_tid or any(g is not None and g.from_tid for g in self.guards)
 
     @property
     def shape(self) -> str:
@@ -64,165 +70,7 @@ class Chain:
         return "mixed"
 
 
-class _Body(LaneEvaluator):
-    """One function's SSA defs (with their module line) and uses."""
-
-    def __init__(self, name: str, lines: list[str], params: list[str], first: int,
-                 constants: dict[str, tuple[int, tuple[int, ...]]] | None = None):
-        super().__init__(name, lines, params, constants)
-        self.line_of: dict[str, int] = {}
-        self.users: dict[str, list[str | int]] = {}
-        self.block_of: list[str] = []
-        self.branch_to: dict[str, tuple[str, str, bool]] = {}   # block -> (pred block, cond, taken-if-true)
-        self.edges: dict[tuple[str, str], tuple[str, bool]] = {}  # (block, successor) -> (cond, taken-if-true)
-        block = "entry"
-        for k, line in enumerate(lines, first):
-            stripped = line.strip()
-            m = re.match(r"^([\w.\-]+):", stripped)
-            if m and not stripped.startswith(("%", "call", "store")):
-                block = m.group(1)
-            self.block_of.append(block)
-            d = DEF.match(line)
-            target = d.group(1) if d else k
-            if d:
-                self.line_of[d.group(1)] = k
-            body = d.group(2) if d else stripped
-            for tok in set(_TOKEN.findall(body.split(", !")[0])):
-                self.users.setdefault(tok, []).append(target)
-            br = re.match(r"^br i1 (%[\w.\-]+), label %([\w.\-]+), label %([\w.\-]+)", stripped)
-            if br:
-                self.branch_to.setdefault(br.group(2), (block, br.group(1), True))
-                self.branch_to.setdefault(br.group(3), (block, br.group(1), False))
-                if br.group(2) != br.group(3):
-                    self.edges[(block, br.group(2))] = (br.group(1), True)
-                    self.edges[(block, br.group(3))] = (br.group(1), False)
-        self.first = first
-        self.preds: dict[str, int] = {}
-        for line in lines:
-            for lab in re.findall(r"label %([\w.\-]+)", line):
-                self.preds[lab] = self.preds.get(lab, 0) + 1
-
-    def op(self, tok: str) -> str:
-        inst = self.defs.get(tok, "")
-        return inst.split()[0] if inst else ""
-
-    def aliases(self, tok: str) -> set[str]:
-        """`tok` and every bitcast of it, transitively, both ways."""
-        out, todo = {tok}, [tok]
-        while todo:
-            t = todo.pop()
-            src = self._copy_of(t)
-            if src is not None and src not in out:
-                out.add(src)
-                todo.append(src)
-            for u in self.users.get(t, []):
-                if isinstance(u, str) and self._copy_of(u) == t and u not in out:
-                    out.add(u)
-                    todo.append(u)
-        return out
-
-    def _copy_of(self, tok: str) -> str | None:
-        """The value `tok` copies: a bitcast, or `add X, 0` (the PTX translator's moves)."""
-        inst = self.defs.get(tok, "")
-        if inst.startswith("bitcast "):
-            return self.operands(inst)[0]
-        m = re.match(r"^add i32 (%[\w.\-]+), 0(,|$)", inst)
-        return m.group(1) if m else None
-
-    def _conjuncts(self, cond: str, negate: bool) -> list[str]:
-        """The parts of `cond` that must all hold (negate=False: and; negate=True: or)."""
-        inst = self.defs.get(cond, "")
-        ops = self.operands(inst) if inst else []
-        if len(ops) == 2 and inst.startswith("and i1 ") and not negate:
-            return ops
-        if len(ops) == 2 and inst.startswith("or i1 ") and negate:
-            return ops
-        if len(ops) == 3 and inst.startswith("select i1 "):
-            if not negate and ops[2] == "false":
-                return ops[:2]
-            if negate and ops[1] == "true":
-                return [ops[0], ops[2]]
-        return []
-
-    def from_tid(self, tok: str) -> bool:
-        """Whether anything in `tok`'s backward slice (through loads and phis too: conservative)
-        reads threadIdx.x: lanes read off it assume lane = threadIdx.x % 32."""
-        from ..ir.evaluate import TID_X_CALLS
-
-        seen, todo = set(), [tok]
-        while todo:
-            t = todo.pop()
-            if t in seen:
-                continue
-            seen.add(t)
-            inst = self.defs.get(t, "")
-            if any(c in inst for c in TID_X_CALLS):
-                return True
-            todo += [o for o in re.findall(r"%[\w.\-]+", inst) if o in self.defs]
-        return False
-
-    def lane_condition(self, cond: str, negate: bool = False, exact: bool = False) -> int | None:
-        """CUDA lanes (bit per lane 0..31) for which `cond` can be true in some warp of a block,
-        when it is a function of the thread id alone; None otherwise. A conjunction (`and i1`,
-        `select i1 a, i1 b, i1 false`; or the negation of a disjunction) can be true only where
-        each of its lane-decidable parts can: the intersection of those bounds the lanes.
-        `exact`: the lanes where it is true in every warp alike (a step's guard must be the same
-        mask in each warp; the union above only bounds which lanes use a value), else None."""
-        key = (cond, negate, exact)
-        memo = self.__dict__.setdefault("_lane_memo", {})
-        if key not in memo:
-            memo[key] = self._lane_condition(cond, negate, exact)
-        return memo[key]
-
-    def _lane_condition(self, cond: str, negate: bool, exact: bool) -> int | None:
-        slice_text = self._slice_text(cond, set())
-        if slice_text is None:
-            if exact:
-                return None
-            parts = self._conjuncts(cond, negate)
-            known = [k for k in (self.lane_condition(p, negate) for p in parts) if k is not None]
-            if not known:
-                return None
-            out = FULL_MASK
-            for k in known:
-                out &= k
-            return out
-        if "mbcnt" in slice_text and "workitem.id" in slice_text:
-            return None
-        ids = range(64) if "mbcnt" in slice_text else range(MAX_BLOCK_THREADS)
-        per_warp: dict[int, int] = {}
-        for tid in ids:
-            try:
-                v = self._full(cond, tid, 0)
-            except (KeyError, ValueError, IndexError, ZeroDivisionError):
-                return None
-            if (v & 1) != negate:
-                per_warp[tid // 32] = per_warp.get(tid // 32, 0) | 1 << (tid % 32)
-        masks = [per_warp.get(w, 0) for w in range(len(ids) // 32)]
-        if exact:
-            return masks[0] if all(m == masks[0] for m in masks) else None
-        out = 0
-        for m in masks:
-            out |= m
-        return out
-
-    def _slice_text(self, tok: str, seen: set[str]) -> str | None:
-        """Every instruction of `tok`'s backward slice, or None if it reaches a param or load."""
-        if re.fullmatch(r"-?\d+|true|false", tok) or tok in seen:
-            return ""
-        seen.add(tok)
-        inst = self.defs.get(tok)
-        if inst is None or inst.split()[0] == "load":
-            return None
-        if inst.split()[0] in ("call", "tail"):
-            return inst
-        parts = [inst]
-        for o in (phi_incoming(inst) if inst.startswith("phi ") else self.operands(inst)):
-            sub = self._slice_text(o, seen)
-            if sub is None:
-                return None
-            parts.append(sub)
-        return "\n".join(parts)
+_Body = FunctionIR        # the chain recognizer's name for a function's IR
 
 
 def _identity_const(text: str, fn: str) -> bool:
@@ -270,6 +118,19 @@ def _combine_of(body: _Body, tok: str, a: set[str], b: set[str]) -> str | None:
 
 
 
+@dataclass(frozen=True)
+class Guard:
+    """A step's guard as the IR writes it, to run the chain as written where the recognized lanes
+    may not hold: `select cond, ARM, ARM` after the combine (`where` "after": arms "combined",
+    "own", "moved"), on the moved value before it ("before": "moved" or an identity constant,
+    the select feeding the combine), or a move's ("move": "moved" or an identity constant)."""
+
+    where: str
+    cond: str
+    arms: tuple[str, str]                # (if cond is true, if false)
+    from_tid: bool                       # the lanes were read off threadIdx.x
+
+
 @dataclass
 class _Step:
     site: Site
@@ -278,6 +139,7 @@ class _Step:
     own: set[str]            # tokens this step defines (marker, casts, selects, combine)
     reassoc: bool
     type: str
+    guard: Guard | None = None
 
 
 def _guard_select(body: _Body, tok: str, moved: set[str], fn: str | None) -> tuple[int, str, bool] | None:
@@ -314,6 +176,7 @@ def _step_at(body: _Body, site: Site) -> _Step | None:
             own = moved | {u}
             step = ChainStep(operands, fn)
             out = u
+            guard = None
             for g in body.users.get(u, []):
                 if isinstance(g, str) and body.defs.get(g, "").startswith("select "):
                     cond, a, b = body.operands(body.defs[g])
@@ -326,8 +189,10 @@ def _step_at(body: _Body, site: Site) -> _Step | None:
                             keep = lanes if a == u else ~lanes & FULL_MASK
                             step, out = ChainStep(operands, fn, keep), g
                             own.add(g)
+                            arm = {t: ("combined" if t == u else "own" if t in value else "moved") for t in (a, b)}
+                            guard = Guard("after", cond, (arm[a], arm[b]), pred is None and body.from_tid(cond))
                             break
-            return _Step(site, step, out, own, "reassoc" in inst or " fast " in inst, _type_of(inst))
+            return _Step(site, step, out, own, "reassoc" in inst or " fast " in inst, _type_of(inst), guard)
         if inst.startswith("select "):         # guard first: select %c, IDENTITY, %r -> OP(sel, v)
             for fn_user in body.users.get(u, []):
                 if not isinstance(fn_user, str):
@@ -340,12 +205,18 @@ def _step_at(body: _Body, site: Site) -> _Step | None:
                     continue
                 text = body.defs[fn_user]
                 return _Step(site, ChainStep(operands, fn, guard[0]), fn_user, moved | {u, fn_user},
-                             "reassoc" in text or " fast " in text, _type_of(text))
+                             "reassoc" in text or " fast " in text, _type_of(text), _written(body, u, moved, "before"))
             guard = _guard_select(body, u, moved, None)
             if guard is not None:                # a guarded move: an exclusive scan's shift
                 return _Step(site, ChainStep(operands, None, guard[0]), u, moved | {u}, True,
-                             _type_of(body.defs[u]))
+                             _type_of(body.defs[u]), _written(body, u, moved, "move"))
     return None
+
+
+def _written(body: _Body, tok: str, moved: set[str], where: str) -> Guard:
+    """The guard `tok` = select %cond, A, B as written: each arm the moved value or a constant."""
+    cond, a, b = body.operands(body.defs[tok])
+    return Guard(where, cond, tuple("moved" if t in moved else t for t in (a, b)), body.from_tid(cond))
 
 
 def _predicate_lanes(body: _Body, cond: str, operands: ShflOperands) -> int | None:
@@ -372,11 +243,12 @@ def find_chains(ir: str, sites: list[Site]) -> list[Chain]:
             by_fn.setdefault(s.function, []).append(s)
     chains: list[Chain] = []
     tables = constant_tables(lines)
+    waves = function_waves(lines)
     for name, start, end, params in functions(lines):
         fsites = by_fn.get(name)
         if not fsites:
             continue
-        body = _Body(name, lines[start + 1:end], params, start + 1, tables)
+        body = _Body(name, lines[start + 1:end], params, start + 1, tables, waves.get(name, 64))
         readers = {s.result: _read_lanes(s) for s in fsites
                    if s.mask.kind == "const" and s.mask.value & FULL_MASK == FULL_MASK}
         where = {s.result: s.location for s in fsites}
@@ -410,7 +282,7 @@ def _make_chain(body: _Body, run: list[_Step], readers: dict[str, int], where: d
     combines = [st for st in run if st.step.fn is not None]
     chain = Chain(body.name, [st.site for st in run], tuple(st.step for st in run), run[0].site.value,
                   run[-1].out, body.line_of[run[-1].out], combines[-1].type, fn,
-                  all(st.reassoc for st in combines))
+                  all(st.reassoc for st in combines), guards=tuple(st.guard for st in run))
     if len(fns) > 1:
         chain.blockers.append(f"mixes combine operators {sorted(fns)}")
     if any(st.site.mask.kind != "const" for st in run):

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from ..lanes import s32
+from .constants import NO_CONSTANTS, ModuleConstants, read_image, table_read
 from .text import DEF, call_args
 
 LOW_BIT_OPS = {"add", "sub", "mul", "and", "or", "xor", "shl"}
@@ -67,15 +69,32 @@ class FunctionBody:
     """SSA definitions of one function, for backward slices."""
 
     def __init__(self, name: str, lines: list[str], params: list[str],
-                 constants: dict[str, tuple[int, tuple[int, ...]]] | None = None):
+                 constants: ModuleConstants | None = None, wave: int = 64):
         self.name = name
         self.defs: dict[str, str] = {}
         self.params = set(params)
-        self.constants = constants or {}          # immutable integer tables of the module (text.constant_tables)
+        self.constants = constants or NO_CONSTANTS   # immutable integer tables of the module (ir.constants)
+        self.wave = wave                 # hardware lanes mbcnt counts (64 where unknown: the larger)
+        self.def_block: dict[str, str] = {}
+        self.exits: dict[str, str] = {}              # block -> its terminator (a switch on one line)
+        self.block_preds: dict[str, list[str]] = {}
+        block, pending = "entry", ""
         for line in lines:
+            text = line.strip()
+            label = re.match(r"^([\w.\-]+):", text)
+            if label and not text.startswith(("%", "call", "store")):
+                block = label.group(1)
             m = DEF.match(line)
             if m:
                 self.defs[m.group(1)] = m.group(2)
+                self.def_block[m.group(1)] = block
+            if text.startswith(("br ", "switch ")) or pending:
+                pending += " " + text.split(", !")[0] if pending else text.split(", !")[0]
+                if not pending.startswith("switch ") or "]" in text:
+                    self.exits[block] = pending
+                    for succ in dict.fromkeys(re.findall(r"label %([\w.\-]+)", pending)):
+                        self.block_preds.setdefault(succ, []).append(block)
+                    pending = ""
 
     def classify(self, token: str, low_bits: bool = False, per_lane: bool = False) -> Operand:
         """`low_bits`: only bits 4:0 of the operand matter (b); then a lane-only slice of
@@ -105,7 +124,7 @@ class FunctionBody:
         the slice reads anything but the thread's lane and constants."""
         if self._uses_tid(token, set()) and self._uses_mbcnt(token, set()):
             return None
-        ids = MAX_BLOCK_THREADS if self._uses_tid(token, set()) else 64
+        ids = MAX_BLOCK_THREADS if self._uses_tid(token, set()) else self.wave
         try:
             values = [self._full(token, t, 0) & keep for t in range(ids)]
         except (KeyError, ValueError, IndexError, ZeroDivisionError):
@@ -123,18 +142,39 @@ class FunctionBody:
         return any(self._uses_mbcnt(o, seen) for o in self.operands(inst) if o.startswith("%"))
 
     def _leaf_kinds(self, token: str, seen: set[str]) -> set[str] | None:
-        """{'lane', 'uniform', 'other'} reached by the slice; None when it is not lane-evaluable."""
+        """{'lane', 'uniform', 'other'} reached by the slice; None when it is not lane-evaluable.
+        Memoized per value: a value the slice reaches twice (threadIdx.x in `perm[tid >> 3] + (tid &
+        7)`) is one leaf, not a cycle; `seen` holds the values being visited (a cycle: None)."""
+        memo = self.__dict__.setdefault("_kinds_memo", {})
+        if token in memo:
+            return memo[token]
+        if token in seen:
+            return None
+        seen.add(token)
+        memo[token] = out = self._leaf_kinds_of(token, seen)
+        seen.discard(token)
+        return out
+
+    def _leaf_kinds_of(self, token: str, seen: set[str]) -> set[str] | None:
         if re.fullmatch(r"-?\d+|true|false", token):
             return set()
         if token in self.params:
             return {"uniform"}
-        if token in seen:
-            return None
-        seen.add(token)
         inst = self.defs.get(token)
         if inst is None:
             return None
         op = inst.split()[0]
+        if op == "phi":                # picked by a branch or switch on a lane-only value
+            decided = self._phi_decider(token)
+            if decided is None:
+                return None
+            out = set()
+            for o in [decided[0], *phi_incoming(inst)]:
+                k = self._leaf_kinds(o, seen)
+                if k is None:
+                    return None
+                out |= k
+            return out | ({"other"} if "lane" in out else set())
         if op in ("call", "tail"):
             if "mbcnt" in inst:
                 if mbcnt_kind(inst) is None:
@@ -145,9 +185,16 @@ class FunctionBody:
                 return {"lane"}
             return {"uniform"} if any(c in inst for c in UNIFORM_CALLS) else None
         if op == "load":               # a constant table indexed by a lane-only value: a per-lane lookup
-            index = self._table_index(inst)
-            kinds = None if index is None else self._leaf_kinds(index[1], seen)
-            return None if kinds is None else kinds | ({"other"} if "lane" in kinds else set())
+            read = table_read(self.defs, self.constants, inst)
+            if read is None:
+                return None
+            kinds: set[str] = set()
+            for tok, _, _ in read.terms:
+                k = self._leaf_kinds(tok, seen)
+                if k is None:
+                    return None
+                kinds |= k
+            return kinds | ({"other"} if "lane" in kinds else set())
         high_bit_ops = ("lshr", "ashr", "udiv", "sdiv", "urem", "srem", "select", "icmp")
         if op not in LOW_BIT_OPS and op not in CASTS and op not in high_bit_ops:
             return None       # loads, phis, calls we do not know: not provably uniform or lane-only
@@ -170,7 +217,11 @@ class FunctionBody:
             return int(token == "true")
         inst = self.defs[token]
         op = inst.split()[0]
-        if op == "phi":                # one value whichever edge was taken: every incoming value agrees
+        if op == "phi":                # the edge the lane takes, or one value whichever edge was taken
+            decided = self._phi_decider(token)
+            if decided is not None:
+                cond, pick = decided
+                return self._full(pick(self._full(cond, lane, depth + 1)), lane, depth + 1)
             values = {self._full(v, lane, depth + 1) & 0xFFFFFFFF for v in phi_incoming(inst)}
             if len(values) != 1:
                 raise ValueError(f"phi of different values: {inst}")
@@ -186,14 +237,11 @@ class FunctionBody:
                 return counted + self._full(call_args(inst)[1], lane, depth + 1)
             raise ValueError(f"call in the slice: {inst}")
         if op == "load":
-            index = self._table_index(inst)
-            if index is None:
+            read = table_read(self.defs, self.constants, inst)
+            if read is None:
                 raise ValueError(f"load in the slice: {inst}")
-            values, tok = index
-            k = self._full(tok, lane, depth + 1)
-            if not 0 <= k < len(values):
-                raise IndexError(f"table index {k} out of range")
-            return values[k]
+            at = read.address(lambda tok: self._full(tok, lane, depth + 1))
+            return read_image(self.constants.images[read.table], at, read.width)
         if op == "select":
             c, a, b = (self._full(o, lane, depth + 1) for o in self.operands(inst))
             return a if c else b
@@ -214,23 +262,48 @@ class FunctionBody:
             raise ValueError(f"op {op}")
         return table[op]
 
-    def _table_index(self, load: str) -> tuple[tuple[int, ...], str] | None:
-        """(table values, index token) of `load iK, ptr %p` where %p indexes an immutable module
-        table with K-bit elements (`getelementptr iK, @t, idx` or `[N x iK], @t, 0, idx`)."""
-        m = re.match(r"^load i(\d+), ptr(?: addrspace\(\d+\))? (%[\w.\-]+)", load)
-        gep = self.defs.get(m.group(2), "") if m else ""
-        g = re.match(r"^getelementptr (?:inbounds )?(?:nuw )?(?:nusw )?(\[\d+ x i\d+\]|i\d+), "
-                     r"ptr(?: addrspace\(\d+\))? @([\w.$\-]+), (.*)$", gep.split(", !")[0])
-        if not g or g.group(2) not in self.constants:
+    def _phi_decider(self, token: str) -> tuple[str, Callable[[int], str]] | None:
+        """(the value that picks `token`'s incoming value, value -> that incoming value) when one
+        `br i1 %c` or `switch %v` block decides the phi: each incoming edge comes from that block
+        or from a block it alone enters that only branches on (`switch (lane & 3) { case 0: src
+        = 2; ... }` after -O). None otherwise."""
+        inst = self.defs.get(token, "")
+        home = self.def_block.get(token)
+        edges = re.findall(r"\[\s*([^,\]\s]+)\s*,\s*%([\w.\-]+)\s*\]", inst)
+        if not inst.startswith("phi ") or home is None or not edges:
             return None
-        bits, values = self.constants[g.group(2)]
-        indices = [i.split()[-1] for i in g.group(3).split(",")]
-        if g.group(1).startswith("["):
-            if len(indices) != 2 or indices[0] != "0":
+        origin = {}                    # the deciding block's target -> the phi's incoming value
+        decider = None
+        for value, pred in edges:
+            via = pred
+            if self.exits.get(pred, "") == f"br label %{home}" and len(self.block_preds.get(pred, [])) == 1:
+                via, pred = pred, self.block_preds[pred][0]
+            elif pred != home:
+                via = home
+            if decider not in (None, pred):
                 return None
-        elif len(indices) != 1 or g.group(1) != f"i{bits}":
+            decider = pred
+            origin[via] = value
+        exit_ = self.exits.get(decider or "", "")
+        br = re.match(r"^br i1 (\S+), label %([\w.\-]+), label %([\w.\-]+)$", exit_)
+        if br:
+            taken = {True: br.group(2), False: br.group(3)}
+            if not all(t in origin for t in taken.values()):
+                return None
+            return br.group(1), lambda v: origin[taken[bool(v & 1)]]
+        sw = re.match(r"^switch (i\d+) (\S+), label %([\w.\-]+) \[(.*)\]$", exit_)
+        if not sw:
             return None
-        return (values, indices[-1]) if int(m.group(1)) == bits else None
+        bits = int(sw.group(1)[1:])
+        cases = {int(c) & ((1 << bits) - 1): lab for c, lab in re.findall(r"i\d+ (-?\d+), label %([\w.\-]+)", sw.group(4))}
+        default = sw.group(3)
+
+        def pick(v: int) -> str:
+            target = cases.get(v & ((1 << bits) - 1), default)
+            if target not in origin:
+                raise ValueError(f"the switch leads lane value {v} away from the phi")
+            return origin[target]
+        return sw.group(2), pick
 
     def _uses_tid(self, token: str, seen: set[str]) -> bool:
         inst = self.defs.get(token)

@@ -9,6 +9,8 @@ import re
 from functools import lru_cache
 from typing import Any, Iterator
 
+from .constants import ModuleConstants, module_constants
+
 DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
 DBG = re.compile(r"!dbg (![0-9]+)")
 
@@ -111,45 +113,37 @@ def inline_chains(lines: list[str], indices: list[int]) -> list[list[str]]:
         out.append([_frame(meta, loc) for loc in _chain(meta, m.group(1))] if m else [])
     return out
 
-_CONSTANT = re.compile(r"^@([\w.$\-]+) = (?:(?:private|internal|dso_local|hidden|unnamed_addr|local_unnamed_addr)\s+)*"
-                       r"(?:addrspace\(\d+\)\s+)?constant \[(\d+) x i(\d+)\] (.*?)(?:, align \d+)?$")
-
-
-def constant_tables(lines: list[str]) -> dict[str, tuple[int, tuple[int, ...]]]:
-    """@name -> (element bits, values) of every module-local immutable integer array (`constant`,
-    not `externally_initialized`: the host can rewrite a __constant__ variable, so it is no table)."""
-    out = {}
-    for line in lines:
-        m = _CONSTANT.match(line) if line.startswith("@") else None
-        if not m:
-            continue
-        count, bits, init = int(m.group(2)), int(m.group(3)), m.group(4).strip()
-        if init == "zeroinitializer":
-            values = [0] * count
-        elif init.startswith('c"') and bits == 8:
-            raw = init[2:-1]
-            values = [int(tok[1:], 16) if tok.startswith("\\") else ord(tok)
-                      for tok in re.findall(r"\\[0-9A-Fa-f]{2}|[^\\]", raw)]
-        elif init.startswith("["):
-            values = [int(v) & ((1 << bits) - 1) for v in re.findall(rf"i{bits} (-?\d+)", init)]
-        else:
-            continue
-        if len(values) == count:
-            out[m.group(1)] = (bits, tuple(values))
-    return out
+def constant_tables(lines: list[str]) -> ModuleConstants:
+    """The module's immutable integer constants (lookup tables) and type layout (ir.constants)."""
+    return module_constants(lines)
 
 
 @lru_cache(maxsize=4)
-def _module_facts(ir: str) -> tuple[list[str], dict[str, str], dict[str, tuple[int, tuple[int, ...]]]]:
+def _module_facts(ir: str) -> tuple[list[str], dict[str, str], ModuleConstants]:
     """Lines, debug locations and constant tables of a module, read once per module text (every
     pass over one module asks for them)."""
     lines = ir.splitlines()
     return lines, locations(lines), constant_tables(lines)
 
 
+def function_waves(lines: list[str]) -> dict[str, int]:
+    """Function name -> its wave size from its attribute group's target features (AMDGPU:
+    +wavefrontsize32, else 64); functions without one are left out."""
+    groups = {m.group(1): (32 if "+wavefrontsize32" in line else 64)
+              for line in lines if (m := re.match(r"^attributes (#\d+) = \{", line)) and "target-features" in line}
+    out = {}
+    for line in lines:
+        if line.startswith("define "):
+            m = re.search(r"@([\w.$\-]+)\(.*\)[^(]*?(#\d+)", line)
+            if m and m.group(2) in groups:
+                out[m.group(1)] = groups[m.group(2)]
+    return out
+
+
 def call_sites(ir: str, pattern: re.Pattern, body_type: type) -> Iterator[tuple[Any, int, Any, str]]:
     """(function body, line index, match, location) for every line of `ir` matching `pattern`."""
     lines, locs, tables = _module_facts(ir)
+    waves = function_waves(lines)
     for name, start, end, params in functions(lines):
         body_lines = lines[start + 1:end]
         body = None
@@ -157,7 +151,7 @@ def call_sites(ir: str, pattern: re.Pattern, body_type: type) -> Iterator[tuple[
             m = pattern.match(line.strip())
             if not m:
                 continue
-            body = body or body_type(name, body_lines, params, constants=tables)
+            body = body or body_type(name, body_lines, params, constants=tables, wave=waves.get(name, 64))
             dbg = DBG.search(m.group("rest"))
             yield body, k, m, (locs.get(dbg.group(1), "?") if dbg else "?")
 

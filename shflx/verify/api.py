@@ -9,12 +9,12 @@ bug and raises. Proved / refuted / unknown is a type, never a bool (STYLE, after
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from ..combine import FNS
-from ..emulate import Concrete, Multiset, Provenance, Trace, plan_fn, result
+from ..emulate import Concrete, Multiset, Provenance, Terms, Trace, plan_fn, result
 from ..errors import InputError
 from ..lanes import OPEN, UNDEF, ZERO, LaneMap, mask_to_lanes
 from ..pattern import Collective, Shuffle, parse_pattern
@@ -194,6 +194,23 @@ def _prove_collective(plan: Plan, pattern: Collective) -> Proof:
                      f"({', '.join(qs)})", "multiset", tuple(sorted(trace.assumptions)), qs)
     _cross_check_collective(plan, pattern, required, care)
     return Proof("proved", None, "", "multiset", tuple(sorted(trace.assumptions)))
+
+
+def prove_terms(plan: Plan, expected: Callable[[Terms], np.ndarray], care: np.ndarray) -> Proof:
+    """Prove that `plan` computes on every `care` lane the expression `expected(domain)` builds in
+    the same Terms domain (e.g. a chain as written, chains.shape.chain_terms): the same operands
+    combined in the same tree, so the same bits for every operator, floats included."""
+    domain = Terms(plan.wave)
+    trace = Trace()
+    got = result(plan, domain, trace)
+    want = expected(domain)
+    bad = care & (got != want)
+    if bad.any():
+        lane = int(np.flatnonzero(bad)[0])
+        why = "garbage or an open value" if got[lane] < 0 else "another expression"
+        return Proof("refuted", lane, f"{_lane_name(lane, plan.wave)} computes {why} than the chain as written",
+                     "terms", tuple(sorted(trace.assumptions)))
+    return Proof("proved", None, "", "terms", tuple(sorted(trace.assumptions)))
 
 
 def _lanes_text(row: np.ndarray) -> str:

@@ -27,3 +27,42 @@ extern "C" __global__ void shifted_constant(const int *in, int *out) {
   int src = (0x4E >> (2 * (threadIdx.x & 3))) & 3;          // {2, 3, 0, 1}
   out[i] = __shfl_sync(0xffffffff, in[i], src, 4);
 }
+
+// A table picks the 8-lane group, the lane bits the lane in it (a rotation of the groups).
+extern "C" __global__ void table_group_rotate(const int *in, int *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int base[4] = {16, 0, 24, 8};
+  out[i] = __shfl_sync(0xffffffff, in[i], base[(threadIdx.x >> 3) & 3] + (threadIdx.x & 7));
+}
+
+// flash-attention's permute (spec F5): table[lane % 4] and table[lane % 4] ^ 1, width 4.
+extern "C" __global__ void table_xor_pair(const int *in, int *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int perm[4] = {0, 3, 1, 2};
+  int lane = threadIdx.x % 4;
+  out[i] = __shfl_sync(0xffffffff, in[i], perm[lane], 4) - __shfl_sync(0xffffffff, in[i], perm[lane] ^ 1, 4);
+}
+
+// A switch on lane bits (LLVM keeps it as a switch and a phi of constants).
+extern "C" __global__ void table_switch(const int *in, int *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int src;
+  switch (threadIdx.x & 3) {
+    case 0: src = 2; break;
+    case 1: src = 0; break;
+    case 2: src = 3; break;
+    default: src = 1;
+  }
+  out[i] = __shfl_sync(0xffffffff, in[i], src, 4);
+}
+
+// A table inside a struct, and a 2-D table indexed by two lane fields.
+struct QuadMap { int src[4]; };
+extern "C" __global__ void table_struct_2d(const int *in, int *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  QuadMap m = {{1, 0, 3, 2}};
+  int perm[2][4] = {{1, 0, 3, 2}, {2, 3, 0, 1}};
+  int a = __shfl_sync(0xffffffff, in[i], m.src[threadIdx.x & 3], 4);
+  int b = __shfl_sync(0xffffffff, in[i], perm[(threadIdx.x >> 2) & 1][threadIdx.x & 3], 8);
+  out[i] = a ^ (b << 1);
+}

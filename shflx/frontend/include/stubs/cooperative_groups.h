@@ -18,10 +18,14 @@ struct thread_block {
 };
 __device__ inline thread_block this_thread_block() { return thread_block(); }
 
+// A tile's rank is the linear thread id mod N, which is the hardware lane mod N: a wave holds
+// consecutive linear thread ids from a multiple of its size (PTX ISA "%laneid"; on AMD, ROCm/clr
+// amd_hip_cooperative_groups.h builds a tile's lane mask from the linear rank the same way). Read
+// off the lane, it costs no blockDim loads, and `tile.thread_rank() == 0` is a lane condition.
 template <unsigned N>
 struct thread_block_tile {
   static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0, "tile size must be a power of two <= 32");
-  __device__ unsigned thread_rank() const { return __shflx_linear_tid() & (N - 1); }
+  __device__ unsigned thread_rank() const { return __shflx_lane() & (N - 1); }
   __device__ static constexpr unsigned size() { return N; }
   __device__ static constexpr unsigned num_threads() { return N; }
   __device__ unsigned meta_group_rank() const { return __shflx_linear_tid() / N; }

@@ -1,0 +1,136 @@
+"""Chains whose steps shuffle several values with one lane map, combined by the code's own
+instructions: argmax/argmin on (value, index), Welford (count, mean, M2), online softmax (max,
+rescaled sum), 64-bit values shuffled as two 32-bit halves, half2 with a written-out combine.
+
+A step is the set of constant-map, full-mask shuffles of one basic block with the same operands;
+step B follows step A when every value B shuffles is computed (through per-lane instructions,
+selects, phis and branches that only compute) from what A shuffled or received, and nothing else
+shuffled feeds it. The combine in between is left exactly as written (compares, branches,
+divisions, transcendental calls), so no reassociation is assumed and the order of operations of
+every lane is the code's; what shflx changes is each shuffle's lowering, which must be right only
+on the lanes the following steps and the final uses read (ir.demand). Text in, facts out."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..cuda import FULL_MASK
+from .body import FunctionIR
+from .demand import DIVISIONS, PER_LANE_OPS, is_per_lane_call
+from .sites import MODE_NAMES, Site
+from .text import constant_tables, function_waves, functions
+
+MAX_REACH = 4000          # values followed forward from one shuffle (a guard for huge functions)
+
+
+@dataclass
+class GroupChain:
+    """Steps (each a list of sites with one lane map, in line order) and the values' IR types."""
+
+    function: str
+    steps: list[list[Site]]
+    types: tuple[str, ...]
+
+    @property
+    def values(self) -> int:
+        return len(self.steps[0])
+
+    @property
+    def shape(self) -> str:
+        modes = {MODE_NAMES[s[0].mode.value & 3] for s in self.steps}
+        return {frozenset({"bfly"}): "butterfly", frozenset({"down"}): "down-tree",
+                frozenset({"up"}): "up-scan"}.get(frozenset(modes), "mixed")
+
+
+def find_group_chains(ir: str, sites: list[Site], taken: set[int]) -> list[GroupChain]:
+    """Chains of two or more steps among `sites` (constant maps, constant full masks), leaving out
+    the sites of `taken` (line indices of single-value chains already recognized)."""
+    lines = ir.splitlines()
+    by_fn: dict[str, list[Site]] = {}
+    for s in sites:
+        if (s.line_index not in taken and s.constant_map and s.mask.kind == "const"
+                and s.mask.value & FULL_MASK == FULL_MASK):
+            by_fn.setdefault(s.function, []).append(s)
+    if not by_fn:
+        return []
+    tables, waves = constant_tables(lines), function_waves(lines)
+    out: list[GroupChain] = []
+    for name, start, end, params in functions(lines):
+        mine = by_fn.get(name)
+        if not mine or len(mine) < 2:
+            continue
+        body = FunctionIR(name, lines[start + 1:end], params, start + 1, tables, waves.get(name, 64))
+        out += _chains_in(body, mine)
+    return out
+
+
+def _chains_in(body: FunctionIR, sites: list[Site]) -> list[GroupChain]:
+    groups: dict[tuple, list[Site]] = {}
+    for s in sorted(sites, key=lambda s: s.line_index):
+        key = (body.block_at(s.line_index), s.mode.value & 3, s.b.value if s.b.kind == "const" else s.b.lanes,
+               s.c.value if s.c.kind == "const" else s.c.lanes)
+        groups.setdefault(key, []).append(s)
+    step_of = {s.result: key for key, members in groups.items() for s in members}
+    fed_by: dict[tuple, set[tuple]] = {}            # step -> the steps whose shuffles feed its values
+    for key, members in groups.items():
+        for s in members:
+            for reached in _reach(body, s.result, step_of):
+                fed_by.setdefault(step_of[reached], set()).add(key)
+    successor: dict[tuple, tuple] = {}
+    for key, sources in fed_by.items():
+        # the latest source: every other source feeds it too (a step's own values carry the
+        # earlier steps' results forward, so those reach the later shuffles as well)
+        latest = [a for a in sources if a != key and sources - {a, key} <= fed_by.get(a, set())]
+        if key in sources or len(latest) != 1 or len(groups[latest[0]]) != len(groups[key]):
+            continue
+        if latest[0] in successor:                  # two steps follow one: no chain through it
+            successor[latest[0]] = None
+        else:
+            successor[latest[0]] = key
+    successor = {a: b for a, b in successor.items() if b is not None}
+    heads = [k for k in successor if k not in successor.values()]
+    out = []
+    for head in sorted(heads, key=lambda k: groups[k][0].line_index):
+        run, seen = [head], {head}
+        while run[-1] in successor and successor[run[-1]] not in seen and successor[run[-1]][1] == head[1]:
+            run.append(successor[run[-1]])          # one shuffle mode (a final broadcast is a use)
+            seen.add(run[-1])
+        if len(run) >= 2:               # the types inside the chain (a first value may be a constant)
+            types = tuple(_value_type(body, s) for s in groups[run[1]])
+            if types == ("64-bit (low half)", "64-bit (high half)"):
+                types = ("64-bit (two 32-bit halves)",)
+            out.append(GroupChain(body.name, [groups[k] for k in run], types))
+    return out
+
+
+def _reach(body: FunctionIR, start: str, markers: dict[str, tuple]) -> set[str]:
+    """The shuffles whose value operand is computed from `start` through per-lane instructions."""
+    found: set[str] = set()
+    seen, todo = {start}, [start]
+    while todo and len(seen) < MAX_REACH:
+        tok = todo.pop()
+        for u in body.users.get(tok, []):
+            if not isinstance(u, str) or u in seen or u not in body.defs:
+                continue
+            if u in markers:
+                found.add(u)
+                continue
+            inst = body.defs[u]
+            op = inst.split()[0]
+            if op in PER_LANE_OPS or op in DIVISIONS or op in ("phi", "select") or \
+                    op in ("call", "tail") and is_per_lane_call(inst):
+                seen.add(u)
+                todo.append(u)
+    return found
+
+
+def _value_type(body: FunctionIR, site: Site) -> str:
+    """The type the code shuffles: i32, or the float / 64-bit / half2 value the i32 comes from."""
+    inst = body.defs.get(site.value, "")
+    head = inst.split()[0] if inst else ""
+    if head == "bitcast" and " float " in f" {inst} ":
+        return "float"
+    if re.match(r"^trunc (?:nuw |nsw )*i64 ", inst):
+        src = body.defs.get(body.operands(inst)[0], "")
+        return "64-bit (high half)" if src.startswith("lshr i64") else "64-bit (low half)"
+    return "i32"
