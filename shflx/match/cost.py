@@ -25,7 +25,6 @@ def steps_cost(target: Target, steps: tuple[Step, ...] | list[Step]) -> float:
     step waits only for the wait states not already filled by the instructions issued since its
     operand was written (LLVM's GCNHazardRecognizer counts them the same way, for the source and the
     tied `old`: two DPP moves reading one select result wait once)."""
-    produced_by = {s.id: s.op for s in steps}
     total = 0.0
     swaps_seen: dict[tuple[Any, ...], int] = {}
     full = (1 << 64) - 1
@@ -85,7 +84,6 @@ def emitted_extras(target: Target, steps: tuple[Step, ...] | list[Step],
     extra = 0.0
     tables = set()
     order = emission_order(tuple(steps)) if order is None else order
-    produced_by = {s.id: s.op for s in steps}
     copied: set[tuple[Any, ...]] = set()
     for k, s in enumerate(order):
         for field, kind in _TABLE_OPERANDS.get(s.op, ()):
