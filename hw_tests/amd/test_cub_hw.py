@@ -13,7 +13,8 @@ import os
 import numpy as np
 import pytest
 
-from hw_devices import ROOT, assert_bit_exact, code_object, device_params, require, run_isolated, selected
+from hw_devices import (ROOT, EmulatorCrash, assert_bit_exact, code_object, device_params, require, run_isolated,
+                        selected)
 
 SOURCE = (ROOT / "hw_tests" / "amd" / "cub_kernels.cu").read_text()
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -149,13 +150,34 @@ def test_cub_warp_scan(device, case, tmp_path_factory):
 
 # ------------------------------------------------------------------ block reductions and scans
 
+# Block reductions amdemu crashes on (their --baseline builds too, so not a shuffle lowering: its DS
+# loads read LDS at every lane's address, and a stale one is a segmentation fault; hw_devices.
+# run_isolated): (target family, kernel, case) -> a strict xfail on the emulator; a GPU must pass.
+EMULATOR_CRASHES = {
+    *((fam, "block_reduce_raking_128", c) for fam in ("gfx9",) for c in ("sum-128", "max-128", "sum-valid-123",
+                                                                          "sum-valid-33")),
+    ("gfx9", "block_reduce_raking_96", "sum-96"),
+    *(("gfx9", "block_reduce_commutative_128", c) for c in ("max-128", "sum-valid-123", "sum-valid-33")),
+    *(("gfx9", "block_reduce_warp_reductions_128", c) for c in ("sum-128", "sum-valid-123", "sum-valid-33")),
+    *(("gfx11", "block_reduce_warp_reductions_128", c) for c in ("sum-valid-123", "sum-valid-33")),
+}
+
+
+def _crash_marks(device, kernel: str, case: str) -> tuple:
+    crashes = selected().kind == "emulator" and any(
+        device.arch.startswith(fam) and (fam, kernel, case) in EMULATOR_CRASHES for fam in ("gfx9", "gfx11"))
+    return (pytest.mark.xfail(raises=EmulatorCrash, strict=True, reason="amdemu crashes (LDS read at a stale "
+                              "inactive-lane address); --baseline alike"),) if crashes else ()
+
+
 def _block_reduce_cases(device):
     for kernel, threads in (("block_reduce_raking_128", 128), ("block_reduce_raking_96", 96),
                             ("block_reduce_commutative_128", 128), ("block_reduce_warp_reductions_128", 128),
                             ("block_reduce_warp_reductions_96", 96)):
         for op, name in ((0, "sum"), (1, "max"), (2, "sum-valid")):
             for valid in ((threads - 5, 33) if op == 2 else (threads,)):
-                yield f"{kernel}-{name}-{valid}", (kernel, threads, op, valid), ()
+                yield f"{kernel}-{name}-{valid}", (kernel, threads, op, valid), \
+                    _crash_marks(device, kernel, f"{name}-{valid}")
 
 
 @pytest.mark.parametrize("device,case", device_params(_block_reduce_cases))
@@ -217,7 +239,7 @@ def test_cub_block_radix_sort(device, case, tmp_path_factory):
     hsaco = _object(device, tmp_path_factory)
     blocks, n_block = 2, 128 * 4
     rng = np.random.default_rng(11 + op)
-    if kernel.endswith("f32"):          # with -0.0 and +0.0, infinities: CUB orders floats by value, -0 < +0
+    if kernel.endswith("f32"):          # with -0.0 and +0.0 (equal keys to CUB) and infinities
         x = (rng.standard_normal(blocks * n_block) * 1000).astype(np.float32)
         x[:6] = [-0.0, 0.0, np.inf, -np.inf, 1e-30, -1e-30]
     else:
@@ -226,13 +248,14 @@ def test_cub_block_radix_sort(device, case, tmp_path_factory):
     got = np.asarray(run_isolated(device, hsaco, kernel, [x], blocks * n_block, x.dtype, block=(128, 1, 1),
                                        grid=(blocks, 1, 1), scalars=[op]))
     tiles = x.reshape(blocks, n_block)
-    if kernel.endswith("f32"):          # the order of the bit patterns CUB's twiddle makes: -0.0 before +0.0
+    if kernel.endswith("f32"):
+        # CUB's key order: the twiddled bit patterns, with -0.0 taken as +0.0 (BaseDigitExtractor::
+        # ProcessFloatMinusZero, cub/block/radix_rank_sort_operations.cuh), sorted stably both ways
         bits = tiles.view(np.uint32).astype(np.int64)
+        bits = np.where(bits == 1 << 31, 0, bits)
         keys = np.where(bits >> 31, ~bits & M32, bits | (1 << 31))
-        order = np.argsort(keys, axis=1, kind="stable")
+        order = np.argsort(M32 - keys if op == 1 else keys, axis=1, kind="stable")
         want = np.take_along_axis(tiles, order, 1)
     else:
-        want = np.sort(tiles, 1)
-    if op == 1:
-        want = want[:, ::-1]
+        want = np.sort(tiles, 1)[:, ::-1] if op == 1 else np.sort(tiles, 1)
     assert_bit_exact(got, np.ascontiguousarray(want).reshape(-1), f"{kernel} op {op} ({device.arch})")
