@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import sys
 from functools import lru_cache
@@ -19,22 +18,15 @@ from typing import Callable
 
 from .. import MODEL_VERSION
 from ..emulate import Provenance, Trace, result
+from ..files import cache_dir, caching_enabled
 from ..isa import target_files_digest
 from ..pattern import Collective, format_pattern, parse_pattern
 from ..plan import Plan, plan_from_json, plan_to_json
 from ..target import Target, resolve_target
 
 
-def cache_dir() -> Path:
-    env = os.environ.get("SHFLX_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "shflx"
-
-
 def enabled() -> bool:
-    return os.environ.get("SHFLX_CACHE", "on").lower() not in ("off", "0", "no")
+    return caching_enabled()
 
 
 def key(pattern: str, target: Target) -> str:
