@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from ..lanes import s32
 from .constants import NO_CONSTANTS, ModuleConstants, read_image, table_read
@@ -209,58 +209,108 @@ class FunctionBody:
         return out
 
     def _full(self, token: str, lane: int, depth: int) -> int:
+        """The value of `token` in thread `lane` (its threadIdx.x), evaluated through the slice;
+        KeyError/ValueError/IndexError/ZeroDivisionError where it cannot be. Each token's
+        instruction is read once (`_node`): callers evaluate the same slice for up to 1,024 ids."""
         if depth > 200:
             raise ValueError("slice too deep")
-        if re.fullmatch(r"-?\d+", token):
-            return int(token)
-        if token in ("true", "false"):
-            return int(token == "true")
-        inst = self.defs[token]
-        op = inst.split()[0]
-        if op == "phi":                # the edge the lane takes, or one value whichever edge was taken
-            decided = self._phi_decider(token)
-            if decided is not None:
-                cond, pick = decided
-                return self._full(pick(self._full(cond, lane, depth + 1)), lane, depth + 1)
-            values = {self._full(v, lane, depth + 1) & 0xFFFFFFFF for v in phi_incoming(inst)}
-            if len(values) != 1:
-                raise ValueError(f"phi of different values: {inst}")
-            return values.pop()
-        if op in ("call", "tail"):
-            if any(c in inst for c in TID_X_CALLS):
-                return lane
-            if "sreg.laneid" in inst or "%laneid" in inst:
-                return lane % 32
-            kind = mbcnt_kind(inst)
-            if kind is not None:
-                counted = min(lane, 32) if kind == "lo" else max(0, lane - 32)
-                return counted + self._full(call_args(inst)[1], lane, depth + 1)
-            raise ValueError(f"call in the slice: {inst}")
-        if op == "load":
-            read = table_read(self.defs, self.constants, inst)
-            if read is None:
-                raise ValueError(f"load in the slice: {inst}")
-            at = read.address(lambda tok: self._full(tok, lane, depth + 1))
-            return read_image(self.constants.images[read.table], at, read.width)
-        if op == "select":
-            c, a, b = (self._full(o, lane, depth + 1) for o in self.operands(inst))
+        nodes = self.__dict__.setdefault("_nodes", {})
+        node = nodes.get(token)
+        if node is None:
+            node = nodes[token] = self._node(token)
+        kind, data = node
+        if kind == "const":
+            return data
+        if kind == "tid":
+            return lane
+        if kind == "laneid":
+            return lane % 32
+        if kind == "bin":
+            op, operands = data
+            vals = [self._full(o, lane, depth + 1) for o in operands]
+            a, b = vals[0] & 0xFFFFFFFF, vals[1] & 0xFFFFFFFF
+            if op == "add":
+                return a + b
+            if op == "sub":
+                return a - b
+            if op == "mul":
+                return a * b
+            if op == "and":
+                return a & b
+            if op == "or":
+                return a | b
+            if op == "xor":
+                return a ^ b
+            if op == "shl":
+                return a << (b & 31)
+            if op == "lshr":
+                return a >> (b & 31)
+            if op == "ashr":
+                return s32(a) >> (b & 31)
+            if op in ("udiv", "urem") and b:
+                return a // b if op == "udiv" else a % b
+            raise ValueError(f"op {op}")
+        if kind == "select":
+            c, a, b = (self._full(o, lane, depth + 1) for o in data)
             return a if c else b
-        if op == "icmp":
-            pred = next(w for w in inst.split()[1:] if w != "samesign")
-            a, b = (self._full(o, lane, depth + 1) for o in self.operands(inst))
+        if kind == "icmp":
+            pred, operands = data
+            a, b = (self._full(o, lane, depth + 1) for o in operands)
             if pred.startswith("s"):
                 return int(_ICMP["u" + pred[1:]](s32(a), s32(b)))
             return int(_ICMP[pred](a & 0xFFFFFFFF, b & 0xFFFFFFFF))
-        vals = [self._full(o, lane, depth + 1) for o in self.operands(inst)]
-        if op in CASTS:
+        if kind == "cast":
+            inst, operands = data
+            vals = [self._full(o, lane, depth + 1) for o in operands]
             return cast_value(inst, vals[0])
-        a, b = vals[0] & 0xFFFFFFFF, vals[1] & 0xFFFFFFFF
-        table = {"add": a + b, "sub": a - b, "mul": a * b, "and": a & b, "or": a | b, "xor": a ^ b,
-                 "shl": a << (b & 31), "lshr": a >> (b & 31), "ashr": s32(a) >> (b & 31),
-                 "udiv": a // b if b else None, "urem": a % b if b else None}
-        if op not in table or table[op] is None:
-            raise ValueError(f"op {op}")
-        return table[op]
+        if kind == "phi":              # the edge the lane takes, or one value whichever edge was taken
+            decided, incoming = data
+            if decided is not None:
+                cond, pick = decided
+                return self._full(pick(self._full(cond, lane, depth + 1)), lane, depth + 1)
+            values = {self._full(v, lane, depth + 1) & 0xFFFFFFFF for v in incoming}
+            if len(values) != 1:
+                raise ValueError(f"phi of different values: {self.defs[token]}")
+            return values.pop()
+        if kind == "mbcnt":
+            mb, acc = data
+            counted = min(lane, 32) if mb == "lo" else max(0, lane - 32)
+            return counted + self._full(acc, lane, depth + 1)
+        if kind == "load":
+            read = data
+            at = read.address(lambda tok: self._full(tok, lane, depth + 1))
+            return read_image(self.constants.images[read.table], at, read.width)
+        raise ValueError(data)                         # "error": what cannot be evaluated
+
+    def _node(self, token: str) -> tuple[str, Any]:
+        """`token`'s instruction, read for _full: (kind, what evaluating it needs)."""
+        if re.fullmatch(r"-?\d+", token):
+            return "const", int(token)
+        if token in ("true", "false"):
+            return "const", int(token == "true")
+        inst = self.defs[token]                      # KeyError: not defined in the function
+        op = inst.split()[0]
+        if op == "phi":
+            return "phi", (self._phi_decider(token), phi_incoming(inst))
+        if op in ("call", "tail"):
+            if any(c in inst for c in TID_X_CALLS):
+                return "tid", None
+            if "sreg.laneid" in inst or "%laneid" in inst:
+                return "laneid", None
+            kind = mbcnt_kind(inst)
+            if kind is not None:
+                return "mbcnt", (kind, call_args(inst)[1])
+            return "error", f"call in the slice: {inst}"
+        if op == "load":
+            read = table_read(self.defs, self.constants, inst)
+            return ("error", f"load in the slice: {inst}") if read is None else ("load", read)
+        if op == "select":
+            return "select", self.operands(inst)
+        if op == "icmp":
+            return "icmp", (next(w for w in inst.split()[1:] if w != "samesign"), self.operands(inst))
+        if op in CASTS:
+            return "cast", (inst, self.operands(inst))
+        return "bin", (op, self.operands(inst))
 
     def _phi_decider(self, token: str) -> tuple[str, Callable[[int], str]] | None:
         """(the value that picks `token`'s incoming value, value -> that incoming value) when one
