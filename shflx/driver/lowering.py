@@ -21,11 +21,11 @@ from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
 from ..ir.demand import Demand, module_demands
 from ..ir.sites import MODE_NAMES, find_sites, site_map
 from ..ir.text import inline_chains
-from ..match.broadcast import helper_differences, helper_ir, uniform_broadcast
+from ..match.broadcast import helper_differences, helper_ir
 from ..match.cost import bpermute_cost
 from ..target import Target
 from ..verify.readback import emitted_differences
-from .cache import lower
+from .cache import lower, uniform_broadcast
 from .chains import insert_premises
 from .report import SiteReport, classify_site, describe_site
 

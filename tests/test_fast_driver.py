@@ -1,0 +1,189 @@
+"""A fast driver (issue 14, item 5): a warm `shflx compile` imports no Z3 and proves nothing again,
+looks each distinct pattern up once per module, trusts a stored plan only if it is the one proven
+under its key (anything else is solved and proven again), asks the toolchain once, and imports its
+back end while clang runs."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from shflx.driver import cache
+from shflx.plan import plan_to_json
+from shflx.target import Target, resolve_target
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNELS = ROOT / "patterns" / "kernels"
+
+# The driver run as the command line runs it, then what it imported.
+PROBE = """import runpy, sys
+sys.argv = ["shflx", *sys.argv[1:]]
+try:
+    runpy.run_module("shflx", run_name="__main__")
+except SystemExit as e:
+    if e.code:
+        raise
+print(json.dumps(sorted(m for m in ("z3", "numpy", "llvmlite") if m in sys.modules)))
+""".replace("import runpy, sys", "import json, runpy, sys")
+
+
+def _compile_imports(args: list[str], env: dict) -> list[str]:
+    r = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("family", ["runtime_broadcast", "chains"])
+def test_a_warm_compile_imports_no_z3(family, tmp_path):
+    """The first compile proves (Z3); the second finds every plan stored (a warp-uniform
+    broadcast's 32 instances, a chain's plan, the chain-as-written's shuffles) and proves nothing."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SHFLX_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["compile", str(KERNELS / family / "kernel.cu"), "--offload-arch", "gfx942", "-o", str(tmp_path / "k.hsaco")]
+    cold = _compile_imports(args, env)
+    assert "z3" in cold                                  # the probe sees what a compile imports
+    warm = _compile_imports(args, env)
+    assert "z3" not in warm and "llvmlite" in warm
+    assert (tmp_path / "k.hsaco").read_bytes()[:4] == b"\x7fELF"
+
+
+PATTERNS = [("xor", k) for k in (1, 2, 4, 8, 16)] + [("down", k) for k in (1, 2, 4, 8, 16)] + \
+           [("up", k) for k in (1, 2, 4, 8)] + [("idx", 0), ("idx", 5), ("idx", 31)]
+CALL = {"xor": "__shfl_xor_sync", "down": "__shfl_down_sync", "up": "__shfl_up_sync", "idx": "__shfl_sync"}
+
+
+def test_one_lookup_per_distinct_pattern_per_module(tmp_path, monkeypatch):
+    """60 sites of 17 distinct shuffles: 17 store lookups, and none for the same module again."""
+    from shflx.driver.amd import compile_file
+
+    n = 60
+    body = "".join(f"  v += {CALL[m]}(0xffffffff, v * {k + 3}, {b});\n"
+                   for k, (m, b) in ((k, PATTERNS[k % len(PATTERNS)]) for k in range(n)))
+    src = tmp_path / "many.cu"
+    src.write_text('extern "C" __global__ void many(int *p) {\n  int v = p[threadIdx.x];\n' + body
+                   + "  p[threadIdx.x] = v;\n}\n")
+    lookups: list[str] = []
+    real_get = cache.get
+    monkeypatch.setattr(cache, "get", lambda k: lookups.append(k) or real_get(k))
+    cache._lower_once.cache_clear()
+    res = compile_file(src, "gfx942", emit="llvm")
+    assert len(res.sites) == n and all(s.proof == "proved" for s in res.sites)
+    assert len(lookups) == len(set(lookups)) == len(PATTERNS)
+    again = compile_file(src, "gfx942", emit="llvm")
+    assert len(lookups) == len(PATTERNS) and again.output == res.output
+
+
+def _stored(k: str) -> tuple[str, str]:
+    [(text, digest)] = cache._db().execute(f"SELECT plan, digest FROM {cache.TABLE} WHERE key = ?", (k,)).fetchall()
+    return text, digest
+
+
+def test_a_stored_plan_that_is_not_the_one_proven_is_solved_and_proven_again(tmp_path, monkeypatch):
+    """A row whose plan was replaced by another well-formed, proven-looking plan (xor 1's, under
+    xor 3's key) is a miss: the search runs again and the row is repaired."""
+    from shflx import match
+
+    target = resolve_target("gfx942", 64)
+    right = cache.cached_lower("xor 3", target, match.lower)
+    other = cache.cached_lower("xor 1", target, match.lower)
+    assert right.proof["status"] == other.proof["status"] == "proved" and right.steps != other.steps
+    k = cache.key("xor 3", target)
+    cache._db().execute(f"UPDATE {cache.TABLE} SET plan = ? WHERE key = ?", (json.dumps(plan_to_json(other)), k))
+    assert cache.get(k) is None
+    solved: list[str] = []
+    again = cache.cached_lower("xor 3", target, lambda p, t: solved.append(p) or match.lower(p, t))
+    assert solved == ["xor 3"] and again.steps == right.steps
+    text, digest = _stored(k)
+    assert digest == cache.plan_digest(k, text) and cache.get(k).steps == right.steps     # repaired
+    solved.clear()
+    assert cache.cached_lower("xor 3", target, lambda p, t: solved.append(p) or match.lower(p, t)).steps == right.steps
+    assert solved == []                                                         # a hit again
+
+
+def test_only_proven_plans_are_stored_and_trusted(tmp_path):
+    from shflx import match
+
+    target = resolve_target("gfx942", 64)
+    plan = match.lower("xor 5", target)
+    unproven = replace(plan, proof={"status": "unknown", "method": "z3"})
+    cache.put("k-unproven", unproven)
+    assert cache._db().execute(f"SELECT COUNT(*) FROM {cache.TABLE} WHERE key = 'k-unproven'").fetchall() == [(0,)]
+    cache.put("k-proven", plan)
+    assert cache.get("k-proven").steps == plan.steps
+    assert cache.get("k-other") is None
+
+
+def test_the_key_names_the_provers_source(monkeypatch):
+    target = resolve_target("gfx942", 64)
+    k = cache.key("xor 1", target)
+    assert len(cache.prover_digest()) == 64
+    monkeypatch.setattr(cache, "prover_digest", lambda: "another prover")
+    assert cache.key("xor 1", target) != k
+
+
+def test_the_uniform_broadcast_family_is_stored_and_checked_against_its_build(tmp_path, monkeypatch):
+    from shflx.match import broadcast
+
+    target = resolve_target("gfx1100", 32)
+    cache.uniform_broadcast.cache_clear()
+    first = cache.uniform_broadcast(target)
+    assert first == broadcast.uniform_broadcast(target)
+    cache.uniform_broadcast.cache_clear()
+    proved: list[Target] = []
+    monkeypatch.setattr(broadcast, "uniform_broadcast", lambda t: proved.append(t) or first)
+    assert cache.uniform_broadcast(target) == first and proved == []             # from the store
+    k = cache.key_for("uniform broadcast|idx 7", target)
+    cache._db().execute(f"DELETE FROM {cache.TABLE} WHERE key = ?", (k,))
+    cache.uniform_broadcast.cache_clear()
+    assert cache.uniform_broadcast(target) == first and proved == [target]       # one missing: all again
+    cache.uniform_broadcast.cache_clear()
+
+
+def test_toolchain_answers_are_remembered_per_executable(tmp_path, monkeypatch):
+    from shflx.frontend.toolchain import remembered
+
+    tool = tmp_path / "tool"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    asked: list[int] = []
+
+    def ask():
+        asked.append(1)
+        return ["-internal-isystem", "/x"]
+    assert remembered("q", [str(tool), "a"], ask) == ["-internal-isystem", "/x"]
+    assert remembered("q", [str(tool), "a"], ask) == ["-internal-isystem", "/x"] and len(asked) == 1
+    assert remembered("other question", [str(tool), "a"], ask) and len(asked) == 2
+    os.utime(tool, ns=(1, 1))                                  # another executable: asked again
+    assert remembered("q", [str(tool), "a"], ask) and len(asked) == 3
+    assert remembered("none", [str(tool)], lambda: asked.append(1)) is None
+    assert remembered("none", [str(tool)], lambda: asked.append(1)) is None and len(asked) == 5
+    monkeypatch.setenv("SHFLX_CACHE", "off")
+    assert remembered("q", [str(tool), "a"], ask) and len(asked) == 6
+
+
+def test_host_headers_are_absolute_so_a_remembered_answer_holds_in_any_directory(tmp_path, monkeypatch):
+    from shflx.frontend.toolchain import find_clang, host_cxx_args
+
+    monkeypatch.chdir(ROOT)               # zig prints paths relative to the working directory
+    args = host_cxx_args.__wrapped__(find_clang())
+    dirs = [args[k + 1] for k, a in enumerate(args) if a.endswith("isystem")]
+    assert dirs and all(Path(d).is_absolute() and Path(d).is_dir() for d in dirs), dirs
+
+
+def test_the_front_end_path_leaves_the_back_end_to_the_background():
+    """What compile_file imports before clang runs holds no numpy, llvmlite or lowering pass, so
+    driver.prefetch can import them beside clang; the prefetch imports them and reports nothing."""
+    code = ("import sys, shflx.cli, shflx.driver.amd, shflx.driver.flags, shflx.files\n"
+            "print(sorted(m for m in ('numpy', 'llvmlite', 'elftools', 'shflx.driver.lowering') if m in sys.modules))\n"
+            "from shflx.driver.amd import BACK_END\n"
+            "from shflx.driver.prefetch import imports_in_background\n"
+            "with imports_in_background(BACK_END + ('shflx.no_such_module',)):\n    pass\n"
+            "print(all(m in sys.modules for m in BACK_END))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert r.stdout.split("\n")[:2] == ["[]", "True"]
