@@ -12,6 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from shflx.driver import cache
 from shflx.plan import plan_to_json
@@ -187,3 +189,75 @@ def test_the_front_end_path_leaves_the_back_end_to_the_background():
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 0 and r.stderr == "", r.stderr
     assert r.stdout.split("\n")[:2] == ["[]", "True"]
+
+
+BINARY = ("add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr", "udiv", "urem")
+
+
+@st.composite
+def lane_slices(draw):
+    """IR lines computing %v<n> from threadIdx.x and constants with the integer ops, selects,
+    compares, casts, phis and switches a lane condition's slice holds."""
+    lines = ["entry:", "  %v0 = call i32 @llvm.amdgcn.workitem.id.x()"]
+    names = ["%v0"]
+    const = st.one_of(st.integers(-40, 1100), st.sampled_from((-1, -7, 1 << 31, 0xFFFFFFFF, 31, 32, 1023))).map(str)
+    operand = st.one_of(st.sampled_from(names), const)
+    for k in range(1, draw(st.integers(1, 7))):
+        kind = draw(st.sampled_from(("bin", "bin", "select", "icmp", "cast", "phi")))
+        a, b = draw(st.sampled_from(names[-2:])), draw(operand)         # mostly a chain of the last values
+        if kind == "bin":
+            op = draw(st.sampled_from(BINARY))
+            lines.append(f"  %v{k} = {op} i32 {a}, {b}" if draw(st.booleans()) else f"  %v{k} = {op} i32 {b}, {a}")
+        elif kind == "select":
+            lines.append(f"  %c{k} = icmp ult i32 {a}, {draw(st.integers(0, 1100))}")
+            lines.append(f"  %v{k} = select i1 %c{k}, i32 {b}, i32 {draw(operand)}")
+        elif kind == "icmp":
+            pred = draw(st.sampled_from(("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")))
+            lines.append(f"  %c{k} = icmp {pred} i32 {a}, {b}")
+            lines.append(f"  %v{k} = zext i1 %c{k} to i32")
+        elif kind == "cast":
+            bits = draw(st.sampled_from((1, 3, 8, 16)))
+            lines.append(f"  %t{k} = trunc i32 {a} to i{bits}")
+            lines.append(f"  %v{k} = {draw(st.sampled_from(('zext', 'sext')))} i{bits} %t{k} to i32")
+        else:                                   # a phi a branch on a lane condition decides
+            lines.append(f"  %c{k} = icmp ult i32 {a}, {draw(st.integers(0, 64))}")
+            lines.append(f"  br i1 %c{k}, label %l{k}, label %r{k}")
+            lines.append(f"l{k}:")
+            lines.append(f"  %x{k} = urem i32 {b}, {draw(st.integers(0, 5))}")
+            lines.append(f"  br label %j{k}")
+            lines.append(f"r{k}:")
+            lines.append(f"  br label %j{k}")
+            lines.append(f"j{k}:")
+            lines.append(f"  %v{k} = phi i32 [ %x{k}, %l{k} ], [ {draw(operand)}, %r{k} ]")
+        names.append(f"%v{k}")
+    return lines, names[-1]
+
+
+TID = "  %v0 = call i32 @llvm.amdgcn.workitem.id.x()"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lane_slices())
+@example((["entry:", TID, "  %v1 = sub i32 %v0, 1100", "  %v2 = ashr i32 %v1, 3"], "%v2"))       # signed shift
+@example((["entry:", TID, "  %v1 = mul i32 %v0, 4194304", "  %c2 = icmp slt i32 %v1, 0",
+           "  %v2 = zext i1 %c2 to i32"], "%v2"))                                                # signed compare
+@example((["entry:", TID, "  %c1 = icmp ult i32 %v0, 32", "  br i1 %c1, label %l1, label %r1", "l1:",
+           "  %x1 = urem i32 %v0, 0", "  br label %j1", "r1:", "  br label %j1", "j1:",
+           "  %v1 = phi i32 [ %x1, %l1 ], [ 7, %r1 ]"], "%v1"))                                  # a taken division by 0
+@example((["entry:", TID, "  %c1 = icmp ult i32 %v0, 32", "  br i1 %c1, label %l1, label %r1", "l1:",
+           "  %x1 = and i32 %v0, 3", "  br label %j1", "r1:", "  br label %j1", "j1:",
+           "  %v1 = phi i32 [ %x1, %l1 ], [ 7, %r1 ]"], "%v1"))                                  # a value per branch
+def test_all_threads_at_once_is_thread_by_thread(case):
+    """ir.evaluate's all-threads evaluation gives each thread's value of the per-thread one, or
+    raises what it raises (a division by zero on a branch some thread takes, a phi's other value)."""
+    from shflx.ir.evaluate import FunctionBody
+
+    lines, token = case
+    body = FunctionBody("f", lines, [])
+    try:
+        want = [body._full(token, t, 0) for t in range(1024)]
+    except (KeyError, ValueError, IndexError, ZeroDivisionError) as e:
+        with pytest.raises(type(e)):
+            FunctionBody("f", lines, []).full_values(token, 1024)
+        return
+    assert FunctionBody("f", lines, []).full_values(token, 1024) == want
