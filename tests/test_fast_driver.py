@@ -261,3 +261,50 @@ def test_all_threads_at_once_is_thread_by_thread(case):
             FunctionBody("f", lines, []).full_values(token, 1024)
         return
     assert FunctionBody("f", lines, []).full_values(token, 1024) == want
+
+
+@st.composite
+def value_graphs(draw):
+    """Lines of one function: shuffle markers (%s<k>) and per-lane values (%v<k>: adds, selects,
+    phis that close loops, and calls that stop the flow), with the shuffles' names."""
+    n = draw(st.integers(2, 14))
+    names = [f"%s{k}" if draw(st.booleans()) else f"%v{k}" for k in range(n)]
+    names[0] = "%s0"
+    lines = []
+    for k, name in enumerate(names):
+        a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))       # loops through phis too
+        if name.startswith("%s"):
+            lines.append(f"  {name} = call i32 @shflx.shuffle(i32 {a})")
+        else:
+            kind = draw(st.sampled_from(("add", "select", "phi", "opaque")))
+            lines.append({"add": f"  {name} = add i32 {a}, {b}",
+                          "select": f"  {name} = select i1 true, i32 {a}, i32 {b}",
+                          "phi": f"  {name} = phi i32 [ {a}, %entry ], [ {b}, %entry ]",
+                          "opaque": f"  {name} = call i32 @opaque(i32 {a})"}[kind])
+    return lines, [m for m in names if m.startswith("%s")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(value_graphs())
+def test_shuffles_fed_by_a_shuffle_are_what_a_search_from_it_finds(case):
+    """chain_groups' one pass over the whole function finds, for each shuffle, the shuffles a
+    forward search from it through per-lane values (never through a shuffle) reaches."""
+    from shflx.ir.body import FunctionIR
+    from shflx.ir.chain_groups import shuffles_fed
+
+    lines, shuffles = case
+    body = FunctionIR("f", lines, [], 0)
+    markers = dict.fromkeys(shuffles, ())
+    reach = shuffles_fed(body, markers)
+    for start in shuffles:
+        found, seen, todo = set(), {start}, [start]
+        while todo:
+            for u in body.users.get(todo.pop(), []):
+                if u in seen or u not in body.defs:
+                    continue
+                if u in markers:
+                    found.add(u)
+                elif not body.defs[u].startswith("call"):
+                    seen.add(u)
+                    todo.append(u)
+        assert reach(start) == found, (start, lines)
