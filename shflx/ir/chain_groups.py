@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from ..cuda import FULL_MASK
 from .body import FunctionIR
@@ -69,11 +70,17 @@ def _chains_in(body: FunctionIR, sites: list[Site]) -> list[GroupChain]:
         groups.setdefault(key, []).append(s)
     step_of = {s.result: key for key, members in groups.items() for s in members}
     fed_by: dict[tuple, set[tuple]] = {}            # step -> the steps whose shuffles feed its values
-    reach = shuffles_fed(body, step_of)
+    fed = shuffles_fed(body, step_of)               # bit k: the k-th shuffle of step_of
+    step_bits: dict[tuple, int] = {}
+    for k, key in enumerate(step_of.values()):
+        step_bits[key] = step_bits.get(key, 0) | 1 << k
     for key, members in groups.items():
+        bits = 0
         for s in members:
-            for reached in reach(s.result):
-                fed_by.setdefault(step_of[reached], set()).add(key)
+            bits |= fed(s.result)
+        for step, mask in step_bits.items():
+            if bits & mask:
+                fed_by.setdefault(step, set()).add(key)
     successor: dict[tuple, tuple] = {}
     for key, sources in fed_by.items():
         # the latest source: every other source feeds it too (a step's own values carry the
@@ -101,9 +108,10 @@ def _chains_in(body: FunctionIR, sites: list[Site]) -> list[GroupChain]:
     return out
 
 
-def shuffles_fed(body: FunctionIR, markers: dict[str, tuple]):
+def shuffles_fed(body: FunctionIR, markers: dict[str, tuple]) -> Callable[[str], int]:
     """A function giving, for a shuffle's result, the shuffles whose value operand is computed from
-    it through per-lane instructions (never through another shuffle). Every value's shuffles are
+    it through per-lane instructions (never through another shuffle), as bits (bit k: the k-th
+    of `markers`). Every value's shuffles are
     found once for the whole function (strongly connected components of the per-lane values, in
     Tarjan's reverse topological order, each a bit set of shuffles): linear in the function, not
     once per shuffle."""
@@ -174,7 +182,7 @@ def shuffles_fed(body: FunctionIR, markers: dict[str, tuple]):
                     for c in component:
                         reached[c] = bits
 
-    def shuffles_fed_by(start: str) -> set[str]:
+    def shuffles_fed_by(start: str) -> int:
         bits = 0
         for u in successors(start):
             if u in markers:
@@ -183,8 +191,7 @@ def shuffles_fed(body: FunctionIR, markers: dict[str, tuple]):
                 if u not in reached:
                     visit(u)
                 bits |= reached[u]
-        bits &= ~bit.get(start, 0)
-        return {names[k] for k in range(len(names)) if bits >> k & 1}
+        return bits & ~bit.get(start, 0)
     return shuffles_fed_by
 
 
