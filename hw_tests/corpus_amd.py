@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,7 +78,7 @@ def rewrites(result, kernel: str) -> dict[str, int]:
 
 def launch(device, case: Case, hsaco: bytes) -> tuple[list, list[np.ndarray]]:
     """(the host inputs, every buffer after the launch) of one case on `device`. CUDA's
-    cooperative launch is an ordinary launch here (none of the AMD cases synchronizes the grid).
+    cooperative launch is an ordinary launch here (the emulator refuses a grid-wide barrier).
     On the emulator the launch runs in a worker process (see EmulatorWorker)."""
     if getattr(device, "kind", "") == "emulator":
         return _WORKER.run(device, case, hsaco)
@@ -87,8 +88,15 @@ def launch(device, case: Case, hsaco: bytes) -> tuple[list, list[np.ndarray]]:
 def _launch(device, case: Case, hsaco: bytes) -> tuple[list, list[np.ndarray]]:
     host = host_inputs(case)
     args = [h if isinstance(h, np.ndarray) else np.array(h, dtype=a.dtype)[()] for a, h in zip(case.args, host)]
-    after = device.launch(hsaco, case.kernel, args, case.grid, case.block, dynamic_lds=case.smem)
+    after = device.launch(hsaco, amd_kernel_name(case.kernel), args, case.grid, case.block, dynamic_lds=case.smem)
     return host, [b for b in after if b is not None]
+
+
+def amd_kernel_name(name: str) -> str:
+    """The kernel's symbol in the AMD build: CCCL's ABI namespace (cub::CUB_300001_SM_900) names
+    __CUDA_ARCH_LIST__, 900 in nvcc's sm_90 build and 800 in the CUDA layer's (shflx_cuda.h);
+    the two spellings have one length, so the mangling is otherwise the same."""
+    return re.sub(r"(CUB_\d+_SM_)900", r"\g<1>800", name)
 
 
 class EmulatorCrash(Exception):

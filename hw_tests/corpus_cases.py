@@ -32,9 +32,6 @@ class Unit:
     amd_pending: str | None = None
 
 
-GRID_SYNC = ("cooperative_groups::grid_group::sync, a grid-wide barrier (shflx names it unsupported on AMD; "
-             "the emulator, which runs workgroups one after another, could not run one either)")
-
 UNITS = {
     "hipify_reduction": Unit("ROCm__HIPIFY/tests/unit_tests/samples/reduction.cu"),
     "hipify_vec_add": Unit("ROCm__HIPIFY/tests/unit_tests/samples/vec_add.cu"),
@@ -60,12 +57,9 @@ UNITS = {
     "deepspeed_rms_norm": Unit("microsoft__DeepSpeed/csrc/transformer/inference/csrc/rms_norm.cu"),
     "deepspeed_softmax": Unit("microsoft__DeepSpeed/csrc/transformer/inference/csrc/softmax.cu"),
     "deepspeed_quantize": Unit("microsoft__DeepSpeed/csrc/quantization/quantize.cu"),
-    # expected to compile for AMD later (other work extends the front end)
-    "cub_block_reduce": Unit("NVIDIA__cccl/cub/examples/block/example_block_reduce.cu",
-                             amd_pending="CUB (cub/block/*.cuh) is not provided for AMD targets"),
+    "cub_block_reduce": Unit("NVIDIA__cccl/cub/examples/block/example_block_reduce.cu"),
     "samples_reduction_multi_block_cg": Unit(
-        "NVIDIA__cuda-samples/Samples/2_Concepts_and_Techniques/reductionMultiBlockCG/reductionMultiBlockCG.cu",
-        amd_pending=GRID_SYNC),
+        "NVIDIA__cuda-samples/Samples/2_Concepts_and_Techniques/reductionMultiBlockCG/reductionMultiBlockCG.cu"),
 }
 
 
@@ -418,7 +412,7 @@ def _cases() -> list[Case]:
                        Buf(dt, heads * seq, floats(-1, 0, dt), "uniform [-1,0)"), f32(0.125), u8(tri), u8(0),
                        u8(0), i32(0), i32(total), i32(heads), i32(seq), i32(num_seq), i32(0), i32(num_seq), i32(1),
                        i32(min(max(next_pow2((seq + 3) // 4), 32), 256))), ulp=tol))
-    # Units that do not compile for AMD yet (UNITS[...].amd_pending) --------------------------------
+    # CUB (NVIDIA's CCCL beneath the CUDA layer) and a grid-wide barrier ----------------------------
     c.append(Case("cub_block_reduce",
                   "_Z17BlockReduceKernelILi128ELi8ELN3cub17CUB_300001_SM_90020BlockReduceAlgorithmE2EEvPiS3_Pl",
                   "128 threads x 8 items, BLOCK_REDUCE_WARP_REDUCTIONS", (1, 1, 1), (128, 1, 1),

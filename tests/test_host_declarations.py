@@ -71,7 +71,7 @@ def _checks(decls) -> list[str]:
     lines = []
     for _, node, record in decls:
         kind, name = node.get("kind"), node.get("name")
-        if not name or name in NOT_CUDA or name.startswith("__shflx"):
+        if not name or name in NOT_CUDA or name.startswith(("__shflx", "operator")):   # operators: <new>'s
             continue
         qt = node.get("type", {}).get("qualType", "")
         if kind == "FunctionDecl" and record is None:
@@ -80,7 +80,7 @@ def _checks(decls) -> list[str]:
             value = _value(node)
             if value is not None:
                 lines.append(f"static_assert((long long)::{name} == {value}LL, \"{name}\");")
-        elif kind == "FieldDecl" and record:
+        elif kind == "FieldDecl" and record and "unnamed" not in qt:       # a nested struct's fields are checked
             lines.append(f"static_assert(std::is_same_v<decltype(::{record}::{name}), {qt}>, \"{record}::{name}\");")
         elif kind == "TypedefDecl" and qt == f"enum {name}":      # typedef enum { ... } name;
             lines.append(f"static_assert(std::is_enum_v<::{name}>, \"{name}\");")
@@ -114,7 +114,9 @@ def _macros(checked: tuple[str, ...]) -> list[str]:
     lines = []
     for rel in checked:
         for m in re.finditer(r"^#define[ \t]+(cuda\w+|CUDA\w+|cublas\w+)[ \t]+(\S.*)$", (INCLUDE / rel).read_text(), re.M):
-            lines.append(f"static_assert(({m.group(2)}) == ({m.group(1)}), \"#define {m.group(1)}\");")
+            value = m.group(2).split("//")[0].strip()
+            if re.fullmatch(r"[\s()0-9a-fA-FxXuUlL|&<>~+*-]+", value):       # integral (not a handle or empty)
+                lines.append(f"static_assert(({value}) == ({m.group(1)}), \"#define {m.group(1)}\");")
     return lines
 
 

@@ -51,6 +51,15 @@ CHECKED = {
 # (unit, label) -> (target families, exception, why): cases amdemu cannot run there (their check
 # needs a GPU); a strict xfail on the emulator only
 EMULATOR_GAPS = {
+    ("cub_block_reduce", "128 threads x 8 items, BLOCK_REDUCE_WARP_REDUCTIONS"): (
+        ("gfx9", "gfx11"), RuntimeError, "the example times itself with clock64(), and amdemu has no S_MEMTIME "
+                                         "(gfx9) or S_SENDMSG_RTN_B64 (gfx11): it fails to compile the kernel"),
+    ("samples_reduction_multi_block_cg", "cooperative 4 x 128, n=10000"): (
+        ("gfx9", "gfx11"), EmulatorGap, "a grid-wide barrier, and amdemu runs workgroups one after another "
+                                        "(runtime.emulator refuses it rather than wait forever)"),
+    ("samples_reduction_multi_block_cg", "cooperative 3 x 64, n=777"): (
+        ("gfx9", "gfx11"), EmulatorGap, "a grid-wide barrier, and amdemu runs workgroups one after another "
+                                        "(runtime.emulator refuses it rather than wait forever)"),
     ("samples_bitonic", "4 blocks"): (
         ("gfx9",), A.EmulatorCrash, "amdemu reads LDS at inactive lanes' addresses: a stale address register "
                                     "beyond the LDS allocation is a segmentation fault (corpus_amd.EmulatorWorker)"),

@@ -14,6 +14,9 @@ _ASM = re.compile(r'^(?P<lhs>\s*(?:%[\w.\-]+ = )?)(?:tail )?call (?P<ty>[^"]*?)a
 # A PTX statement: an opcode with modifiers (`bmsk.clamp.b32`, `fence.acq_rel.gpu`) or one of the
 # few without any; AMDGPU mnemonics (`v_add_u32`, `s_waitcnt`) never contain a dot.
 _PTX_START = re.compile(r"(@!?\w+\s+)?(?:[a-z][a-z0-9_]*\.[a-z0-9_]|(?:exit|trap|ret|brkpt|pmevent)\b)")
+# AMDGPU register-class constraints (v: VGPR, s: SGPR, a: AGPR, or one such register, {v0}; LLVM's
+# SITargetLowering::getRegForInlineAsmConstraint): an asm call with one is AMDGPU's own, never PTX.
+_AMDGPU_CONSTRAINT = re.compile(r"[=+&*]*\{?[vsa]")
 
 
 class InlinePtxError(ValueError):
@@ -41,6 +44,8 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
         tmpl = m.group("tmpl").replace("\\0A", "\n").replace("\\09", " ")
         tmpl = tmpl.replace("$(", "{").replace("$)", "}").replace("$|", "|").replace("$$", "$")  # LLVM asm escapes
         if not any(_PTX_START.match(t.strip("{} \t")) for t in re.split(r"[;\n]", tmpl)):
+            continue
+        if any(_AMDGPU_CONSTRAINT.match(c) for c in m.group("cons").split(",") if not c.startswith("~")):
             continue
         if locs is None:
             locs = locations(lines)

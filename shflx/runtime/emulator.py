@@ -64,6 +64,10 @@ class EmulatedDevice:
         import amdemu
         from amdemu.xlane import decode_inst
         why = refusal(bytes(hsaco), name, amdemu.emu_arch(self.arch), decode_inst)
+        if not why and grid[0] * grid[1] * grid[2] > 1 and GRID_BARRIER in bytes(hsaco):
+            why = (f"amdemu cannot run {name} with {grid[0] * grid[1] * grid[2]} blocks: its code object has a "
+                   "grid-wide barrier (cooperative_groups grid sync), and amdemu runs workgroups one after "
+                   "another, so the first would wait forever")
         if why:
             raise EmulatorGap(why)
         args = [np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args]
@@ -71,13 +75,17 @@ class EmulatedDevice:
                                 target=self.arch)
         return [run.read(i) if isinstance(a, np.ndarray) else None for i, a in enumerate(args)]
 
-
     def runnable(self, hsaco: bytes) -> tuple[bytes, dict[str, int]]:
         """The code object the emulator runs: `hsaco` with the instructions it cannot decode but
         that do nothing in its model replaced (runtime.emulator_gaps), and how many of each."""
         import amdemu
         from amdemu.xlane import decode_inst
         return replaced(bytes(hsaco), amdemu.emu_arch(self.arch), decode_inst)
+
+
+# The symbol of the CUDA layer's grid-barrier words (stubs/cooperative_groups.h, grid_group::sync),
+# in any code object with a grid-wide barrier (conservative: its other kernels are refused too).
+GRID_BARRIER = b"__shflx_grid_barrier"
 
 
 def _import_amdemu(search: Sequence[Path]) -> tuple[Any, str]:

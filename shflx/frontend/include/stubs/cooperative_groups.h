@@ -128,7 +128,8 @@ template <class G> __device__ inline void sync(const G &g) { g.sync(); }
 // Limits: one cooperative grid per code object at a time (concurrent cooperative launches of
 // kernels of the same code object would share the counter), and one device (no multi_grid_group).
 struct __shflx_grid_barrier_words { unsigned arrived, generation; };
-__device__ __attribute__((weak, visibility("hidden"))) __shflx_grid_barrier_words __shflx_grid_barrier;
+// an inline variable (linkonce_odr): one per code object, and none in one that never syncs the grid
+__device__ __attribute__((visibility("hidden"))) inline __shflx_grid_barrier_words __shflx_grid_barrier;
 __device__ inline void __shflx_grid_sync() {
   __scoped_atomic_thread_fence(__ATOMIC_RELEASE, __MEMORY_SCOPE_DEVICE);
   __syncthreads();
