@@ -3,7 +3,9 @@
 Flow (DESIGN.md): clang (HIP device mode, shflx prelude, -O) -> AMDGPU LLVM IR -> recognize the
 shuffle markers -> lower each constant site with the synthesizer (proven), every other site with
 the exact general lowering -> rewrite the IR -> llvmlite verify + codegen -> ld.lld -> .hsaco,
-with a report per site and per kernel. Nothing unproven is emitted (DESIGN decision 6)."""
+with a report per site and per kernel. Nothing unproven is emitted (DESIGN decision 6). The
+passes after the front end (driver.chains, driver.lowering) are imported while clang runs
+(driver.prefetch)."""
 from __future__ import annotations
 
 import re
@@ -23,8 +25,9 @@ from .inputs import check_resolved, read_ir, source_location
 from .prefetch import imports_in_background
 
 # What compile_file needs after the front end, imported while clang runs (driver.prefetch)
-BACK_END = ("shflx.ir.inline_ptx", "shflx.driver.lowering", "shflx.driver.chains", "shflx.driver.report", "shflx.codegen.llvm",
-            "llvmlite.binding", "shflx.codegen.link", "shflx.codegen.inspect", "elftools.elf.elffile")
+BACK_END = ("shflx.ir.inline_ptx", "shflx.driver.lowering", "shflx.driver.chains", "shflx.driver.report",
+            "shflx.codegen.llvm", "llvmlite.binding", "shflx.codegen.link", "shflx.codegen.inspect",
+            "elftools.elf.elffile")
 
 EMITS = ("hsaco", "obj", "asm", "llvm")
 
