@@ -131,6 +131,29 @@ extern "C" __global__ void k(const int *in, int *out, int *mid) {
     assert c.status == "step by step" and "used between the steps" in c.reason
 
 
+def test_the_last_combine_used_before_its_guard_blocks_resynthesis(tmp_path):
+    """CUB's BlockScanWarpScans: lane 31 stores the last step's combine, taken before the guard
+    select that makes the chain's result. A re-synthesized chain leaves that combine behind as a
+    dead copy of its own input, so the store would read the wrong value (a miscompile caught on
+    the emulator in cub::BlockScan max): the chain is kept as written."""
+    src = tmp_path / "k.cu"
+    src.write_text("""
+extern "C" __global__ void k(const int *in, int *out, int *agg) {
+  int lane = threadIdx.x & 31, v = in[threadIdx.x], m = v;
+  for (int o = 1; o < 32; o <<= 1) {
+    int n = __shfl_up_sync(0xffffffff, v, o);
+    m = max(n, v);
+    v = lane >= o ? m : v;
+  }
+  if (lane == 31) agg[threadIdx.x >> 5] = m;    // the last combine, not the selected result
+  out[threadIdx.x] = v;
+}
+""")
+    res = compile_file(src, "gfx942", emit="asm")
+    (c,) = res.chains
+    assert c.status == "step by step" and "is used between the steps or after the chain" in c.reason, c.reason
+
+
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
 def test_chains_cut_cross_lane_instructions(arch):
     """The measured claim in the final asm: on gfx9 fewer LDS round trips (xor 16 / up 16 need the

@@ -84,3 +84,35 @@ def code_object(source: str, name: str, arch: str, workdir: str, baseline: bool 
     src.write_text(source)
     return compile_file(src, arch, baseline=baseline).output
 
+
+
+class EmulatorCrash(Exception):
+    """The emulator's process died during a launch."""
+
+
+def _run_kernel(device, args: tuple, kwargs: dict):
+    return device.run_kernel(*args, **kwargs)
+
+
+_POOL: list = []
+
+
+def run_isolated(device, *args, **kwargs):
+    """`device.run_kernel(*args, **kwargs)`; on the emulator in one forked worker process, started
+    again after a crash. amdemu can take its process down: its DS loads read LDS at the address of
+    every lane, active or not, so an inactive lane whose address register holds a stale value
+    outside the LDS allocation is a segmentation fault (tinygrad's emu.py, _compile_mem_op: the load
+    is masked only when written back); a crash is then EmulatorCrash for one case, not the end of
+    the run. A GPU runs in this process."""
+    if selected().kind != "emulator":
+        return device.run_kernel(*args, **kwargs)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    if not _POOL:
+        _POOL.append(ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")))
+    try:
+        return _POOL[0].submit(_run_kernel, device, args, kwargs).result()
+    except BrokenProcessPool:
+        _POOL.clear()
+        raise EmulatorCrash(f"the emulator's process died running {args[1]} on {device.arch}") from None

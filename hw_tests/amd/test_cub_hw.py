@@ -13,7 +13,7 @@ import os
 import numpy as np
 import pytest
 
-from hw_devices import ROOT, assert_bit_exact, code_object, device_params, require, selected
+from hw_devices import ROOT, assert_bit_exact, code_object, device_params, require, run_isolated, selected
 
 SOURCE = (ROOT / "hw_tests" / "amd" / "cub_kernels.cu").read_text()
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -99,7 +99,7 @@ def test_cub_warp_reduce(device, case, tmp_path_factory):
     floats = kernel.startswith("warp_reduce_f32")
     x = (rng.standard_normal(N_WARP).astype(np.float32) * 100) if floats else \
         rng.integers(-(1 << 28), 1 << 28, N_WARP).astype(np.int32)
-    got = np.asarray(device.run_kernel(hsaco, kernel, [x], N_WARP, x.dtype, block=(64, 1, 1), grid=(2, 1, 1),
+    got = np.asarray(run_isolated(device, hsaco, kernel, [x], N_WARP, x.dtype, block=(64, 1, 1), grid=(2, 1, 1),
                                        scalars=[op, valid]))
     if op == 1:
         want = _lane0(_down_tree(x, width, width - 1, np.maximum), width)
@@ -131,7 +131,7 @@ def test_cub_warp_scan(device, case, tmp_path_factory):
     floats = kernel.startswith("warp_scan_f32")
     x = (rng.standard_normal(N_WARP).astype(np.float32) * 10) if floats else \
         rng.integers(-1000, 1000, N_WARP).astype(np.int32)
-    got = np.asarray(device.run_kernel(hsaco, kernel, [x], N_WARP, x.dtype, block=(64, 1, 1), grid=(2, 1, 1),
+    got = np.asarray(run_isolated(device, hsaco, kernel, [x], N_WARP, x.dtype, block=(64, 1, 1), grid=(2, 1, 1),
                                        scalars=[op]))
     if floats:
         want = _up_scan(x, width, f32_add if op == 0 else np.maximum)
@@ -149,23 +149,13 @@ def test_cub_warp_scan(device, case, tmp_path_factory):
 
 # ------------------------------------------------------------------ block reductions and scans
 
-# LLVM's __syncthreads on GFX11 (WGP mode) ends its workgroup-scope acquire with buffer_gl0_inv, an
-# instruction word (0xe0ac0000) amdemu's RDNA3 decoder rejects; a GPU must pass.
-BARRIER_GAP = "amdemu: the RDNA3 decoder rejects buffer_gl0_inv (0xe0ac0000), which __syncthreads needs on gfx11"
-
-
-def _barrier_marks(device):
-    gap = selected().kind == "emulator" and device.arch.startswith("gfx11")
-    return (pytest.mark.xfail(strict=True, reason=BARRIER_GAP),) if gap else ()
-
-
 def _block_reduce_cases(device):
     for kernel, threads in (("block_reduce_raking_128", 128), ("block_reduce_raking_96", 96),
                             ("block_reduce_commutative_128", 128), ("block_reduce_warp_reductions_128", 128),
                             ("block_reduce_warp_reductions_96", 96)):
         for op, name in ((0, "sum"), (1, "max"), (2, "sum-valid")):
             for valid in ((threads - 5, 33) if op == 2 else (threads,)):
-                yield f"{kernel}-{name}-{valid}", (kernel, threads, op, valid), _barrier_marks(device)
+                yield f"{kernel}-{name}-{valid}", (kernel, threads, op, valid), ()
 
 
 @pytest.mark.parametrize("device,case", device_params(_block_reduce_cases))
@@ -175,7 +165,7 @@ def test_cub_block_reduce(device, case, tmp_path_factory):
     hsaco = _object(device, tmp_path_factory)
     blocks = 2
     x = np.random.default_rng(threads + op + valid).integers(-(1 << 24), 1 << 24, threads * blocks).astype(np.int32)
-    got = np.asarray(device.run_kernel(hsaco, kernel, [x], threads * blocks, np.int32, block=(threads, 1, 1),
+    got = np.asarray(run_isolated(device, hsaco, kernel, [x], threads * blocks, np.int32, block=(threads, 1, 1),
                                        grid=(blocks, 1, 1), scalars=[op, valid]))
     want = np.zeros(threads * blocks, np.int64)
     for b in range(blocks):
@@ -188,7 +178,7 @@ def _block_scan_cases(device):
     for kernel, threads in (("block_scan_raking_128", 128), ("block_scan_warp_scans_128", 128),
                             ("block_scan_warp_scans_96", 96)):
         for op, name in ((0, "exclusive-sum"), (1, "inclusive-sum"), (2, "inclusive-max")):
-            yield f"{kernel}-{name}", (kernel, threads, op), _barrier_marks(device)
+            yield f"{kernel}-{name}", (kernel, threads, op), ()
 
 
 @pytest.mark.parametrize("device,case", device_params(_block_scan_cases))
@@ -199,7 +189,7 @@ def test_cub_block_scan(device, case, tmp_path_factory):
     blocks, items = 2, 4
     n = threads * items * blocks
     x = np.random.default_rng(threads + 7 * op).integers(-1000, 1000, n).astype(np.int32)
-    got = np.asarray(device.run_kernel(hsaco, kernel, [x], n, np.int32, block=(threads, 1, 1), grid=(blocks, 1, 1),
+    got = np.asarray(run_isolated(device, hsaco, kernel, [x], n, np.int32, block=(threads, 1, 1), grid=(blocks, 1, 1),
                                        scalars=[op]))
     # blocked arrangement: thread t holds items 4t..4t+3, so the block's items in order are the array
     tiles = x.reshape(blocks, threads * items).astype(np.int64)
@@ -217,7 +207,7 @@ def test_cub_block_scan(device, case, tmp_path_factory):
 def _radix_sort_cases(device):
     for kernel in ("radix_sort_i32", "radix_sort_f32"):
         for op, name in ((0, "ascending"), (1, "descending")):
-            yield f"{kernel}-{name}", (kernel, op), _barrier_marks(device)
+            yield f"{kernel}-{name}", (kernel, op), ()
 
 
 @pytest.mark.parametrize("device,case", device_params(_radix_sort_cases))
@@ -233,7 +223,7 @@ def test_cub_block_radix_sort(device, case, tmp_path_factory):
     else:
         x = rng.integers(-(1 << 31), 1 << 31, blocks * n_block, dtype=np.int64).astype(np.int32)
         x[:4] = [-(1 << 31), (1 << 31) - 1, 0, -1]
-    got = np.asarray(device.run_kernel(hsaco, kernel, [x], blocks * n_block, x.dtype, block=(128, 1, 1),
+    got = np.asarray(run_isolated(device, hsaco, kernel, [x], blocks * n_block, x.dtype, block=(128, 1, 1),
                                        grid=(blocks, 1, 1), scalars=[op]))
     tiles = x.reshape(blocks, n_block)
     if kernel.endswith("f32"):          # the order of the bit patterns CUB's twiddle makes: -0.0 before +0.0

@@ -291,13 +291,17 @@ def _make_chain(body: _Body, run: list[_Step], readers: dict[str, int], where: d
     if chain.type not in ("i32", "float"):
         chain.blockers.append(f"{chain.type} values (only 32-bit chains are re-synthesized)")
     inside = set().union(*(st.own for st in run))
-    for st in run[:-1]:                 # intermediate values: used only by the next step
-        for tok in body.aliases(st.out) | body.aliases(st.site.result):
-            for u in body.users.get(tok, []):
-                if u not in inside and not (isinstance(u, str) and u in body.aliases(st.out)) \
-                        and not _is_marker_of(u, run):
-                    chain.blockers.append(f"an intermediate value ({tok}) is used between the steps")
-                    break
+    result = body.aliases(chain.result)
+    for k, st in enumerate(run):    # every value the chain computes but its result: used only inside
+        # (a re-synthesized chain leaves them behind as dead copies: a use elsewhere would read one)
+        mine = body.aliases(st.site.result) | set().union(*(body.aliases(tok) for tok in st.own))
+        if k < len(run) - 1:
+            mine |= body.aliases(st.out)
+        for tok in sorted(mine - result):
+            if any(u not in inside and not (isinstance(u, str) and u in body.aliases(st.out))
+                   and not _is_marker_of(u, run) for u in body.users.get(tok, [])):
+                chain.blockers.append(f"an intermediate value ({tok}) is used between the steps or after the chain")
+                break
     blocks = {body.block_of[st.site.line_index - body.first] for st in run}
     if len(blocks) > 1:
         chain.blockers.append("the steps are not in one basic block")
