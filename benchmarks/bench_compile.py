@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from shflx.codegen.llvm import compile_ir  # noqa: E402
-from shflx.driver.amd import compile_file, device_ir, lower_module  # noqa: E402
+from shflx.driver.amd import compile_file, device_ir  # noqa: E402
+from shflx.driver.lowering import lower_module  # noqa: E402
 from shflx.driver.report import instruction_counts
 from shflx.isa import amd_target  # noqa: E402
 from shflx.target import resolve_target  # noqa: E402

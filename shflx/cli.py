@@ -310,7 +310,6 @@ def _cmd_coverage(ns: argparse.Namespace) -> int:
 def _compile_one(job: tuple) -> dict:
     """One (file, target) compile, run in a worker process; returns the report entry or an error."""
     from .driver.amd import compile_file
-    from .driver.report import compile_entry
     from .files import write_atomically
 
     source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, debug_info, ptxas, load_shuffle, prefer = job
@@ -331,6 +330,7 @@ def _compile_one(job: tuple) -> dict:
     except OSError as e:
         return {"file": source, "arch": arch, "exit_code": UsageError.exit_code,
                 "error": f"shflx: error: cannot write {out}: {e.strerror or e}"}
+    from .driver.report import compile_entry       # after the compile: its imports ran beside clang
     return compile_entry(res, source, arch, out, asm=ns_emit == "asm")
 
 

@@ -1,5 +1,5 @@
 """Files at the edges: outputs written without ever leaving a partial one behind, inputs checked
-to be text (STYLE.md, Errors)."""
+to be text (STYLE.md, Errors), and where shflx keeps what it remembers between runs."""
 from __future__ import annotations
 
 import os
@@ -33,3 +33,18 @@ def check_source_text(source: Path, what: str) -> None:
         raise InputError(f"not a text file (expected {what})", Location(str(source))) from None
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", Location(str(source))) from None
+
+
+def cache_dir() -> Path:
+    """Where shflx keeps its caches (solved plans, toolchain answers): $SHFLX_CACHE_DIR, else the
+    XDG cache directory's shflx/."""
+    env = os.environ.get("SHFLX_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "shflx"
+
+
+def caching_enabled() -> bool:
+    """SHFLX_CACHE=off (or 0, no) turns every cache off."""
+    return os.environ.get("SHFLX_CACHE", "on").lower() not in ("off", "0", "no")

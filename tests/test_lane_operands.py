@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shflx.driver.amd import lower_chains
+from shflx.driver.chains import lower_chains
 from shflx.ir.bpermute import find_bpermute_sites
 from shflx.ir.sites import find_sites
 from shflx.target import resolve_target

@@ -229,7 +229,7 @@ def test_a_damaged_cache_entry_is_a_miss(tmp_path, monkeypatch):
     monkeypatch.setenv("SHFLX_CACHE_DIR", str(tmp_path))
     plan = lower("xor 2", "gfx942")
     k = cache.key("xor 2", resolve_target("gfx942", 64))
-    cache._db().execute("UPDATE plans SET plan = ? WHERE key = ?", ('{"arch": "gfx942"}', k))
+    cache._db().execute(f"UPDATE {cache.TABLE} SET plan = ? WHERE key = ?", ('{"arch": "gfx942"}', k))
     assert cache.get(k) is None
     assert lower("xor 2", "gfx942").steps == plan.steps
 

@@ -13,6 +13,7 @@ from shflx.amd.llvm_ir import function_ir, local_name
 from shflx.catalog import catalog
 from shflx.chains import synthesize
 from shflx.driver import amd as driver
+from shflx.driver import lowering
 from shflx.match import lower
 from shflx.pattern import parse_pattern
 from shflx.verify.readback import emitted_differences
@@ -66,7 +67,7 @@ def test_a_site_whose_helper_does_not_read_back_gets_the_exact_lowering(tmp_path
         fn, need = real(plan, name, attrs)
         return re.sub(r"update\.dpp\.i32\(i32 ([^,]+), i32 ([^,]+),", r"update.dpp.i32(i32 \2, i32 \1,", fn), need
 
-    monkeypatch.setattr(driver, "function_ir", swapped)
+    monkeypatch.setattr(lowering, "function_ir", swapped)
     src = tmp_path / "k.cu"
     src.write_text('extern "C" __global__ void k(const int *in, int *out) {\n'
                    '  int i = threadIdx.x;\n  out[i] = __shfl_xor_sync(0xffffffff, in[i], 5);\n}\n')

@@ -8,13 +8,14 @@ which needs no such premise: the conditions are the code's own values, passed in
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from ..amd.llvm_ir import combine_ir, function_ir, local_name
 from ..match import lower
 from ..pattern import Shuffle, format_pattern
+from ..plan import Plan
 from ..target import Target
 from ..verify.readback import emitted_differences
 
@@ -24,9 +25,11 @@ def guard_conditions(chain: Any) -> list[str]:
     return [g.cond for g in chain.guards if g is not None]
 
 
-def written_ir(chain: Any, target: Target, name: str, attrs: str) -> tuple[list[str], set[str], list[str]]:
+def written_ir(chain: Any, target: Target, name: str, attrs: str,
+               solve: Callable[[str, Target], Plan] = lower) -> tuple[list[str], set[str], list[str]]:
     """(functions, declaration keys, read-back differences) of `i32 @name(i32 %x, i1 %g0, ...)`:
-    the chain as written, one `i1` per guarded step (guard_conditions)."""
+    the chain as written, one `i1` per guarded step (guard_conditions); each shuffle's proven plan
+    from `solve` (match.lower, or the driver's cached lowering of it)."""
     functions: list[str] = []
     needed: set[str] = set()
     wrong: list[str] = []
@@ -35,7 +38,7 @@ def written_ir(chain: Any, target: Target, name: str, attrs: str) -> tuple[list[
     value = "%x"
     k = 0
     for t, (step, guard) in enumerate(zip(chain.steps, chain.guards or (None,) * len(chain.steps))):
-        plan = lower(format_pattern(Shuffle(step.operands)), target)
+        plan = solve(format_pattern(Shuffle(step.operands)), target)
         move = f"{name}.m{t}"
         text, need = function_ir(plan, move, attrs)
         wrong += emitted_differences(plan, text, local_name)

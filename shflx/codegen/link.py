@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import ToolchainError, UsageError
+from ..frontend.toolchain import ziglang_command
 
 LINK_TIMEOUT_S = 120
 ROCM_DEFAULT = Path("/opt/rocm")
@@ -42,7 +43,7 @@ def find_lld() -> list[str]:
         return [on_path]
     tried.append("ld.lld on PATH")
     if _ziglang_available():
-        return [sys.executable, "-m", "ziglang", "ld.lld"]
+        return ziglang_command("ld.lld") or [sys.executable, "-m", "ziglang", "ld.lld"]
     tried.append("the ziglang Python package")
     raise ToolchainError(f"cannot find ld.lld (tried {', '.join(tried)}); {_INSTALL}")
 

@@ -1,40 +1,35 @@
 """A persistent, content-addressed store of solved patterns, shared safely between processes.
 
-Key: sha256 of (canonical pattern, arch, wave, the search's preference, the bytes of every isa/ TOML file, MODEL_VERSION,
-SEARCH_VERSION), so editing ISA data or a model invalidates old entries without a flush (tinygrad's
-versioned diskcache, not Souper's). Storage: one SQLite file in WAL mode with a busy timeout, so
-many `shflx compile` processes can read and write at once. A hit is replayed on the emulator
-before it is trusted (microseconds). SHFLX_CACHE=off disables; SHFLX_CACHE_DIR moves it."""
+Key: sha256 of (canonical pattern, arch, wave, the search's preference, the bytes of every isa/ TOML file,
+the source of the prover (prover_digest), MODEL_VERSION, SEARCH_VERSION), so editing ISA data, the
+prover or a model invalidates old entries without a flush (tinygrad's versioned diskcache, not
+Souper's). Storage: one SQLite file in WAL mode with a busy timeout, so many `shflx compile`
+processes can read and write at once. Only proven plans are trusted: each row holds the sha256 of
+its key and plan text, written after the proof, and a row whose plan is not the one proven under
+its key (damaged, edited, written by another table layout) is a miss, solved and proven again. A
+hit is looked up once per process (`_lower_once`, `_CHAINS`). SHFLX_CACHE=off disables;
+SHFLX_CACHE_DIR moves it."""
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import sys
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from dataclasses import replace
-from typing import Callable
+from typing import Any, Callable
 
 from .. import MODEL_VERSION
-from ..emulate import Provenance, Trace, result
+from ..files import cache_dir, caching_enabled
 from ..isa import target_files_digest
 from ..pattern import Collective, format_pattern, parse_pattern
 from ..plan import Plan, plan_from_json, plan_to_json
 from ..target import Target, resolve_target
 
 
-def cache_dir() -> Path:
-    env = os.environ.get("SHFLX_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "shflx"
-
-
 def enabled() -> bool:
-    return os.environ.get("SHFLX_CACHE", "on").lower() not in ("off", "0", "no")
+    return caching_enabled()
 
 
 def key(pattern: str, target: Target) -> str:
@@ -45,8 +40,36 @@ def key_for(text: str, target: Target) -> str:
     """A key for any other solved item (a chain): its canonical text instead of a pattern."""
     from ..match import SEARCH_VERSION
 
-    text = f"{text}|{target.name}|{target.wave}|{target.prefer}|{target_files_digest()}|{MODEL_VERSION}|{SEARCH_VERSION}"
+    text = (f"{text}|{target.name}|{target.wave}|{target.prefer}|{target_files_digest()}|{prover_digest()}|"
+            f"{MODEL_VERSION}|{SEARCH_VERSION}")
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+PROVER = ("verify", "amd", "chains", "emulate.py", "lanes.py", "lanefn.py", "pattern.py", "combine.py",
+          "plan.py", "steps.py")     # what decides whether a plan is proven, under shflx/
+
+
+@lru_cache(maxsize=1)
+def prover_digest() -> str:
+    """sha256 over the source of the prover, the emulator and the primitives' semantics (PROVER): a
+    stored plan is trusted without a replay only by the prover that proved it."""
+    package = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for name in PROVER:
+        where = package / name
+        for path in sorted(where.rglob("*.py")) if where.is_dir() else [where]:
+            rel = path.relative_to(package).as_posix().encode()
+            data = path.read_bytes()
+            h.update(len(rel).to_bytes(4, "big") + rel + len(data).to_bytes(8, "big") + data)
+    return h.hexdigest()
+
+
+def plan_digest(k: str, text: str) -> str:
+    """What a row stores beside a plan proven under key `k`: the sha256 of the key and the plan's text."""
+    return hashlib.sha256(f"{k}\n{text}".encode()).hexdigest()
+
+
+TABLE = "proven"      # key, plan JSON, plan_digest(key, plan JSON)
 
 
 @lru_cache(maxsize=4)
@@ -54,7 +77,7 @@ def _connect(path: str) -> sqlite3.Connection:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("CREATE TABLE IF NOT EXISTS plans (key TEXT PRIMARY KEY, plan TEXT NOT NULL)")
+    conn.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, plan TEXT NOT NULL, digest TEXT NOT NULL)")
     return conn
 
 
@@ -108,43 +131,43 @@ def status() -> str:
     if not enabled():
         return "off (SHFLX_CACHE=off)"
     path = _store_path()
-    rows = _execute("SELECT COUNT(*) FROM plans", ())
+    rows = _execute(f"SELECT COUNT(*) FROM {TABLE}", ())
     if path in _UNUSABLE:
         return f"{path}: UNUSABLE ({_UNUSABLE[path]}); delete it to start a fresh cache"
     return f"{path}: {rows[0][0]} solved plans" if rows else f"{path}: busy or read-only"
 
 
 def get(k: str) -> Plan | None:
-    rows = _execute("SELECT plan FROM plans WHERE key = ?", (k,))
+    """The plan stored under `k` if it is the one proven under `k` (its digest matches), else None."""
+    rows = _execute(f"SELECT plan, digest FROM {TABLE} WHERE key = ?", (k,))
     row = rows[0] if rows else None
-    if row is None:
+    if row is None or plan_digest(k, row[0]) != row[1]:
         return None
     try:
-        return plan_from_json(json.loads(row[0]))
+        plan = plan_from_json(json.loads(row[0]))
     except Exception:      # a damaged entry is a miss, never an error
         return None
+    return plan if plan.proof and plan.proof.get("status") == "proved" else None
 
 
 def put(k: str, plan: Plan) -> None:
-    _execute("INSERT OR REPLACE INTO plans (key, plan) VALUES (?, ?)", (k, json.dumps(plan_to_json(plan))))
+    """Store a proven plan under `k` (any other is not stored: a hit must be a proven plan)."""
+    if not plan.proof or plan.proof.get("status") != "proved":
+        return
+    text = json.dumps(plan_to_json(plan))
+    _execute(f"INSERT OR REPLACE INTO {TABLE} (key, plan, digest) VALUES (?, ?, ?)", (k, text, plan_digest(k, text)))
 
 
-def _replays_correctly(plan: Plan) -> bool:
-    want = parse_pattern(plan.target).lane_map(plan.wave)
-    try:
-        got = result(plan, Provenance(plan.wave), Trace())
-    except Exception:
-        return False
-    care = want.care
-    return bool((got[care] == want.src[care]).all())
-
-
-def cached_lower(pattern: str, target: Target, solve: Callable[[str, Target], Plan]) -> Plan:
+def cached_lower(pattern: str, target: Target, solve: Callable[[str, Target], Plan],
+                 runtime_mask: bool = False) -> Plan:
+    """`solve(pattern, target)` through the store; `runtime_mask`: the plan is for a member mask
+    known only at run time (its own key)."""
     if not enabled():
         return solve(pattern, target)
-    k = key(pattern, target)
+    k = key(pattern, target) if not runtime_mask else \
+        key_for(f"{format_pattern(parse_pattern(pattern))}|runtime member mask", target)
     hit = get(k)
-    if hit is not None and hit.proof and hit.proof.get("status") == "proved" and _replays_correctly(hit):
+    if hit is not None:
         return hit
     plan = solve(pattern, target)
     put(k, plan)
@@ -153,46 +176,74 @@ def cached_lower(pattern: str, target: Target, solve: Callable[[str, Target], Pl
 
 def lower(pattern: str, arch: str | Target, wave: int | None = None, *, cache: bool = True,
           runtime_mask: bool = False, prefer: str | None = None) -> Plan:
-    """shflx.match.lower through the store (a hit is replayed before it is trusted); plans for a
-    runtime member mask are not stored. `arch`: a name (resolved here) or a Target; `prefer`: the
-    search's preference (target.PREFERENCES; part of the key)."""
+    """shflx.match.lower through the store (a hit is a plan proven under its key: `get`), looked
+    up once per process. `arch`: a name (resolved here) or a Target; `prefer`: the search's
+    preference (target.PREFERENCES; part of the key); `runtime_mask`: for a member mask known only
+    at run time (stored under its own key)."""
     from .. import match
 
     target = resolve_target(arch, wave, prefer=prefer)
-    if not cache or runtime_mask:
+    if not cache or not enabled():
         return match.lower(pattern, target, runtime_mask=runtime_mask)
-    if not enabled():
-        return cached_lower(pattern, target, match.lower)
-    return _lower_once(pattern, target)
+    return _lower_once(pattern, target, runtime_mask)
 
 
 @lru_cache(maxsize=8192)
-def _lower_once(pattern: str, target: Target) -> Plan:
-    """One store lookup (and replay) per distinct pattern per process: a module with 1,000 sites
-    of 231 patterns costs 231 lookups."""
+def _lower_once(pattern: str, target: Target, runtime_mask: bool) -> Plan:
+    """One store lookup per distinct pattern per process: a module with 1,000 sites of 231
+    patterns costs 231 lookups."""
     from .. import match
 
-    return cached_lower(pattern, target, match.lower)
+    return cached_lower(pattern, target, partial(match.lower, runtime_mask=runtime_mask), runtime_mask)
+
+
+_CHAINS: dict[str, Any] = {}       # chain key -> the chain plan this process looked up or solved
 
 
 def synthesize(coll: Collective, arch: str | Target, wave: int | None = None, chain: tuple | None = None,
                reassoc: bool = True):
-    """shflx.chains.synthesize through the store; a hit is proven again before it is used."""
+    """shflx.chains.synthesize through the store (once per chain per process)."""
     from .. import chains
     from ..chains.literal import canonical_chain
-    from ..verify.api import prove
 
     target = resolve_target(arch, wave)
     chain = chain if chain is not None else canonical_chain(coll)
     if not enabled():
         return chains.synthesize(coll, target, None, chain, reassoc)
     k = key_for(f"chain|{format_pattern(coll)}|{chain!r}|{reassoc}", target)
+    if k in _CHAINS:
+        return _CHAINS[k]
     hit = get(k)
-    if hit is not None and prove(hit).proved:
+    if hit is not None:
         info = dict(hit.extra).get("chain", {})
-        return chains.ChainPlan(coll, hit, info.get("family", "?"), info.get("step_by_step_cost", hit.cost),
-                                info.get("baseline_cost", hit.cost), info.get("families", {}),
-                                tuple(info.get("refuted_families", ())), 0.0, cached=True)
-    out = chains.synthesize(coll, target, None, chain, reassoc)
-    put(k, replace(out.plan, extra=(("chain", out.to_json()),)))
+        out = chains.ChainPlan(coll, hit, info.get("family", "?"), info.get("step_by_step_cost", hit.cost),
+                               info.get("baseline_cost", hit.cost), info.get("families", {}),
+                               tuple(info.get("refuted_families", ())), 0.0, cached=True)
+    else:
+        out = chains.synthesize(coll, target, None, chain, reassoc)
+        put(k, replace(out.plan, extra=(("chain", out.to_json()),)))
+    _CHAINS[k] = out
     return out
+
+
+@lru_cache(maxsize=64)
+def uniform_broadcast(target: Target) -> Any:
+    """match.broadcast.uniform_broadcast through the store, once per process: its 32 instances,
+    each stored under its own key once proven; a stored instance is used only if it is the plan
+    the family builds today (the same steps), else all are proven again."""
+    from ..match import broadcast
+
+    if not enabled():
+        return broadcast.uniform_broadcast(target)
+    keys = [key_for(f"uniform broadcast|idx {k}", target) for k in range(32)]
+    built = [broadcast.instance(target, k) for k in range(32)]
+    hits = [get(k) for k in keys]
+    if all(h is not None and (h.steps, h.result, h.cost) == (b.steps, b.result, b.cost) for h, b in zip(hits, built)):
+        assumptions: list[str] = []
+        for h in hits:
+            assumptions += [a for a in h.proof.get("assumptions", []) if a not in assumptions]
+        return broadcast.BroadcastFamily(tuple(hits), tuple(assumptions))
+    family = broadcast.uniform_broadcast(target)
+    for k, plan in zip(keys, family.instances):
+        put(k, plan)
+    return family

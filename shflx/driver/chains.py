@@ -19,7 +19,7 @@ from ..match.cost import bpermute_cost
 from ..pattern import format_pattern
 from ..target import Target
 from ..verify.readback import emitted_differences
-from .cache import synthesize
+from .cache import lower, synthesize
 from .report import ChainReport
 
 
@@ -86,7 +86,7 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
                 entry.cost = None
                 reports.append(entry)
                 continue
-            written, need_w, wrong = written_ir(chain, target, f"{name}.all", INLINE_ATTRS)
+            written, need_w, wrong = written_ir(chain, target, f"{name}.all", INLINE_ATTRS, lower)
             if wrong:                         # an emitter bug: keep the chain as written (DESIGN 6)
                 entry.reason = f"internal: the emitted code did not read back as the proven plan ({wrong[0]})"
                 entry.cost = None

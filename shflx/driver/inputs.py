@@ -62,3 +62,9 @@ def read_ir(source: Path, triple: str = "amdgcn") -> str:
                          f"compile the device code for {full}", Location(str(source)))
     return ir
 
+
+def source_location(text: str, source: Path) -> Location:
+    parts = text.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit():
+        return Location(parts[0], int(parts[1]), int(parts[2]) if parts[2].isdigit() else None)
+    return Location(str(source))

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..cuda import cuda_call
-from ..errors import Location
 from ..ir.sites import MODE_NAMES, Site
 from ..lanes import s32
+
 
 @dataclass
 class SiteReport:
@@ -117,13 +116,6 @@ def kernel_summaries(info: Any, reports: list[SiteReport], chains: list[ChainRep
                     "chains": n_chains,
                     "cost": sum(r.cost for r in mine), "baseline_cost": sum(r.baseline_cost for r in mine)})
     return out
-
-
-def source_location(text: str, source: Path) -> Location:
-    parts = text.rsplit(":", 2)
-    if len(parts) == 3 and parts[1].isdigit():
-        return Location(parts[0], int(parts[1]), int(parts[2]) if parts[2].isdigit() else None)
-    return Location(str(source))
 
 
 def instruction_counts(asm: str) -> dict[str, int]:

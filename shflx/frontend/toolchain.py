@@ -5,6 +5,7 @@ what to install. One adapter, no semantics (STYLE.md)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -13,8 +14,12 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable, Sequence, TypeVar
 
 from ..errors import ToolchainError
+from ..files import cache_dir, caching_enabled, write_atomically
+
+T = TypeVar("T")
 
 MIN_CLANG = 17     # AMDGPU HIP device compiles of gfx950/gfx12 need a recent clang
 
@@ -26,7 +31,55 @@ class Tool:
     origin: str            # "override", "rocm", "path", "ziglang"
 
 
+def ziglang_command(tool: str) -> list[str] | None:
+    """The ziglang wheel's `zig TOOL` (clang, c++, ld.lld), or None without the wheel: its zig binary
+    run directly, as `python -m ziglang` execs it (ziglang/__main__.py), without starting a second
+    Python for every tool run; through Python where the binary is not beside the module."""
+    spec = importlib.util.find_spec("ziglang")
+    if spec is None:
+        return None
+    zig = Path(spec.origin or "").parent / "zig"
+    return [str(zig), tool] if zig.is_file() and os.access(zig, os.X_OK) else [sys.executable, "-m", "ziglang", tool]
+
+
+def remembered(question: str, cmd: Sequence[str], ask: Callable[[], T]) -> T:
+    """`ask()`, the answer of the tool `cmd` to `question`, remembered on disk (cache_dir()/
+    toolchain.json) under the tool's command and its executable's size and modification time: a
+    compile does not start clang again to learn what an earlier one learned (its version, its
+    headers). None is never remembered; a tool run through Python is always asked (its executable
+    is the interpreter, not the tool)."""
+    try:
+        exe = Path(cmd[0]).resolve()
+        st = exe.stat()
+    except (OSError, IndexError):
+        return ask()
+    if not caching_enabled() or str(exe) == str(Path(sys.executable).resolve()):
+        return ask()
+    key = json.dumps([question, list(cmd), str(exe), st.st_size, st.st_mtime_ns])
+    store = cache_dir() / "toolchain.json"
+    try:
+        known = json.loads(store.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    if key in known:
+        return known[key]
+    answer = ask()
+    if answer is not None:
+        known[key] = answer
+        try:
+            write_atomically(store, json.dumps(known, indent=0))
+        except OSError:                  # a cache that cannot be written only costs speed
+            pass
+    return answer
+
+
 def _version(cmd: list[str]) -> str | None:
+    return remembered("version", cmd, lambda: _ask_version(cmd))
+
+
+def _ask_version(cmd: list[str]) -> str | None:
     try:
         out = subprocess.run([*cmd, "--version"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
@@ -41,6 +94,10 @@ def _missing_builtin_headers(cmd: list[str]) -> str:
     outside its installation (such as the AMD emulator's `clang` script around the ziglang wheel's,
     which it puts first on PATH) looks for them beside itself and finds none. The ziglang wheel is
     asked for its headers separately (host_cxx_args)."""
+    return remembered("builtin headers", cmd, lambda: _ask_builtin_headers(cmd))
+
+
+def _ask_builtin_headers(cmd: list[str]) -> str:
     try:
         out = subprocess.run([*cmd, "-print-resource-dir"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -60,8 +117,9 @@ def _candidates() -> list[tuple[str, list[str]]]:
     which = shutil.which("clang")
     if which:
         out.append(("path", [which]))
-    if importlib.util.find_spec("ziglang") is not None:
-        out.append(("ziglang", [sys.executable, "-m", "ziglang", "clang"]))
+    zig = ziglang_command("clang")
+    if zig is not None:
+        out.append(("ziglang", zig))
     return out
 
 
@@ -105,13 +163,17 @@ def host_cxx_args(tool: Tool) -> tuple[str, ...]:
     configuration defines), read off the toolchain's own driver: the ziglang wheel's libc++ and
     glibc headers (`zig c++ -target x86_64-linux-gnu -###`), else what a system/ROCm clang uses
     for the x86_64 Linux host. Real headers, so `<cstdlib>`, `<algorithm>`, `<limits>`, ... in
-    CUDA files mean what they mean to nvcc's host compiler."""
+    CUDA files mean what they mean to nvcc's host compiler. Remembered per tool (`remembered`)."""
+    return tuple(remembered("host c++ args", tool.command, lambda: list(_ask_host_cxx_args(tool))))
+
+
+def _ask_host_cxx_args(tool: Tool) -> tuple[str, ...]:
     import tempfile
     with tempfile.TemporaryDirectory(prefix="shflx-") as tmp:
         probe = Path(tmp) / "probe.cpp"
         probe.write_text("")
         if tool.origin == "ziglang":
-            cmd = [sys.executable, "-m", "ziglang", "c++", "-target", "x86_64-linux-gnu", "-###", "-c", str(probe)]
+            cmd = [*(ziglang_command("c++") or ()), "-target", "x86_64-linux-gnu", "-###", "-c", str(probe)]
         else:
             cmd = [*tool.command, f"--target={HOST_TRIPLE}", "-x", "c++", "-###", "-c", str(probe)]
         try:
@@ -122,10 +184,10 @@ def host_cxx_args(tool: Tool) -> tuple[str, ...]:
     args: list[str] = []
     for k, w in enumerate(words[:-1]):
         v = words[k + 1]
-        if w in ("-isystem", "-internal-isystem"):
-            args += ["-internal-externc-isystem" if "/libc/include/" in v else "-internal-isystem", v]
+        if w in ("-isystem", "-internal-isystem"):     # zig prints them relative to the working directory
+            args += ["-internal-externc-isystem" if "/libc/include/" in v else "-internal-isystem", os.path.abspath(v)]
         elif w == "-internal-externc-isystem":
-            args += [w, v]
+            args += [w, os.path.abspath(v)]
         elif w == "-D" and (v.startswith("_LIBCPP") or v.startswith("_LIBCXXABI") or v.startswith("__GLIBC")):
             args += [w, v]
     if not any(a.endswith("libcxx/include") or "/c++/" in a for a in args):

@@ -262,11 +262,11 @@ class FunctionIR(LaneEvaluator):
             return None
         ids = range(self.wave) if "mbcnt" in slice_text else range(MAX_BLOCK_THREADS)
         per_warp: dict[int, int] = {}
-        for tid in ids:
-            try:
-                v = self._full(tok, tid, 0)
-            except (KeyError, ValueError, IndexError, ZeroDivisionError):
-                return None
+        try:
+            values = self.full_values(tok, len(ids))
+        except (KeyError, ValueError, IndexError, ZeroDivisionError):
+            return None
+        for tid, v in zip(ids, values):
             if holds(v):
                 per_warp[tid // 32] = per_warp.get(tid // 32, 0) | 1 << (tid % 32)
         return [per_warp.get(w, 0) for w in range(len(ids) // 32)]

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from ..cuda import FULL_MASK
 from .body import FunctionIR
 from .demand import DIVISIONS, PER_LANE_OPS, is_per_lane_call
 from .sites import MODE_NAMES, Site
 from .text import constant_tables, function_waves, functions
-
-MAX_REACH = 4000          # values followed forward from one shuffle (a guard for huge functions)
-
 
 @dataclass
 class GroupChain:
@@ -72,10 +70,17 @@ def _chains_in(body: FunctionIR, sites: list[Site]) -> list[GroupChain]:
         groups.setdefault(key, []).append(s)
     step_of = {s.result: key for key, members in groups.items() for s in members}
     fed_by: dict[tuple, set[tuple]] = {}            # step -> the steps whose shuffles feed its values
+    fed = shuffles_fed(body, step_of)               # bit k: the k-th shuffle of step_of
+    step_bits: dict[tuple, int] = {}
+    for k, key in enumerate(step_of.values()):
+        step_bits[key] = step_bits.get(key, 0) | 1 << k
     for key, members in groups.items():
+        bits = 0
         for s in members:
-            for reached in _reach(body, s.result, step_of):
-                fed_by.setdefault(step_of[reached], set()).add(key)
+            bits |= fed(s.result)
+        for step, mask in step_bits.items():
+            if bits & mask:
+                fed_by.setdefault(step, set()).add(key)
     successor: dict[tuple, tuple] = {}
     for key, sources in fed_by.items():
         # the latest source: every other source feeds it too (a step's own values carry the
@@ -103,25 +108,91 @@ def _chains_in(body: FunctionIR, sites: list[Site]) -> list[GroupChain]:
     return out
 
 
-def _reach(body: FunctionIR, start: str, markers: dict[str, tuple]) -> set[str]:
-    """The shuffles whose value operand is computed from `start` through per-lane instructions."""
-    found: set[str] = set()
-    seen, todo = {start}, [start]
-    while todo and len(seen) < MAX_REACH:
-        tok = todo.pop()
-        for u in body.users.get(tok, []):
-            if not isinstance(u, str) or u in seen or u not in body.defs:
-                continue
+def shuffles_fed(body: FunctionIR, markers: dict[str, tuple]) -> Callable[[str], int]:
+    """A function giving, for a shuffle's result, the shuffles whose value operand is computed from
+    it through per-lane instructions (never through another shuffle), as bits (bit k: the k-th
+    of `markers`). Every value's shuffles are
+    found once for the whole function (strongly connected components of the per-lane values, in
+    Tarjan's reverse topological order, each a bit set of shuffles): linear in the function, not
+    once per shuffle."""
+    names = list(markers)
+    bit = {m: 1 << k for k, m in enumerate(names)}
+
+    def follows(u: object) -> bool:
+        if not isinstance(u, str) or u not in body.defs:
+            return False
+        if u in markers:
+            return True
+        inst = body.defs[u]
+        op = inst.split()[0]
+        return op in PER_LANE_OPS or op in DIVISIONS or op in ("phi", "select") or \
+            op in ("call", "tail") and is_per_lane_call(inst)
+
+    succ: dict[str, list[str]] = {}
+
+    def successors(tok: str) -> list[str]:
+        if tok not in succ:
+            succ[tok] = [u for u in dict.fromkeys(body.users.get(tok, [])) if follows(u)]
+        return succ[tok]
+
+    reached: dict[str, int] = {}           # a per-lane value -> the shuffles it feeds (bits)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+
+    def visit(root: str) -> None:          # Tarjan's algorithm, iterative
+        work = [(root, iter(successors(root)))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w in markers:
+                    continue
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(successors(w))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    component = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        component.append(w)
+                        if w == v:
+                            break
+                    bits = 0
+                    inside = set(component)
+                    for c in component:
+                        for u in successors(c):
+                            if u in markers:
+                                bits |= bit[u]
+                            elif u not in inside:
+                                bits |= reached[u]
+                    for c in component:
+                        reached[c] = bits
+
+    def shuffles_fed_by(start: str) -> int:
+        bits = 0
+        for u in successors(start):
             if u in markers:
-                found.add(u)
-                continue
-            inst = body.defs[u]
-            op = inst.split()[0]
-            if op in PER_LANE_OPS or op in DIVISIONS or op in ("phi", "select") or \
-                    op in ("call", "tail") and is_per_lane_call(inst):
-                seen.add(u)
-                todo.append(u)
-    return found
+                bits |= bit[u]
+            else:
+                if u not in reached:
+                    visit(u)
+                bits |= reached[u]
+        return bits & ~bit.get(start, 0)
+    return shuffles_fed_by
 
 
 def _value_type(body: FunctionIR, site: Site) -> str:

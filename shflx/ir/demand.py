@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
+from typing import Mapping
 
 from ..cuda import FULL_MASK
 from .body import FunctionIR
@@ -67,11 +69,12 @@ class Demand:
 
 
 @lru_cache(maxsize=4)
-def module_demands(ir: str) -> dict[int, Demand]:
+@lru_cache(maxsize=4)
+def module_demands(ir: str) -> Mapping[int, Demand]:
     """demanded_lanes of every shuffle site of `ir`, once per module text (the chain report and
-    the site lowering both read them)."""
+    the site lowering both read them; read-only, shared)."""
     from .sites import find_sites
-    return demanded_lanes(ir, find_sites(ir))
+    return MappingProxyType(demanded_lanes(ir, find_sites(ir)))
 
 
 def demanded_lanes(ir: str, sites: list[Site]) -> dict[int, Demand]:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
+
+import numpy as np
 
 from ..lanes import s32
 from .constants import NO_CONSTANTS, ModuleConstants, read_image, table_read
@@ -28,6 +30,11 @@ _CAST = re.compile(r"^(zext|sext|trunc)(?: nneg| nuw| nsw)* i(\d+) \S+ to i(\d+)
 MAX_BLOCK_THREADS = 1024         # CUDA's limit on threads per block: threadIdx.x < 1024
 _ICMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "ugt": lambda a, b: a > b, "uge": lambda a, b: a >= b,
          "ult": lambda a, b: a < b, "ule": lambda a, b: a <= b}
+
+
+def _s32_all(v: np.ndarray) -> np.ndarray:
+    """lanes.s32 of each value of an object array."""
+    return np.array([s32(x) for x in v], dtype=object)
 
 
 def cast_value(inst: str, v: int) -> int:
@@ -126,7 +133,7 @@ class FunctionBody:
             return None
         ids = MAX_BLOCK_THREADS if self._uses_tid(token, set()) else self.wave
         try:
-            values = [self._full(token, t, 0) & keep for t in range(ids)]
+            values = [v & keep for v in self.full_values(token, ids)]
         except (KeyError, ValueError, IndexError, ZeroDivisionError):
             return None
         warps = {tuple(values[w:w + 32]) for w in range(0, ids, 32)}
@@ -209,58 +216,187 @@ class FunctionBody:
         return out
 
     def _full(self, token: str, lane: int, depth: int) -> int:
+        """The value of `token` in thread `lane` (its threadIdx.x), evaluated through the slice;
+        KeyError/ValueError/IndexError/ZeroDivisionError where it cannot be. Each token's
+        instruction is read once (`_node`): callers evaluate the same slice for up to 1,024 ids."""
         if depth > 200:
             raise ValueError("slice too deep")
-        if re.fullmatch(r"-?\d+", token):
-            return int(token)
-        if token in ("true", "false"):
-            return int(token == "true")
-        inst = self.defs[token]
-        op = inst.split()[0]
-        if op == "phi":                # the edge the lane takes, or one value whichever edge was taken
-            decided = self._phi_decider(token)
-            if decided is not None:
-                cond, pick = decided
-                return self._full(pick(self._full(cond, lane, depth + 1)), lane, depth + 1)
-            values = {self._full(v, lane, depth + 1) & 0xFFFFFFFF for v in phi_incoming(inst)}
-            if len(values) != 1:
-                raise ValueError(f"phi of different values: {inst}")
-            return values.pop()
-        if op in ("call", "tail"):
-            if any(c in inst for c in TID_X_CALLS):
-                return lane
-            if "sreg.laneid" in inst or "%laneid" in inst:
-                return lane % 32
-            kind = mbcnt_kind(inst)
-            if kind is not None:
-                counted = min(lane, 32) if kind == "lo" else max(0, lane - 32)
-                return counted + self._full(call_args(inst)[1], lane, depth + 1)
-            raise ValueError(f"call in the slice: {inst}")
-        if op == "load":
-            read = table_read(self.defs, self.constants, inst)
-            if read is None:
-                raise ValueError(f"load in the slice: {inst}")
-            at = read.address(lambda tok: self._full(tok, lane, depth + 1))
-            return read_image(self.constants.images[read.table], at, read.width)
-        if op == "select":
-            c, a, b = (self._full(o, lane, depth + 1) for o in self.operands(inst))
+        nodes = self.__dict__.setdefault("_nodes", {})
+        node = nodes.get(token)
+        if node is None:
+            node = nodes[token] = self._node(token)
+        kind, data = node
+        if kind == "const":
+            return data
+        if kind == "tid":
+            return lane
+        if kind == "laneid":
+            return lane % 32
+        if kind == "bin":
+            op, operands = data
+            vals = [self._full(o, lane, depth + 1) for o in operands]
+            a, b = vals[0] & 0xFFFFFFFF, vals[1] & 0xFFFFFFFF
+            if op == "add":
+                return a + b
+            if op == "sub":
+                return a - b
+            if op == "mul":
+                return a * b
+            if op == "and":
+                return a & b
+            if op == "or":
+                return a | b
+            if op == "xor":
+                return a ^ b
+            if op == "shl":
+                return a << (b & 31)
+            if op == "lshr":
+                return a >> (b & 31)
+            if op == "ashr":
+                return s32(a) >> (b & 31)
+            if op in ("udiv", "urem") and b:
+                return a // b if op == "udiv" else a % b
+            raise ValueError(f"op {op}")
+        if kind == "select":
+            c, a, b = (self._full(o, lane, depth + 1) for o in data)
             return a if c else b
-        if op == "icmp":
-            pred = next(w for w in inst.split()[1:] if w != "samesign")
-            a, b = (self._full(o, lane, depth + 1) for o in self.operands(inst))
+        if kind == "icmp":
+            pred, operands = data
+            a, b = (self._full(o, lane, depth + 1) for o in operands)
             if pred.startswith("s"):
                 return int(_ICMP["u" + pred[1:]](s32(a), s32(b)))
             return int(_ICMP[pred](a & 0xFFFFFFFF, b & 0xFFFFFFFF))
-        vals = [self._full(o, lane, depth + 1) for o in self.operands(inst)]
-        if op in CASTS:
+        if kind == "cast":
+            inst, operands = data
+            vals = [self._full(o, lane, depth + 1) for o in operands]
             return cast_value(inst, vals[0])
-        a, b = vals[0] & 0xFFFFFFFF, vals[1] & 0xFFFFFFFF
-        table = {"add": a + b, "sub": a - b, "mul": a * b, "and": a & b, "or": a | b, "xor": a ^ b,
-                 "shl": a << (b & 31), "lshr": a >> (b & 31), "ashr": s32(a) >> (b & 31),
-                 "udiv": a // b if b else None, "urem": a % b if b else None}
-        if op not in table or table[op] is None:
+        if kind == "phi":              # the edge the lane takes, or one value whichever edge was taken
+            decided, incoming = data
+            if decided is not None:
+                cond, pick = decided
+                return self._full(pick(self._full(cond, lane, depth + 1)), lane, depth + 1)
+            values = {self._full(v, lane, depth + 1) & 0xFFFFFFFF for v in incoming}
+            if len(values) != 1:
+                raise ValueError(f"phi of different values: {self.defs[token]}")
+            return values.pop()
+        if kind == "mbcnt":
+            mb, acc = data
+            counted = min(lane, 32) if mb == "lo" else max(0, lane - 32)
+            return counted + self._full(acc, lane, depth + 1)
+        if kind == "load":
+            read = data
+            at = read.address(lambda tok: self._full(tok, lane, depth + 1))
+            return read_image(self.constants.images[read.table], at, read.width)
+        raise ValueError(data)                         # "error": what cannot be evaluated
+
+    def full_values(self, token: str, count: int) -> list[int]:
+        """`_full(token, t, 0)` for every thread t < `count`: evaluated for all threads at once
+        (numpy arrays of Python integers, the same operations, so the same values), else, where
+        that pass stops (a table read out of range, a branch another thread takes), thread by
+        thread, raising what `_full` raises."""
+        threads = np.arange(count).astype(object)
+        try:
+            return list(self._full_all(token, threads, 0))
+        except Exception:               # noqa: BLE001 - the exact per-thread evaluation decides
+            return [self._full(token, t, 0) for t in range(count)]
+
+    def _full_all(self, token: str, threads: np.ndarray, depth: int) -> np.ndarray:
+        """_full for every thread of `threads` at once (an object array of their ids)."""
+        if depth > 200:
+            raise ValueError("slice too deep")
+        nodes = self.__dict__.setdefault("_nodes", {})
+        node = nodes.get(token)
+        if node is None:
+            node = nodes[token] = self._node(token)
+        kind, data = node
+        n = len(threads)
+        if kind == "const":
+            return np.full(n, data, dtype=object)
+        if kind == "tid":
+            return threads
+        if kind == "laneid":
+            return threads % 32
+        if kind == "bin":
+            op, operands = data
+            vals = [self._full_all(o, threads, depth + 1) for o in operands]
+            a, b = vals[0] & 0xFFFFFFFF, vals[1] & 0xFFFFFFFF
+            if op in ("add", "sub", "mul", "and", "or", "xor"):
+                return {"add": np.add, "sub": np.subtract, "mul": np.multiply, "and": np.bitwise_and,
+                        "or": np.bitwise_or, "xor": np.bitwise_xor}[op](a, b)
+            if op in ("shl", "lshr"):
+                return a << (b & 31) if op == "shl" else a >> (b & 31)
+            if op == "ashr":
+                return _s32_all(a) >> (b & 31)
+            if op in ("udiv", "urem") and all(b):
+                return a // b if op == "udiv" else a % b
             raise ValueError(f"op {op}")
-        return table[op]
+        if kind == "select":
+            c, a, b = (self._full_all(o, threads, depth + 1) for o in data)
+            return np.where([bool(v) for v in c], a, b)
+        if kind == "icmp":
+            pred, operands = data
+            a, b = (self._full_all(o, threads, depth + 1) for o in operands)
+            if pred.startswith("s"):
+                held = _ICMP["u" + pred[1:]](_s32_all(a), _s32_all(b))
+            else:
+                held = _ICMP[pred](a & 0xFFFFFFFF, b & 0xFFFFFFFF)
+            return np.array([int(bool(h)) for h in held], dtype=object)
+        if kind == "cast":
+            inst, operands = data
+            vals = [self._full_all(o, threads, depth + 1) for o in operands]
+            return np.array([cast_value(inst, v) for v in vals[0]], dtype=object)
+        if kind == "phi":
+            decided, incoming = data
+            if decided is not None:
+                cond, pick = decided
+                picks = [pick(v) for v in self._full_all(cond, threads, depth + 1)]
+                values = {t: self._full_all(t, threads, depth + 1) for t in dict.fromkeys(picks)}
+                return np.array([values[t][k] for k, t in enumerate(picks)], dtype=object)
+            values = [self._full_all(v, threads, depth + 1) & 0xFFFFFFFF for v in incoming]
+            if any(list(v) != list(values[0]) for v in values[1:]):
+                raise ValueError(f"phi of different values: {self.defs[token]}")
+            return values[0]
+        if kind == "mbcnt":
+            mb, acc = data
+            counted = np.array([min(t, 32) if mb == "lo" else max(0, t - 32) for t in threads], dtype=object)
+            return counted + self._full_all(acc, threads, depth + 1)
+        if kind == "load":
+            read = data
+            terms = {tok: self._full_all(tok, threads, depth + 1) for tok, _, _ in read.terms}
+            image = self.constants.images[read.table]
+            return np.array([read_image(image, read.address(lambda tok: terms[tok][k]), read.width)
+                             for k in range(n)], dtype=object)
+        raise ValueError(data)
+
+    def _node(self, token: str) -> tuple[str, Any]:
+        """`token`'s instruction, read for _full: (kind, what evaluating it needs)."""
+        if re.fullmatch(r"-?\d+", token):
+            return "const", int(token)
+        if token in ("true", "false"):
+            return "const", int(token == "true")
+        inst = self.defs[token]                      # KeyError: not defined in the function
+        op = inst.split()[0]
+        if op == "phi":
+            return "phi", (self._phi_decider(token), phi_incoming(inst))
+        if op in ("call", "tail"):
+            if any(c in inst for c in TID_X_CALLS):
+                return "tid", None
+            if "sreg.laneid" in inst or "%laneid" in inst:
+                return "laneid", None
+            kind = mbcnt_kind(inst)
+            if kind is not None:
+                return "mbcnt", (kind, call_args(inst)[1])
+            return "error", f"call in the slice: {inst}"
+        if op == "load":
+            read = table_read(self.defs, self.constants, inst)
+            return ("error", f"load in the slice: {inst}") if read is None else ("load", read)
+        if op == "select":
+            return "select", self.operands(inst)
+        if op == "icmp":
+            return "icmp", (next(w for w in inst.split()[1:] if w != "samesign"), self.operands(inst))
+        if op in CASTS:
+            return "cast", (inst, self.operands(inst))
+        return "bin", (op, self.operands(inst))
 
     def _phi_decider(self, token: str) -> tuple[str, Callable[[int], str]] | None:
         """(the value that picks `token`'s incoming value, value -> that incoming value) when one

@@ -4,7 +4,8 @@ the source location from the line tables."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -38,6 +39,13 @@ class Site:
 
 
 def find_sites(ir: str) -> list[Site]:
+    """The marker sites of `ir`, read once per module text (the chain, demand and lowering passes
+    each ask); every call gets its own Site objects, whose notes the passes add to."""
+    return [replace(s, notes=list(s.notes)) for s in _module_sites(ir)]
+
+
+@lru_cache(maxsize=4)
+def _module_sites(ir: str) -> tuple[Site, ...]:
     sites = []
     for fn, k, m, where in call_sites(ir, _CALL, FunctionBody):
         args = [operand_token(a) for a in split_args(m.group("args"))]
@@ -48,17 +56,25 @@ def find_sites(ir: str) -> list[Site]:
         if any(o.from_tid for o in (site.b, site.c)):
             site.notes.append(TID_LANE_NOTE)
         sites.append(site)
-    return sites
+    return tuple(sites)
 
 
 def site_map(site: Site) -> tuple[str, np.ndarray] | None:
-    """(mode, source lanes 0..31) of a constant-map site; None when the map is not constant."""
-    from ..cuda import shfl_sync
-
+    """(mode, source lanes 0..31, read-only) of a constant-map site; None when the map is not constant."""
     if not site.constant_map:
         return None
-    mode = MODE_NAMES.get(site.mode.value & 3)
-    b = site.b.value if site.b.kind == "const" else np.array(site.b.lanes, dtype=np.int64)
-    c = site.c.value if site.c.kind == "const" else np.array(site.c.lanes, dtype=np.int64)
-    src, _ = shfl_sync(mode, b, c)
+    return _lane_map(site.mode.value & 3, site.b.value if site.b.kind == "const" else site.b.lanes,
+                     site.c.value if site.c.kind == "const" else site.c.lanes)
+
+
+@lru_cache(maxsize=4096)
+def _lane_map(mode_bits: int, b: int | tuple[int, ...], c: int | tuple[int, ...]) -> tuple[str, np.ndarray]:
+    """site_map of one (mode, b, c), computed once (a module repeats them); the lanes read-only."""
+    from ..cuda import shfl_sync
+
+    mode = MODE_NAMES.get(mode_bits)
+    src, _ = shfl_sync(mode, b if isinstance(b, int) else np.array(b, dtype=np.int64),
+                       c if isinstance(c, int) else np.array(c, dtype=np.int64))
+    src = np.array(src)
+    src.flags.writeable = False
     return mode, src
