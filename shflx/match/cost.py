@@ -84,6 +84,7 @@ def emitted_extras(target: Target, steps: tuple[Step, ...] | list[Step],
     extra = 0.0
     tables = set()
     order = emission_order(tuple(steps)) if order is None else order
+    produced_by = {s.id: s.op for s in steps}
     copied: set[tuple[Any, ...]] = set()
     for k, s in enumerate(order):
         for field, kind in _TABLE_OPERANDS.get(s.op, ()):
