@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hw_devices import code_object, assert_bit_exact, device_params, require
+from shflx.runtime.emulator_gaps import EmulatorGap
+from hw_devices import assert_bit_exact, code_object, device_params, require, selected
 
 SOURCE = r"""
 #include <cooperative_groups.h>
@@ -106,7 +107,11 @@ def _cases(device):
         yield CASES[op][0], op, ()
     yield "atomicInc-atomicDec", "atomics", ()
     yield "syncthreads-count-and-or", "barrier_votes", ()
-    yield "memcpy_async-wait", "copies", ()
+    # the group copy into __shared__ makes generic pointers to it (FLAT through the LDS aperture), which
+    # shflx.runtime refuses on amdemu (runtime.emulator_gaps); a GPU must pass
+    yield "memcpy_async-wait", "copies", (pytest.mark.xfail(raises=EmulatorGap, strict=True, reason=(
+        "amdemu: a generic pointer into __shared__ (FLAT through the LDS aperture) is refused")),) \
+        if selected().kind == "emulator" else ()
 
 
 def _inc_dec_expected(lim: int, n: int = 64):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hw_devices import assert_bit_exact, code_object, device_params, require
+from hw_devices import assert_bit_exact, code_object, device_params, require, selected
 
 SOURCE = r"""
 #include <mma.h>
@@ -138,10 +138,18 @@ def _want16(kernel: str, a64, b64, c64s, satf: int):
     return exact, bound
 
 
+# Kernels whose code LLVM gives scratch (spilled fragments) on every target: amdemu runs no scratch
+# ("uses N bytes of scratch (not supported)"); a GPU must pass.
+SPILLING = {"h_f16_rc", "h_f32_cc", "h_f32_rr"}
+SCRATCH_GAP = "amdemu runs no kernel with scratch (this one spills its fragments)"
+
+
 def _cases(device):
     for kernel in sorted(CASES16):
         for satf in ((0, 1) if CASES16[kernel][1] != np.float16 else (0,)):
-            yield f"{kernel}-satf{satf}", (kernel, satf), ()
+            spills = selected().kind == "emulator" and kernel in SPILLING
+            yield f"{kernel}-satf{satf}", (kernel, satf), (pytest.mark.xfail(
+                raises=NotImplementedError, strict=True, reason=SCRATCH_GAP),) if spills else ()
     yield "f64_rc", ("f64_rc", 0), ()
 
 
