@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from corpus_cases import CASES, UNITS, Case, buffers, compare, digest, host_inputs, include_dirs, manifest
+from emulator_worker import EmulatorCrash, EmulatorWorker  # noqa: F401 (EmulatorCrash: for callers)
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("SHFLX_CORPUS", str(ROOT.parent / "shared" / "corpus")))
@@ -79,9 +80,9 @@ def rewrites(result, kernel: str) -> dict[str, int]:
 def launch(device, case: Case, hsaco: bytes) -> tuple[list, list[np.ndarray]]:
     """(the host inputs, every buffer after the launch) of one case on `device`. CUDA's
     cooperative launch is an ordinary launch here (the emulator refuses a grid-wide barrier).
-    On the emulator the launch runs in a worker process (see EmulatorWorker)."""
+    On the emulator the launch runs in a worker process (emulator_worker)."""
     if getattr(device, "kind", "") == "emulator":
-        return _WORKER.run(device, case, hsaco)
+        return _WORKER.call(f"{case.kernel} on {device.arch}", _launch_by_key, device, case.key, hsaco)
     return _launch(device, case, hsaco)
 
 
@@ -99,37 +100,8 @@ def amd_kernel_name(name: str) -> str:
     return re.sub(r"(CUB_\d+_SM_)900", r"\g<1>800", name)
 
 
-class EmulatorCrash(Exception):
-    """The emulator's process died during a launch."""
-
-
 def _launch_by_key(device, key: str, hsaco: bytes):
     return _launch(device, next(c for c in CASES if c.key == key), hsaco)
-
-
-class EmulatorWorker:
-    """One forked worker process that runs emulator launches, started again after a crash. amdemu
-    can take its process down: its DS loads read LDS at the address of every lane, active or not,
-    so an inactive lane whose address register holds a stale value outside the LDS allocation is a
-    segmentation fault (tinygrad's emu.py, _compile_mem_op: the load is masked only when written
-    back). A crash is then one case's error, not the end of the test run or benchmark; the worker
-    keeps the emulator's compiled instructions between launches (a new one starts cold, ~3-5 s)."""
-
-    def __init__(self) -> None:
-        self.pool = None
-
-    def run(self, device, case: Case, hsaco: bytes):
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-        from concurrent.futures.process import BrokenProcessPool
-        if self.pool is None:
-            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
-        try:
-            return self.pool.submit(_launch_by_key, device, case.key, hsaco).result()
-        except BrokenProcessPool:
-            self.pool = None
-            raise EmulatorCrash(f"the emulator's process died running {case.kernel} on {device.arch} (amdemu "
-                                f"crashed: see corpus_amd.EmulatorWorker)") from None
 
 
 _WORKER = EmulatorWorker()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,9 @@ import pytest
 from shflx.frontend.toolchain import find_clang
 from shflx.isa import known_amd_targets
 from shflx.runtime.amd import AmdDevices, amd_devices
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # hw_tests/: the shared emulator worker
+from emulator_worker import EmulatorCrash, EmulatorWorker  # noqa: E402,F401 (EmulatorCrash: for the tests)
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_AMDEMU = ROOT.parent / "shared" / "amdemu"
@@ -86,33 +90,16 @@ def code_object(source: str, name: str, arch: str, workdir: str, baseline: bool 
 
 
 
-class EmulatorCrash(Exception):
-    """The emulator's process died during a launch."""
-
-
 def _run_kernel(device, args: tuple, kwargs: dict):
     return device.run_kernel(*args, **kwargs)
 
 
-_POOL: list = []
+_WORKER = EmulatorWorker()
 
 
 def run_isolated(device, *args, **kwargs):
-    """`device.run_kernel(*args, **kwargs)`; on the emulator in one forked worker process, started
-    again after a crash. amdemu can take its process down: its DS loads read LDS at the address of
-    every lane, active or not, so an inactive lane whose address register holds a stale value
-    outside the LDS allocation is a segmentation fault (tinygrad's emu.py, _compile_mem_op: the load
-    is masked only when written back); a crash is then EmulatorCrash for one case, not the end of
-    the run. A GPU runs in this process."""
+    """`device.run_kernel(*args, **kwargs)`; on the emulator in a worker process
+    (hw_tests/emulator_worker.py: a crash is EmulatorCrash for one case). A GPU runs in this process."""
     if selected().kind != "emulator":
         return device.run_kernel(*args, **kwargs)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-    if not _POOL:
-        _POOL.append(ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")))
-    try:
-        return _POOL[0].submit(_run_kernel, device, args, kwargs).result()
-    except BrokenProcessPool:
-        _POOL.clear()
-        raise EmulatorCrash(f"the emulator's process died running {args[1]} on {device.arch}") from None
+    return _WORKER.call(f"{args[1]} on {device.arch}", _run_kernel, device, args, kwargs)

@@ -62,7 +62,7 @@ EMULATOR_GAPS = {
                                         "(runtime.emulator refuses it rather than wait forever)"),
     ("samples_bitonic", "4 blocks"): (
         ("gfx9",), A.EmulatorCrash, "amdemu reads LDS at inactive lanes' addresses: a stale address register "
-                                    "beyond the LDS allocation is a segmentation fault (corpus_amd.EmulatorWorker)"),
+                                    "beyond the LDS allocation is a segmentation fault (hw_tests/emulator_worker.py)"),
     ("samples_thread_fence_reduction", "grid 3 x 64, n=1000"): (
         ("gfx9", "gfx11"), EmulatorGap, "a generic pointer into __shared__ (FLAT through the LDS aperture), which "
                                         "amdemu executes as a host address (runtime.emulator_gaps)"),

@@ -101,7 +101,7 @@ def test_cub_warp_reduce(device, case, tmp_path_factory):
     x = (rng.standard_normal(N_WARP).astype(np.float32) * 100) if floats else \
         rng.integers(-(1 << 28), 1 << 28, N_WARP).astype(np.int32)
     got = np.asarray(run_isolated(device, hsaco, kernel, [x], N_WARP, x.dtype, block=(64, 1, 1), grid=(2, 1, 1),
-                                       scalars=[op, valid]))
+                                  scalars=[op, valid]))
     if op == 1:
         want = _lane0(_down_tree(x, width, width - 1, np.maximum), width)
     elif floats:
@@ -133,7 +133,7 @@ def test_cub_warp_scan(device, case, tmp_path_factory):
     x = (rng.standard_normal(N_WARP).astype(np.float32) * 10) if floats else \
         rng.integers(-1000, 1000, N_WARP).astype(np.int32)
     got = np.asarray(run_isolated(device, hsaco, kernel, [x], N_WARP, x.dtype, block=(64, 1, 1), grid=(2, 1, 1),
-                                       scalars=[op]))
+                                  scalars=[op]))
     if floats:
         want = _up_scan(x, width, f32_add if op == 0 else np.maximum)
     else:
@@ -188,7 +188,7 @@ def test_cub_block_reduce(device, case, tmp_path_factory):
     blocks = 2
     x = np.random.default_rng(threads + op + valid).integers(-(1 << 24), 1 << 24, threads * blocks).astype(np.int32)
     got = np.asarray(run_isolated(device, hsaco, kernel, [x], threads * blocks, np.int32, block=(threads, 1, 1),
-                                       grid=(blocks, 1, 1), scalars=[op, valid]))
+                                  grid=(blocks, 1, 1), scalars=[op, valid]))
     want = np.zeros(threads * blocks, np.int64)
     for b in range(blocks):
         part = x[b * threads: b * threads + (valid if op == 2 else threads)].astype(np.int64)
@@ -212,7 +212,7 @@ def test_cub_block_scan(device, case, tmp_path_factory):
     n = threads * items * blocks
     x = np.random.default_rng(threads + 7 * op).integers(-1000, 1000, n).astype(np.int32)
     got = np.asarray(run_isolated(device, hsaco, kernel, [x], n, np.int32, block=(threads, 1, 1), grid=(blocks, 1, 1),
-                                       scalars=[op]))
+                                  scalars=[op]))
     # blocked arrangement: thread t holds items 4t..4t+3, so the block's items in order are the array
     tiles = x.reshape(blocks, threads * items).astype(np.int64)
     if op == 0:
@@ -246,7 +246,7 @@ def test_cub_block_radix_sort(device, case, tmp_path_factory):
         x = rng.integers(-(1 << 31), 1 << 31, blocks * n_block, dtype=np.int64).astype(np.int32)
         x[:4] = [-(1 << 31), (1 << 31) - 1, 0, -1]
     got = np.asarray(run_isolated(device, hsaco, kernel, [x], blocks * n_block, x.dtype, block=(128, 1, 1),
-                                       grid=(blocks, 1, 1), scalars=[op]))
+                                  grid=(blocks, 1, 1), scalars=[op]))
     tiles = x.reshape(blocks, n_block)
     if kernel.endswith("f32"):
         # CUB's key order: the twiddled bit patterns, with -0.0 taken as +0.0 (BaseDigitExtractor::

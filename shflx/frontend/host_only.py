@@ -62,10 +62,16 @@ def note(header: str, where: str) -> str:
 
 def skipped_headers(ir: str) -> list[str]:
     """The notes `note()` left at the top of a device module."""
+    return leading_notes(ir, NOTE_PREFIX)
+
+
+def leading_notes(ir: str, prefix: str) -> list[str]:
+    """The comment lines starting with `prefix` at the top of a device module, without "; shflx: "
+    (the front end's notes: this module's and nvcc_syntax's)."""
     out = []
     for line in ir.splitlines():
         if not line.startswith(";"):
             break
-        if line.startswith(NOTE_PREFIX):
+        if line.startswith(prefix):
             out.append(line[2:].replace("shflx: ", "", 1))
     return out

@@ -31,6 +31,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .host_only import leading_notes
+
 NOTE_PREFIX = "; shflx: read as nvcc reads it: "      # carried at the top of the device IR
 _DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|note): (?P<msg>.*)$")
 _ASM_START = re.compile(rb"\b(?:asm|__asm__|__asm)\b(?:\s+(?:volatile|__volatile__|inline|goto))*\s*\(")
@@ -199,10 +201,4 @@ def _template_keyword(path: str, text: bytes, offset: int, is_function, where: s
 
 def notes(ir: str) -> list[str]:
     """The notes `Fix.note()` left at the top of a device module."""
-    out = []
-    for line in ir.splitlines():
-        if not line.startswith(";"):
-            break
-        if line.startswith(NOTE_PREFIX):
-            out.append(line[2:].replace("shflx: ", "", 1))
-    return out
+    return leading_notes(ir, NOTE_PREFIX)

@@ -37,6 +37,26 @@ def _s32_all(v: np.ndarray) -> np.ndarray:
     return np.array([s32(x) for x in v], dtype=object)
 
 
+# LLVM's i32 binary operators on unsigned 32-bit values: Python integers and numpy object arrays
+# of them take the same operators, so one table serves the per-thread and the all-threads pass
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+    "shl": lambda a, b: a << (b & 31), "lshr": lambda a, b: a >> (b & 31),
+    "udiv": lambda a, b: a // b, "urem": lambda a, b: a % b}
+
+
+def _binary(op: str, a: Any, b: Any, signed: Callable[[Any], Any]) -> Any:
+    """`op` of the low 32 bits of a and b (`signed`: s32 for the arithmetic shift's operand);
+    ValueError for an operator not in _BINARY or a division by zero."""
+    a, b = a & 0xFFFFFFFF, b & 0xFFFFFFFF
+    if op == "ashr":
+        return signed(a) >> (b & 31)
+    if op not in _BINARY or (op in ("udiv", "urem") and not np.all(b)):
+        raise ValueError(f"op {op}")
+    return _BINARY[op](a, b)
+
+
 def cast_value(inst: str, v: int) -> int:
     """The value of `zext/sext/trunc iN v to iM` (ValueError for any other cast): exact, so a
     `sext i1` is all ones and a `trunc` to i1..i16 drops the high bits."""
@@ -234,29 +254,8 @@ class FunctionBody:
             return lane % 32
         if kind == "bin":
             op, operands = data
-            vals = [self._full(o, lane, depth + 1) for o in operands]
-            a, b = vals[0] & 0xFFFFFFFF, vals[1] & 0xFFFFFFFF
-            if op == "add":
-                return a + b
-            if op == "sub":
-                return a - b
-            if op == "mul":
-                return a * b
-            if op == "and":
-                return a & b
-            if op == "or":
-                return a | b
-            if op == "xor":
-                return a ^ b
-            if op == "shl":
-                return a << (b & 31)
-            if op == "lshr":
-                return a >> (b & 31)
-            if op == "ashr":
-                return s32(a) >> (b & 31)
-            if op in ("udiv", "urem") and b:
-                return a // b if op == "udiv" else a % b
-            raise ValueError(f"op {op}")
+            a, b = (self._full(o, lane, depth + 1) for o in operands)
+            return _binary(op, a, b, s32)
         if kind == "select":
             c, a, b = (self._full(o, lane, depth + 1) for o in data)
             return a if c else b
@@ -318,18 +317,8 @@ class FunctionBody:
             return threads % 32
         if kind == "bin":
             op, operands = data
-            vals = [self._full_all(o, threads, depth + 1) for o in operands]
-            a, b = vals[0] & 0xFFFFFFFF, vals[1] & 0xFFFFFFFF
-            if op in ("add", "sub", "mul", "and", "or", "xor"):
-                return {"add": np.add, "sub": np.subtract, "mul": np.multiply, "and": np.bitwise_and,
-                        "or": np.bitwise_or, "xor": np.bitwise_xor}[op](a, b)
-            if op in ("shl", "lshr"):
-                return a << (b & 31) if op == "shl" else a >> (b & 31)
-            if op == "ashr":
-                return _s32_all(a) >> (b & 31)
-            if op in ("udiv", "urem") and all(b):
-                return a // b if op == "udiv" else a % b
-            raise ValueError(f"op {op}")
+            a, b = (self._full_all(o, threads, depth + 1) for o in operands)
+            return _binary(op, a, b, _s32_all)
         if kind == "select":
             c, a, b = (self._full_all(o, threads, depth + 1) for o in data)
             return np.where([bool(v) for v in c], a, b)
