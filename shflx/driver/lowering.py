@@ -50,17 +50,17 @@ def lower_module(ir: str, target: Target, baseline: bool = False,
     edits: dict[int, str] = {}
     reports: list[SiteReport] = []
     base_cost = bpermute_cost(target)
+    shared: dict[tuple, tuple] = {}    # one plan, helper and read-back per distinct lowering (_site_plan)
     for k, site in enumerate(sites):
         mapped = None if baseline else site_map(site)
         if site.mode.kind != "const":
             raise InputError(f"{site.location}: a shuffle whose mode is not a constant (internal prelude misuse)")
         mode = MODE_NAMES[site.mode.value & 3]
         cls = classify_site(site, mapped[1] if mapped else None)
-        name = f"shflx.site.{k}"
-        synthesized = _site_plan(site, mapped[1], target, name, demands.get(site.line_index)) \
+        synthesized = _site_plan(site, mapped[1], target, f"shflx.site.{k}", demands.get(site.line_index), shared) \
             if mapped is not None else None
         if synthesized is not None:
-            plan, made, all_lanes = synthesized
+            plan, name, made, all_lanes = synthesized
             helpers.define(name, made)
             if all_lanes is not None:             # the narrow plan behind the per-wave check
                 helpers.define(f"{name}.all", all_lanes)
@@ -110,18 +110,32 @@ class _Helpers:
         self.names.add(name)
 
 
-def _site_plan(site: Any, src: Any, target: Target, name: str, demand: Demand | None) \
-        -> tuple[Any, tuple[str, set[str]], tuple[str, set[str]] | None] | None:
-    """The synthesizer's proven plan for a constant map, its helper `name`, and the helper of the
-    plan for all lanes where the first holds only behind amd.guard's check (used_lanes_plans), else
-    None; None where the plan is ds_bpermute (the general lowering computes the index with ALU ops
-    instead of a table) or where an emitted helper does not read back as its plan (an emitter bug:
-    DESIGN 6, noted on the site)."""
+def _site_plan(site: Any, src: Any, target: Target, name: str, demand: Demand | None, shared: dict[tuple, tuple]) \
+        -> tuple[Any, str, tuple[str, set[str]], tuple[str, set[str]] | None] | None:
+    """The synthesizer's proven plan for a constant map, the name of its helper (`name`, or that of
+    an earlier site with the same map, mask and demanded lanes: `shared` holds each distinct
+    lowering of the module once, plan looked up, helper emitted and read back once), the helper,
+    and the helper of the plan for all lanes where the first holds only behind amd.guard's check
+    (used_lanes_plans), else None; None where the plan is ds_bpermute (the general lowering
+    computes the index with ALU ops instead of a table) or where an emitted helper does not read
+    back as its plan (an emitter bug: DESIGN 6, noted on the site)."""
     mask = site.mask.value & 0xFFFFFFFF if site.mask.kind == "const" else 0xFFFFFFFF
     text = "map " + ",".join(str(int(v)) for v in src) + (f" mask {mask:#x}" if mask != 0xFFFFFFFF else "")
     runtime = site.mask.kind != "const"
+    key = (text, runtime, demand)
+    if key not in shared:
+        notes: list[str] = []
+        shared[key] = (_distinct_plan(text, runtime, target, name, demand, notes), notes)
+    made, notes = shared[key]
+    site.notes.extend(notes)
+    return made
+
+
+def _distinct_plan(text: str, runtime: bool, target: Target, name: str, demand: Demand | None, notes: list[str]) \
+        -> tuple[Any, str, tuple[str, set[str]], tuple[str, set[str]] | None] | None:
+    """_site_plan's answer for one distinct lowering, its notes added to `notes`."""
     plan = lower(text, target, runtime_mask=runtime)
-    plan, guarded = used_lanes_plans(text, plan, demand, target, runtime, site.notes)
+    plan, guarded = used_lanes_plans(text, plan, demand, target, runtime, notes)
     if all(s.op == "ds.bpermute" for s in plan.steps) and plan.steps:
         return None
     made = function_ir(plan, name, INLINE_ATTRS)
@@ -131,9 +145,9 @@ def _site_plan(site: Any, src: Any, target: Target, name: str, demand: Demand | 
         all_lanes = function_ir(guarded, f"{name}.all", INLINE_ATTRS)
         wrong = emitted_differences(guarded, all_lanes[0], local_name)
     if wrong:
-        site.notes.append(f"internal: the emitted code did not read back as the proven plan ({wrong[0]})")
+        notes.append(f"internal: the emitted code did not read back as the proven plan ({wrong[0]})")
         return None
-    return plan, made, all_lanes
+    return plan, name, made, all_lanes
 
 
 def _site_broadcast(site: Any, target: Target, name: str) -> tuple[Any, tuple[str, set[str]]] | None:
@@ -214,6 +228,7 @@ def lower_bpermutes(ir: str, target: Target) -> tuple[str, list[SiteReport]]:
     edits, functions, needed, reports = {}, [], set(), []
     half = wave == 64 and target.has("ds_bpermute_half_wave64")
     base_cost = bpermute_cost(target)
+    shared: dict[tuple, tuple] = {}    # one plan, helper and read-back per distinct lowering (_site_plan)
     for k, site in enumerate(sites):
         keep = SiteReport(site.location, site.function, "llvm.amdgcn.ds.bpermute", "dynamic",
                           ["ds_bpermute_b32 (kept)"], base_cost, base_cost, "unchanged", [])

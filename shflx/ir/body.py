@@ -10,9 +10,10 @@ from functools import cached_property
 from ..cuda import FULL_MASK
 from .constants import ModuleConstants
 from .evaluate import MAX_BLOCK_THREADS, TID_X_CALLS, LaneEvaluator, phi_incoming
-from .text import DEF
+from .text import DEF, LABEL, LABEL_REF
 
 _TOKEN = re.compile(r"%[\w.\-]+")
+_COND_BR = re.compile(r"^br i1 (%[\w.\-]+), label %([\w.\-]+), label %([\w.\-]+)")
 
 
 class FunctionIR(LaneEvaluator):
@@ -29,7 +30,7 @@ class FunctionIR(LaneEvaluator):
         block = "entry"
         for k, line in enumerate(lines, first):
             stripped = line.strip()
-            m = re.match(r"^([\w.\-]+):", stripped)
+            m = LABEL.match(stripped)
             if m and not stripped.startswith(("%", "call", "store")):
                 block = m.group(1)
             self.block_of.append(block)
@@ -40,7 +41,7 @@ class FunctionIR(LaneEvaluator):
             body = d.group(2) if d else stripped
             for tok in set(_TOKEN.findall(body.split(", !")[0])):
                 self.users.setdefault(tok, []).append(target)
-            br = re.match(r"^br i1 (%[\w.\-]+), label %([\w.\-]+), label %([\w.\-]+)", stripped)
+            br = _COND_BR.match(stripped) if stripped.startswith("br ") else None
             if br:
                 self.branch_to.setdefault(br.group(2), (block, br.group(1), True))
                 self.branch_to.setdefault(br.group(3), (block, br.group(1), False))
@@ -51,7 +52,7 @@ class FunctionIR(LaneEvaluator):
         self.lines = lines
         self.preds: dict[str, int] = {}
         for line in lines:
-            for lab in re.findall(r"label %([\w.\-]+)", line):
+            for lab in LABEL_REF.findall(line):
                 self.preds[lab] = self.preds.get(lab, 0) + 1
 
     def line(self, k: int) -> str:
@@ -68,7 +69,7 @@ class FunctionIR(LaneEvaluator):
         out: dict[str, list[str]] = {}
         for line, block in zip(self.lines, self.block_of):
             succ = out.setdefault(block, [])
-            for lab in re.findall(r"label %([\w.\-]+)", line):
+            for lab in LABEL_REF.findall(line):
                 if lab not in succ:
                     succ.append(lab)
         return out

@@ -30,7 +30,7 @@ from typing import Mapping
 from ..cuda import FULL_MASK
 from .body import FunctionIR
 from .sites import Site, site_map
-from .text import constant_tables, function_waves, functions
+from .text import DEF, LABEL, constant_tables, function_waves, functions
 
 # Instructions whose result in a lane is a function of their operands in that lane and that cannot
 # trap: the demand of the result is the demand of each operand. Divisions pass it to the dividend
@@ -222,11 +222,11 @@ class _Walk:
         """A line a lane may run on a path it would not have taken: a label, an unconditional or
         conditional branch, debug info, or a per-lane computation that cannot trap."""
         text = line.strip()
-        if not text or text.startswith((";", "br ", "#dbg_")) or re.match(r"^[\w.\-]+:", text):
+        if not text or text.startswith((";", "br ", "#dbg_")) or LABEL.match(text):
             return True
-        if re.match(r"^(?:tail )?call void @llvm\.dbg\.", text):
+        if text.startswith(("call void @llvm.dbg.", "tail call void @llvm.dbg.")):
             return True
-        m = re.match(r"^(%[\w.\-]+) = (.*)$", text)
+        m = DEF.match(text)
         if not m:
             return False
         op = m.group(2).split()[0]

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..lanes import s32
 from .constants import NO_CONSTANTS, ModuleConstants, read_image, table_read
-from .text import DEF, call_args
+from .text import DEF, LABEL, LABEL_REF, call_args
 
 LOW_BIT_OPS = {"add", "sub", "mul", "and", "or", "xor", "shl"}
 CASTS = {"zext", "sext", "trunc"}
@@ -108,7 +108,7 @@ class FunctionBody:
         block, pending = "entry", ""
         for line in lines:
             text = line.strip()
-            label = re.match(r"^([\w.\-]+):", text)
+            label = LABEL.match(text)
             if label and not text.startswith(("%", "call", "store")):
                 block = label.group(1)
             m = DEF.match(line)
@@ -119,7 +119,7 @@ class FunctionBody:
                 pending += " " + text.split(", !")[0] if pending else text.split(", !")[0]
                 if not pending.startswith("switch ") or "]" in text:
                     self.exits[block] = pending
-                    for succ in dict.fromkeys(re.findall(r"label %([\w.\-]+)", pending)):
+                    for succ in dict.fromkeys(LABEL_REF.findall(pending)):
                         self.block_preds.setdefault(succ, []).append(block)
                     pending = ""
 

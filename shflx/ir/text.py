@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 from .constants import ModuleConstants, module_constants
 
 DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
 DBG = re.compile(r"!dbg (![0-9]+)")
+LABEL = re.compile(r"^([\w.\-]+):")            # a basic block's label (on a stripped line)
+LABEL_REF = re.compile(r"label %([\w.\-]+)")   # a branch target
 
 
 def split_args(text: str) -> list[str]:
@@ -61,17 +63,24 @@ def functions(lines: list[str]) -> list[tuple[str, int, int, list[str]]]:
     return out
 
 
+_META = re.compile(r"^(![0-9]+) = (?:distinct )?(.*)$")
+
+
 def _metadata(lines: list[str]) -> dict[str, str]:
     meta = {}
     for line in lines:
-        m = re.match(r"^(![0-9]+) = (?:distinct )?(.*)$", line)
-        if m:
+        if line.startswith("!") and (m := _META.match(line)):
             meta[m.group(1)] = m.group(2)
     return meta
 
 
+@lru_cache(maxsize=None)
+def _field_pattern(name: str) -> re.Pattern:
+    return re.compile(rf"\b{name}: (\"(?:[^\"\\\\]|\\\\.)*\"|![0-9]+|\d+)")
+
+
 def _field(text: str, name: str) -> str | None:
-    m = re.search(rf"\b{name}: (\"(?:[^\"\\\\]|\\\\.)*\"|![0-9]+|\d+)", text)
+    m = _field_pattern(name).search(text)
     return m.group(1) if m else None
 
 
@@ -97,10 +106,33 @@ def _chain(meta: dict[str, str], key: str) -> list[str]:
     return out
 
 
-def locations(lines: list[str]) -> dict[str, str]:
+class _Locations(Mapping[str, str]):
+    """!N -> "file:line:col", each read when first asked for (a module has thousands of
+    DILocations; a pass asks for the few of its shuffle sites)."""
+
+    def __init__(self, meta: dict[str, str]) -> None:
+        self._meta = meta
+        self._keys = [key for key, text in meta.items() if text.startswith("!DILocation")]
+        self._known: dict[str, str] = {}
+
+    def __getitem__(self, key: str) -> str:
+        if key not in self._known:
+            text = self._meta.get(key)
+            if text is None or not text.startswith("!DILocation"):
+                raise KeyError(key)
+            self._known[key] = _frame(self._meta, _chain(self._meta, key)[-1])
+        return self._known[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+def locations(lines: list[str]) -> Mapping[str, str]:
     """!N -> "file:line:col" for every DILocation, through inlinedAt to the outermost call site."""
-    meta = _metadata(lines)
-    return {key: _frame(meta, _chain(meta, key)[-1]) for key, text in meta.items() if text.startswith("!DILocation")}
+    return _Locations(_metadata(lines))
 
 
 def inline_chains(lines: list[str], indices: list[int]) -> list[list[str]]:
@@ -119,7 +151,7 @@ def constant_tables(lines: list[str]) -> ModuleConstants:
 
 
 @lru_cache(maxsize=4)
-def _module_facts(ir: str) -> tuple[list[str], dict[str, str], ModuleConstants]:
+def _module_facts(ir: str) -> tuple[list[str], Mapping[str, str], ModuleConstants]:
     """Lines, debug locations and constant tables of a module, read once per module text (every
     pass over one module asks for them)."""
     lines = ir.splitlines()
@@ -130,7 +162,8 @@ def function_waves(lines: list[str]) -> dict[str, int]:
     """Function name -> its wave size from its attribute group's target features (AMDGPU:
     +wavefrontsize32, else 64); functions without one are left out."""
     groups = {m.group(1): (32 if "+wavefrontsize32" in line else 64)
-              for line in lines if (m := re.match(r"^attributes (#\d+) = \{", line)) and "target-features" in line}
+              for line in lines if line.startswith("attributes ") and (m := re.match(r"^attributes (#\d+) = \{", line))
+              and "target-features" in line}
     out = {}
     for line in lines:
         if line.startswith("define "):
