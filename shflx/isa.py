@@ -549,6 +549,44 @@ def _load_vendor(directory: Path, vendor: str) -> dict[str, Any]:
             for stem in files if not stem.startswith("_")}
 
 
+class _VendorFiles(Mapping[str, _File]):
+    """One vendor's TOML files by stem, each read and validated when first asked for: a compile
+    resolves its own target's inherits chain (three files), not the whole catalog."""
+
+    def __init__(self, directory: Path, vendor: str) -> None:
+        self._paths = {p.stem: p for p in sorted(directory.glob("*.toml"))} if directory.is_dir() else {}
+        self._vendor = vendor
+        self._read: dict[str, _File] = {}
+
+    def __getitem__(self, stem: str) -> _File:
+        if stem not in self._read:
+            f = _read(self._paths[stem])
+            _validate_file(f, self._vendor)
+            self._read[stem] = f
+        return self._read[stem]
+
+    def __contains__(self, stem: object) -> bool:
+        return stem in self._paths
+
+    def __iter__(self):
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+@functools.lru_cache(maxsize=2)
+def _vendor_files(vendor: str) -> _VendorFiles:
+    return _VendorFiles(data_dir() / vendor, vendor)
+
+
+@functools.lru_cache(maxsize=None)
+def _resolved(vendor: str, stem: str) -> Any:
+    """One target of the installed catalog, as load_targets resolves it."""
+    resolve = _resolve_amd if vendor == "amd" else _resolve_nvidia
+    return resolve(_merge(_chain(_vendor_files(vendor), stem)))
+
+
 # --- public API ----------------------------------------------------------------------------------
 
 def data_dir() -> Path:
@@ -567,11 +605,6 @@ def load_targets(directory: Path | str) -> Catalog:
                    MappingProxyType(dict(sorted(nvidia.items(), key=lambda kv: _sm_key(kv[0])))))
 
 
-@functools.lru_cache(maxsize=1)
-def _catalog() -> Catalog:
-    return load_targets(data_dir())
-
-
 def _gfx_key(name: str) -> tuple:
     """LLVM's reading of gfxMMms: major = all but the last two digits, stepping is hex (gfx90a)."""
     m = re.fullmatch(r"gfx(\d+)([0-9a-f])([0-9a-f])", name)
@@ -586,26 +619,26 @@ def _sm_key(name: str) -> tuple:
 
 
 def known_amd_targets() -> tuple[str, ...]:
-    return tuple(_catalog().amd)
+    return tuple(sorted((s for s in _vendor_files("amd") if not s.startswith("_")), key=_gfx_key))
 
 
 def known_nvidia_targets() -> tuple[str, ...]:
-    return tuple(_catalog().nvidia)
+    return tuple(sorted((s for s in _vendor_files("nvidia") if not s.startswith("_")), key=_sm_key))
 
 
-def _pick(table: Mapping[str, Any], name: str) -> Any:
+def _pick(vendor: str, known: tuple[str, ...], name: str) -> Any:
     key = name.strip().lower()
-    if key not in table:
-        raise UsageError(f"unknown target {name!r}; known: {', '.join(table)}")
-    return table[key]
+    if key not in known:
+        raise UsageError(f"unknown target {name!r}; known: {', '.join(known)}")
+    return _resolved(vendor, key)
 
 
 def amd_target(name: str) -> AmdTarget:
-    return _pick(_catalog().amd, name)
+    return _pick("amd", known_amd_targets(), name)
 
 
 def nvidia_target(name: str) -> NvidiaTarget:
-    return _pick(_catalog().nvidia, name)
+    return _pick("nvidia", known_nvidia_targets(), name)
 
 
 def files_digest(directory: Path | str) -> str:
