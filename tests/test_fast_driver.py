@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -63,11 +64,7 @@ def test_one_lookup_per_distinct_pattern_per_module(tmp_path, monkeypatch):
     from shflx.driver.amd import compile_file
 
     n = 60
-    body = "".join(f"  v += {CALL[m]}(0xffffffff, v * {k + 3}, {b});\n"
-                   for k, (m, b) in ((k, PATTERNS[k % len(PATTERNS)]) for k in range(n)))
-    src = tmp_path / "many.cu"
-    src.write_text('extern "C" __global__ void many(int *p) {\n  int v = p[threadIdx.x];\n' + body
-                   + "  p[threadIdx.x] = v;\n}\n")
+    src = _many_sites(tmp_path, n)
     lookups: list[str] = []
     real_get = cache.get
     monkeypatch.setattr(cache, "get", lambda k: lookups.append(k) or real_get(k))
@@ -77,6 +74,39 @@ def test_one_lookup_per_distinct_pattern_per_module(tmp_path, monkeypatch):
     assert len(lookups) == len(set(lookups)) == len(PATTERNS)
     again = compile_file(src, "gfx942", emit="llvm")
     assert len(lookups) == len(PATTERNS) and again.output == res.output
+
+
+def test_identical_sites_share_one_helper_read_back_once(tmp_path, monkeypatch):
+    """60 sites of 17 distinct shuffles: 17 helpers, each emitted and read back against its plan
+    once (lowering._distinct_plan), every site calling the helper of its own map; the code object
+    equals the one where each site gets its own helper."""
+    from shflx.driver import lowering
+    from shflx.driver.amd import compile_file
+
+    src = _many_sites(tmp_path, 60)
+    checked: list[str] = []
+    real = lowering.emitted_differences
+    monkeypatch.setattr(lowering, "emitted_differences", lambda plan, text, *a: checked.append(text) or real(plan, text, *a))
+    res = compile_file(src, "gfx942", emit="llvm")
+    assert len(res.sites) == 60 and all(s.proof == "proved" for s in res.sites)
+    assert len(checked) == len(set(checked)) == len(PATTERNS)
+    helpers = re.findall(r"^define [^@]*@(shflx\.site\.\d+)\(", res.output, flags=re.M)
+    assert len(helpers) == len(PATTERNS)
+    calls = [re.search(r"@(shflx\.site\.\d+)\(", line).group(1) for line in res.output.splitlines()
+             if "call" in line and "@shflx.site." in line]
+    assert len(calls) == 60 and set(calls) == set(helpers)
+    # site k (a chain of dependent shuffles: in source order) shuffles as site k % 17 does
+    assert len(set(calls[:len(PATTERNS)])) == len(PATTERNS)
+    assert all(name == calls[k % len(PATTERNS)] for k, name in enumerate(calls))
+
+
+def _many_sites(tmp_path: Path, n: int) -> Path:
+    body = "".join(f"  v += {CALL[m]}(0xffffffff, v * {k + 3}, {b});\n"
+                   for k, (m, b) in ((k, PATTERNS[k % len(PATTERNS)]) for k in range(n)))
+    src = tmp_path / "many.cu"
+    src.write_text('extern "C" __global__ void many(int *p) {\n  int v = p[threadIdx.x];\n' + body
+                   + "  p[threadIdx.x] = v;\n}\n")
+    return src
 
 
 def _stored(k: str) -> tuple[str, str]:

@@ -91,6 +91,22 @@ def test_known_targets_are_exactly_the_required_ones_in_natural_order():
     assert isa.known_nvidia_targets() == tuple(REQUIRED_NVIDIA)
 
 
+def test_a_target_resolved_alone_is_the_one_the_whole_catalog_resolves():
+    """amd_target/nvidia_target read only a target's inherits chain; load_targets reads and
+    validates every file: both give the same facts for every installed target."""
+    from dataclasses import fields
+
+    whole = isa.load_targets(isa.data_dir())
+    assert tuple(whole.amd) == isa.known_amd_targets() and tuple(whole.nvidia) == isa.known_nvidia_targets()
+    for table, alone in ((whole.amd, isa.amd_target), (whole.nvidia, isa.nvidia_target)):
+        for name, target in table.items():
+            mine = alone(name)
+            assert mine is alone(name.upper())                # resolved once per process
+            assert all(getattr(mine, f.name) == getattr(target, f.name) for f in fields(target)), name
+    with pytest.raises(UsageError, match="unknown target 'gfx_none'"):
+        isa.amd_target("gfx_none")
+
+
 @pytest.mark.parametrize("name", REQUIRED_AMD)
 def test_features_agree_with_spec_15(name):
     target = isa.amd_target(name)
