@@ -5,9 +5,12 @@ understood is an error naming the instruction and its line."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from .ptxblock import PtxBlockError, Translation, inrange_ir, translate
 from .text import DBG, declared_names, locations, operand_token, split_args
+
+if TYPE_CHECKING:
+    from .ptxblock import Translation
 
 _ASM = re.compile(r'^(?P<lhs>\s*(?:%[\w.\-]+ = )?)(?:tail )?call (?P<ty>[^"]*?)asm (?:sideeffect )?(?:inteldialect )?'
                   r'"(?P<tmpl>(?:[^"\\]|\\.)*)", "(?P<cons>[^"]*)"\((?P<args>.*)\)(?P<rest>[^()]*)$')
@@ -33,7 +36,7 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
     extra_fns: dict[str, str] = {}
     decls: dict[str, str] = {}
     lines = ir.splitlines()
-    locs = None
+    locs = ptx = None
     changed = False
     for k, line in enumerate(lines):
         if " asm " not in line:
@@ -47,18 +50,19 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
             continue
         if any(_AMDGPU_CONSTRAINT.match(c) for c in m.group("cons").split(",") if not c.startswith("~")):
             continue
-        if locs is None:
+        if ptx is None:           # the first PTX statement: its translator is imported now (most modules have none)
+            from . import ptxblock as ptx
             locs = locations(lines)
         dbg = DBG.search(m.group("rest"))
         where = locs.get(dbg.group(1), "?") if dbg else "?"
         try:
             tr = _translate_asm(m, tmpl, f"ptx{k}", wave)
-        except PtxBlockError as e:
+        except ptx.PtxBlockError as e:
             raise InlinePtxError(f"inline PTX: {e}", where) from None
         dbg_tail = f", !dbg {dbg.group(1)}" if dbg else ""
         lines[k] = "\n".join(ln + dbg_tail for ln in tr.lines)
         for mode in tr.pred_modes:
-            extra_fns[mode] = inrange_ir(mode, wave)
+            extra_fns[mode] = ptx.inrange_ir(mode, wave)
         extra_fns.update(tr.functions)
         decls.update(tr.declarations)
         changed = True
@@ -73,6 +77,8 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
 def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int) -> Translation:
     """One asm call (`m` matched by _ASM) through ptxblock: operand types from the call, "+r"
     operands from the tied-constraint digits."""
+    from .ptxblock import PtxBlockError, translate
+
     types = re.findall(r"\{[^}]*\}|<[^>]*>|\b(?:void|i\d+|half|bfloat|float|double|ptr)\b", m.group("ty"))
     ret = types[-1] if types else "void"             # after call attributes and fast-math flags
     outputs = [] if ret == "void" else [t.strip() for t in ret.strip("{} ").split(",")]
