@@ -6,8 +6,10 @@ Both sides run as a user runs them, in fresh processes, with a warm plan cache a
 modules (as a pip install has them): `shflx compile F --offload-arch A -o F.hsaco` against the same
 clang front end invocation emitting an object (the prelude and flags shflx uses, `-emit-obj`
 instead of `-emit-llvm`) plus `ld.lld -shared`. Rows: the example kernels, then generated files
-with N shuffle sites (17 distinct patterns repeated) for the per-site slope. Median of --repeat
-runs; ratios are within one run of this script."""
+with N shuffle sites (17 distinct patterns repeated) for the per-site slope, then the batch row:
+every example kernel plain clang compiles, in one `shflx compile A.cu B.cu ... -j 1` process (one
+start-up, files one after another) against the sum of their clang + ld.lld medians. Median of
+--repeat runs; ratios are within one run of this script."""
 from __future__ import annotations
 
 import argparse
@@ -94,6 +96,16 @@ def main() -> None:
             rows.append({"input": name, "shflx_s": round(shflx_s, 3), "clang_lld_s": round(plain_s, 3),
                          "ratio": round(shflx_s / plain_s, 2)})
             print(f"{name:<18} {shflx_s:>8.3f} {plain_s:>11.3f} {shflx_s / plain_s:>6.2f}")
+        batch = [src for (name, src), r in zip(inputs, rows) if not name.endswith(" sites") and r["ratio"]]
+        plain_sum = sum(r["clang_lld_s"] for r in rows if not r["input"].endswith(" sites") and r["ratio"])
+        cmd = [sys.executable, "-m", "shflx", "compile", *map(str, batch), "--offload-arch", ns.arch,
+               "-o", str(tmp / "batch"), "-j", "1"]
+        if timed(cmd, env) is None:
+            raise SystemExit(f"shflx compile failed: {' '.join(cmd)}")
+        batch_s = statistics.median(timed(cmd, env) or 0.0 for _ in range(ns.repeat))
+        batch_row = {"input": f"batch of {len(batch)} (-j 1)", "shflx_s": round(batch_s, 3),
+                     "clang_lld_s": round(plain_sum, 3), "ratio": round(batch_s / plain_sum, 2)}
+        print(f"{batch_row['input']:<18} {batch_s:>8.3f} {plain_sum:>11.3f} {batch_s / plain_sum:>6.2f}")
     by_sites = {int(r["input"].split()[0]): r for r in rows if r["input"].endswith(" sites")}
     if len(by_sites) >= 2:
         lo, hi = min(by_sites), max(by_sites)
@@ -103,11 +115,13 @@ def main() -> None:
     else:
         extra = extra_plain = None
     ratios = [r["ratio"] for r in rows if not r["input"].endswith(" sites") and r["ratio"] is not None]
-    print(f"example kernels: median ratio {statistics.median(ratios):.2f}, max {max(ratios):.2f}")
+    print(f"example kernels: median ratio {statistics.median(ratios):.2f}, max {max(ratios):.2f}; "
+          f"in one batch process: {batch_row['ratio']:.2f} per file")
     if ns.out:
         Path(ns.out).write_text(json.dumps({
             "machine": platform.platform(), "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d"),
             "arch": ns.arch, "repeat": ns.repeat, "rows": rows, "median_ratio_examples": statistics.median(ratios),
+            "batch": batch_row,
             "ms_per_extra_site": extra, "ms_per_extra_site_clang_lld": extra_plain}, indent=1) + "\n")
 
 
