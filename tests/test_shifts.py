@@ -124,6 +124,17 @@ def test_prefer_keeps_the_cheapest_plan_when_it_is_lds_free():
         assert lower(text, "gfx942", prefer="lds-free").steps == lower(text, "gfx942").steps
 
 
+def test_prefer_lds_free_without_an_lds_free_plan_is_no_costlier_than_the_default():
+    """A map no LDS-free plan was found for (the coverage run's: rows of 4-lane xor blocks, then a
+    tail): the default search's ds_swizzle + select (62), not the ds_bpermute fallback (78)."""
+    text = "map " + ",".join(map(str, [5, 4, 7, 6, 1, 0, 3, 2, 13, 12, 15, 14, 9, 8, 11, 10, 21, 20, 23, 22,
+                                       17, 16, 19, 18, 24, 25, 26, 27, 28, 24, 30, 26]))
+    cycles, free = lower(text, "gfx942"), lower(text, "gfx942", prefer="lds-free")
+    assert any(s.op.startswith("ds.") for s in free.steps)
+    assert [s.op for s in cycles.steps] == ["ds.swizzle", "select"]
+    assert free.cost == cycles.cost < dict(free.extra)["baseline_cost"] and free.proof["status"] == "proved"
+
+
 def test_the_preference_is_part_of_the_target_and_of_the_cache_key():
     free = resolve_target("gfx942", prefer="lds-free")
     assert free.lds_free_first and not GFX942.lds_free_first and free != GFX942

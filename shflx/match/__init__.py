@@ -13,9 +13,9 @@ from ..pattern import Collective, Shuffle, format_pattern, parse_pattern
 from ..plan import Plan
 from ..target import Target, resolve_target
 from .cost import bpermute_cost, fusable, fused_cost, uses_lds
-from .search import Candidate, SearchReport, candidates
+from .search import Candidate, SearchReport, candidates, sort_guesses
 
-SEARCH_VERSION = 8   # bump whenever the plan JSON or the search changes (it keys the cache)
+SEARCH_VERSION = 9   # bump whenever the plan JSON or the search changes (it keys the cache)
 
 
 
@@ -37,7 +37,12 @@ def lower(pattern: str | Shuffle, arch: str | Target, wave: int | None = None, r
     want = p.lane_map(target.wave)
     t0 = time.perf_counter()
     report = SearchReport()
-    for cand in candidates(target, want, report, runtime_mask):
+    found = candidates(target, want, report, runtime_mask)
+    if target.lds_free_first and all(c.uses_lds for c in found):
+        # No LDS-free plan: the cheapest one with the LDS, as the default search finds it (its stages
+        # prune against the cheapest plan so far, which they cannot while chasing an LDS-free one).
+        found = sort_guesses(found + candidates(target.with_prefer("cycles"), want, SearchReport(), runtime_mask))
+    for cand in found:
         plan = Plan.made_for(target, text, cand.steps, cand.result, cand.cost)
         proof = prove(plan)
         if proof.status == "proved":
