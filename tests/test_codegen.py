@@ -5,7 +5,6 @@ The HIP launcher runs against a fake hip module (the real one: hw_tests/amd)."""
 from __future__ import annotations
 
 import enum
-import io
 import os
 import re
 import stat
@@ -81,29 +80,6 @@ def test_linked_code_object_names_target_kernel_and_metadata(arch, tmp_path):
         kernel = co.metadata["amdhsa.kernels"][0]
         assert kernel[".name"] == "shflx_k" and kernel[".wavefront_size"] == wave
         assert [a[".name"] for a in kernel[".args"] if ".name" in a] == ["in", "out"]
-
-
-@pytest.mark.parametrize("arch", TARGETS)
-def test_inspect_reads_what_pyelftools_reads(arch):
-    """inspect's own ELF64 reader against pyelftools (an independent reader): machine flags, OS
-    ABI version, the kernels (symbols with a .kd descriptor) and the metadata note's bytes."""
-    from elftools.elf.elffile import ELFFile
-
-    t = amd_target(arch)
-    plan = next(s for s in samples(arch, t.default_wave) if s.name == "dpp_quad_perm_xor1").load()
-    obj = compile_ir(kernel_ir(plan, "k_one"), t.llvm_cpu, wave=t.default_wave, emit="obj")
-    for blob in (obj, link_hsaco(obj)):
-        elf = ELFFile(io.BytesIO(blob))
-        co = inspect_code_object(blob)
-        assert co.e_flags == elf.header["e_flags"]
-        assert co.code_object_version == elf.header["e_ident"]["EI_ABIVERSION"] + 2
-        symbols = {sym.name: sym["st_info"]["type"] for name in (".symtab", ".dynsym")
-                   if (table := elf.get_section_by_name(name)) is not None for sym in table.iter_symbols() if sym.name}
-        assert co.kernels == tuple(sorted(n for n, kind in symbols.items()
-                                          if kind in ("STT_FUNC", "STT_GNU_IFUNC", 10) and f"{n}.kd" in symbols))
-        notes = [n for s in elf.iter_sections() if s["sh_type"] == "SHT_NOTE" for n in s.iter_notes()
-                 if n["n_name"] == "AMDGPU" and n["n_type"] in (32, "NT_AMDGPU_METADATA")]
-        assert co.has_metadata_note and co.metadata_size == len(notes[0]["n_descdata"])
 
 
 def test_inspect_rejects_a_truncated_code_object():

@@ -1,3 +1,3 @@
 """Edge: LLVM IR -> object/assembly (llvmlite, `llvm`), object -> .hsaco (ld.lld, `link`), and
-code-object inspection (ELF64 read by hand, `inspect`). The core never imports this package (STYLE
+code-object inspection (pyelftools, `inspect`). The core never imports this package (STYLE
 "Module boundaries"); each submodule imports its tool lazily."""

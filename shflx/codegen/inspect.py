@@ -1,10 +1,11 @@
-"""What an AMDGPU code object holds: target, kernels, the metadata note (ELF64 read by hand).
+"""What an AMDGPU code object holds (pyelftools): target, kernels, the metadata note.
 
 Field meanings follow LLVM's AMDGPUUsage ("ELF Code Object", "Code Object Metadata") and
 llvm/include/llvm/BinaryFormat/ELF.h (EF_AMDGPU_*); the metadata note is MessagePack, read
 here by a small decoder for the subset LLVM writes (msgpack is not a shflx dependency)."""
 from __future__ import annotations
 
+import io
 import struct
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,24 +53,28 @@ class CodeObject:
 
 def inspect_code_object(data: bytes) -> CodeObject:
     """Read an AMDGPU ELF (relocatable object or .hsaco); InputError if it is not one."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
     if data[:4] != b"\x7fELF":
         raise InputError("not an ELF file (no \\x7fELF magic)")
-    if data[EI_CLASS] != ELFCLASS64:
-        raise InputError(f"an AMDGPU code object is ELF64, this is ELF{32 if data[EI_CLASS] == 1 else '?'}")
-    if data[EI_DATA] != ELFDATA2LSB:
-        raise InputError("an AMDGPU code object is little-endian, this ELF is not")
     try:
-        elf = _Elf(data)
-    except (struct.error, IndexError, ValueError) as e:
-        raise InputError(f"malformed ELF: {e}") from None
-    if elf.machine != EM_AMDGPU:
-        raise InputError(f"not an AMDGPU code object: e_machine is {elf.machine} (want EM_AMDGPU = {EM_AMDGPU})")
-    flags = elf.flags
-    version = data[EI_ABIVERSION] + 2 if data[EI_OSABI] == ELFOSABI_AMDGPU_HSA else None
-    try:
+        elf = ELFFile(io.BytesIO(data))
+        header = elf.header
+        if elf.elfclass != 64:
+            raise InputError(f"an AMDGPU code object is ELF64, this is ELF{elf.elfclass}")
+        machine = header["e_machine"]
+        if machine not in ("EM_AMDGPU", EM_AMDGPU):
+            raise InputError(f"not an AMDGPU code object: e_machine is {machine} (want EM_AMDGPU = {EM_AMDGPU})")
+        flags = int(header["e_flags"])
+        ident = header["e_ident"]
+        osabi = ident["EI_OSABI"]
+        # pyelftools names 64 after ARM (ELFOSABI_ARM_AEABI shares the number)
+        hsa = osabi in (ELFOSABI_AMDGPU_HSA, "ELFOSABI_ARM_AEABI", "ELFOSABI_AMDGPU_HSA")
+        version = int(ident["EI_ABIVERSION"]) + 2 if hsa else None
         kernels = _kernels(elf)
         note = _metadata_note(elf)
-    except (struct.error, IndexError, ValueError) as e:
+    except ELFError as e:
         raise InputError(f"malformed ELF: {e}") from None
     metadata = None
     if note is not None:
@@ -81,63 +86,6 @@ def inspect_code_object(data: bytes) -> CodeObject:
     return CodeObject(name, _target_id(name, flags), flags, version, kernels, note is not None,
                       len(note) if note is not None else 0,
                       metadata if isinstance(metadata, dict) else None)
-
-
-# ELF64 little-endian layout (System V gABI, "ELF Header", "Sections", "Symbol Table", "Note
-# Section"): what inspect_code_object reads, nothing more.
-EI_CLASS, EI_DATA, EI_OSABI, EI_ABIVERSION = 4, 5, 7, 8
-ELFCLASS64, ELFDATA2LSB = 2, 1
-SHT_SYMTAB, SHT_NOTE, SHT_NOBITS, SHT_DYNSYM = 2, 7, 8, 11
-STT_FUNC, STT_GNU_IFUNC = 2, 10          # 10 is also STT_AMDGPU_HSA_KERNEL (code object v2)
-_HEADER = struct.Struct("<16xHHIQQQIHHHHHH")    # e_type ... e_shstrndx
-_SECTION = struct.Struct("<IIQQQQIIQQ")          # sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size, sh_link, ...
-_SYMBOL = struct.Struct("<IBBHQQ")               # st_name, st_info, st_other, st_shndx, st_value, st_size
-
-
-@dataclass(frozen=True)
-class _Section:
-    name: str
-    type: int
-    data: bytes
-    link: int
-
-
-class _Elf:
-    """The header fields and sections of an ELF64 little-endian file (pyelftools costs a compile
-    50 ms of imports for the few fields read here)."""
-
-    def __init__(self, data: bytes):
-        (_, self.machine, _, _, _, shoff, self.flags, _, _, _, shentsize, shnum, shstrndx) = _HEADER.unpack_from(data)
-        if shnum and shentsize != _SECTION.size:
-            raise ValueError(f"section header size {shentsize}, not {_SECTION.size}")
-        raw = [_SECTION.unpack_from(data, shoff + k * shentsize) for k in range(shnum)]
-        if shoff + shnum * shentsize > len(data):
-            raise ValueError("section headers past the end of the file")
-
-        def body(h: tuple) -> bytes:
-            if h[1] == SHT_NOBITS:
-                return b""
-            if h[4] + h[5] > len(data):
-                raise ValueError("a section past the end of the file")
-            return data[h[4]:h[4] + h[5]]
-        names = body(raw[shstrndx]) if shnum else b""
-        self.sections = [_Section(_string(names, h[0]), h[1], body(h), h[6]) for h in raw]
-
-    def section(self, name: str) -> _Section | None:
-        return next((s for s in self.sections if s.name == name), None)
-
-    def symbols(self, table: _Section) -> list[tuple[str, int]]:
-        """(name, st_info type) of each symbol of a symbol table section."""
-        strings = self.sections[table.link].data
-        return [(_string(strings, st_name), st_info & 0xF)
-                for st_name, st_info, *_ in _SYMBOL.iter_unpack(table.data[:len(table.data) // _SYMBOL.size * _SYMBOL.size])]
-
-
-def _string(table: bytes, offset: int) -> str:
-    if offset > len(table):
-        raise ValueError(f"string offset {offset} past its table")
-    end = table.find(b"\0", offset)
-    return table[offset:end if end >= 0 else len(table)].decode("utf-8", "replace")
 
 
 def _target_id(name: str | None, flags: int) -> str | None:
@@ -153,25 +101,27 @@ def _target_id(name: str | None, flags: int) -> str | None:
     return out
 
 
-def _kernels(elf: _Elf) -> tuple[str, ...]:
-    names: dict[str, int] = {}
+def _kernels(elf: Any) -> tuple[str, ...]:
+    names: dict[str, str] = {}
     for section_name in (".symtab", ".dynsym"):
-        table = elf.section(section_name)
-        if table is None or table.type not in (SHT_SYMTAB, SHT_DYNSYM):
+        table = elf.get_section_by_name(section_name)
+        if table is None:
             continue
-        for name, kind in elf.symbols(table):
-            if name:
-                names.setdefault(name, kind)
-    return tuple(sorted(n for n, kind in names.items() if kind in (STT_FUNC, STT_GNU_IFUNC) and f"{n}.kd" in names))
+        for sym in table.iter_symbols():
+            if sym.name:
+                names.setdefault(sym.name, sym["st_info"]["type"])
+    return tuple(sorted(n for n, kind in names.items()
+                        if kind in ("STT_FUNC", "STT_AMDGPU_HSA_KERNEL", "STT_GNU_IFUNC", 10)
+                        and f"{n}.kd" in names))
 
 
-def _metadata_note(elf: _Elf) -> bytes | None:
-    """The descriptor of the 'AMDGPU' note of type NT_AMDGPU_METADATA; notes are 4-byte aligned:
-    namesz, descsz, type, name, desc."""
-    for section in elf.sections:
-        if section.type != SHT_NOTE:
+def _metadata_note(elf: Any) -> bytes | None:
+    """The descriptor of the 'AMDGPU' note of type NT_AMDGPU_METADATA, parsed by hand (pyelftools
+    does not know the type); notes are 4-byte aligned: namesz, descsz, type, name, desc."""
+    for section in elf.iter_sections():
+        if section["sh_type"] != "SHT_NOTE":
             continue
-        raw = section.data
+        raw = section.data()
         pos = 0
         while pos + 12 <= len(raw):
             namesz, descsz, ntype = struct.unpack_from("<III", raw, pos)

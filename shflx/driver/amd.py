@@ -26,7 +26,8 @@ from .prefetch import imports_in_background
 
 # What compile_file needs after the front end, imported while clang runs (driver.prefetch)
 BACK_END = ("shflx.ir.inline_ptx", "shflx.driver.lowering", "shflx.driver.chains", "shflx.driver.report",
-            "shflx.codegen.llvm", "llvmlite.binding", "shflx.codegen.link", "shflx.codegen.inspect")
+            "shflx.codegen.llvm", "llvmlite.binding", "shflx.codegen.link", "shflx.codegen.inspect",
+            "elftools.elf.elffile")
 
 EMITS = ("hsaco", "obj", "asm", "llvm")
 
