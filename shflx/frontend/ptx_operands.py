@@ -140,10 +140,14 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
             args = _without_prelude([("hip-cpp-output" if a == "hip" and args[k - 1] == "-x" else a)
                                      for k, a in enumerate(args)])
             proc = _run(tool, args)
-            new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr) if f not in read_as_nvcc]
-            if proc.returncode == 0 or not new_fixes:
+            if proc.returncode == 0:
                 break
-            read_as_nvcc += new_fixes       # diagnostics name the original files (line markers)
+            # diagnostics name the original files (line markers), their columns the expanded lines
+            compiled = nvcc_syntax.preprocessed_lines(pre.read_bytes())
+            new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr, compiled=compiled) if f not in read_as_nvcc]
+            if not new_fixes:
+                break
+            read_as_nvcc += new_fixes
         _check(proc, source)
         return "".join(n + "\n" for n in notes) + ll.read_text()
 
