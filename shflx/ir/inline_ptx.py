@@ -61,7 +61,8 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
         try:
             tr = _translate_asm(m, tmpl, f"ptx{k}", wave)
         except PtxBlockError as e:
-            raise InlinePtxError(f"inline PTX: {e}", where) from None
+            what = str(e) if str(e).startswith("shflx does not support") else f"inline PTX: {e}"
+            raise InlinePtxError(what, where) from None
         dbg_tail = f", !dbg {dbg.group(1)}" if dbg else ""
         lines[k] = "\n".join(ln + dbg_tail for ln in tr.lines)
         for mode in tr.pred_modes:
