@@ -5,9 +5,16 @@ LDS round trips (ds_swizzle) and the report's estimated shuffle cost against ds_
 
   python benchmarks/bench_corpus.py [--targets gfx942 gfx1100 sm_90] [--units REGEX] [--jobs 2]
                                     [--out benchmarks/results/corpus.json]
+  python benchmarks/bench_corpus.py --update benchmarks/results/corpus.json [--targets ...] [--units REGEX]
+  python benchmarks/bench_corpus.py --update benchmarks/results/corpus.json --fold OTHER.json ...
+
+--update re-runs only the (unit, target) pairs the file records as failing (a full run of three
+targets takes hours on a small machine) and writes the file back with those entries replaced; each
+entry says when it was measured ("date"). --fold merges the entries of other result files of this
+script into the --update file without compiling. The table printed is then the whole file's.
 
 Needs ../shared/corpus beside the checkout (it says so and exits 2 without it). Results are written
-only with --out."""
+only with --out or --update."""
 from __future__ import annotations
 
 import argparse
@@ -53,7 +60,7 @@ def compile_unit(row: dict, target: str) -> dict:
         out = Path(tmp) / "out"
         emit = ["--emit", "ptx"] if nvidia else ["--emit", "asm"]
         t0 = time.perf_counter()
-        entry = {"unit": row["unit_id"], "target": target, "uses": row["uses"]}
+        entry = {"unit": row["unit_id"], "target": target, "uses": row["uses"], "date": time.strftime("%Y-%m-%d")}
         try:
             r = _shflx(["compile", src, "--offload-arch", target, *emit, "-o", str(out), "--report", "json", *incs],
                        Path(tmp))
@@ -88,24 +95,10 @@ def environment() -> dict:
     return {"cuda_headers": describe(), "nvidia_wheels": wheels}
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--targets", nargs="+", default=["gfx942", "gfx1100", "sm_90"])
-    ap.add_argument("--units", default="", help="only units whose id matches this regex")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--out", help="write the results (JSON) here")
-    ns = ap.parse_args()
-    if not (CORPUS / "MANIFEST.tsv").is_file():
-        print(f"bench_corpus: {CORPUS} is missing: the corpus lives in shared/ beside the checkout", file=sys.stderr)
-        return 2
-    rows = [r for r in csv.DictReader((CORPUS / "MANIFEST.tsv").open(), delimiter="\t")
-            if re.search(ns.units, r["unit_id"])]
-    jobs = [(r, t) for t in ns.targets for r in rows]
-    with ThreadPoolExecutor(ns.jobs) as pool:
-        results = list(pool.map(lambda j: compile_unit(*j), jobs))
+def print_table(results: list[dict], targets: list[str]) -> None:
     print(f"{'target':<8} {'ok':>9} {'sites':>6} {'chains':>6} {'ds_bpermute (baseline)':>24} {'ds_swizzle':>10} "
           f"{'cost (ds_bpermute)':>20}")
-    for t in ns.targets:
+    for t in targets:
         mine = [e for e in results if e["target"] == t]
         good = [e for e in mine if e["status"] == "ok"]
         bp = sum(e.get("ds_bpermute") or 0 for e in good)
@@ -120,6 +113,54 @@ def main() -> int:
     errs = Counter((e["target"], re.sub(r"'[^']*'", "'X'", e["error"])) for e in results if e["status"] == "error")
     for (t, err), n in errs.most_common(30):
         print(f"{n:4} {t:<8} {err}")
+
+
+def merged(old: list[dict], new: list[dict]) -> list[dict]:
+    """`old` with each (unit, target) entry that `new` has replaced by new's, in old's order."""
+    by_key = {(e["unit"], e["target"]): e for e in new}
+    kept = [by_key.pop((e["unit"], e["target"]), e) for e in old]
+    return kept + list(by_key.values())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--targets", nargs="+", default=["gfx942", "gfx1100", "sm_90"])
+    ap.add_argument("--units", default="", help="only units whose id matches this regex")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", help="write the results (JSON) here")
+    ap.add_argument("--update", help="re-run the pairs this results file records as failing; write it back")
+    ap.add_argument("--fold", nargs="+", default=[], help="with --update: merge these results files in, no compile")
+    ns = ap.parse_args()
+    if ns.fold and not ns.update:
+        ap.error("--fold needs --update")
+    if not (CORPUS / "MANIFEST.tsv").is_file():
+        print(f"bench_corpus: {CORPUS} is missing: the corpus lives in shared/ beside the checkout", file=sys.stderr)
+        return 2
+    rows = [r for r in csv.DictReader((CORPUS / "MANIFEST.tsv").open(), delimiter="\t")
+            if re.search(ns.units, r["unit_id"])]
+    old = json.loads(Path(ns.update).read_text()) if ns.update else None
+    if ns.fold:
+        results = old["results"]
+        for f in ns.fold:
+            results = merged(results, json.loads(Path(f).read_text())["results"])
+        old["results"] = results
+        Path(ns.update).write_text(json.dumps(old, indent=1) + "\n")
+        print_table(results, old["targets"])
+        return 0
+    if old:
+        failing = {(e["unit"], e["target"]) for e in old["results"] if e["status"] != "ok"}
+        jobs = [(r, t) for t in ns.targets for r in rows if (r["unit_id"], t) in failing]
+    else:
+        jobs = [(r, t) for t in ns.targets for r in rows]
+    with ThreadPoolExecutor(ns.jobs) as pool:
+        results = list(pool.map(lambda j: compile_unit(*j), jobs))
+    if old:
+        old["results"] = merged(old["results"], results)
+        Path(ns.update).write_text(json.dumps(old, indent=1) + "\n")
+        print(f"re-ran {len(results)} failing (unit, target) pairs; the whole file:")
+        print_table(old["results"], old["targets"])
+    else:
+        print_table(results, ns.targets)
     if ns.out:
         Path(ns.out).write_text(json.dumps({"targets": ns.targets, "units": len(rows), "environment": environment(),
                                             "results": results}, indent=1) + "\n")
