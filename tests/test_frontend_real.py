@@ -249,3 +249,11 @@ def test_a_clang_failure_with_an_error_shows_that_error(tmp_path):
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx1100", emit="asm")
     assert re.search(r"k\.cu:1:\d+: error: use of undeclared identifier 'undeclared'", str(e.value))
+
+
+def test_a_missing_header_is_its_fatal_error(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text('#include "not_there.h"\n__global__ void k(int *p) { p[0] = 1; }\n')
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx1100", emit="asm")
+    assert re.search(r"k\.cu:1:10: fatal error: 'not_there\.h' file not found", str(e.value))

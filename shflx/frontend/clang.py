@@ -355,10 +355,13 @@ def optimizer_notes(ir: str) -> list[str]:
     return leading_notes(ir, OPTIMIZER_NOTE_PREFIX)
 
 
+_ERROR_LINE = re.compile(r"(?:^|: )(?:fatal )?error: ")
+
+
 def check_failure(proc: subprocess.CompletedProcess, source: Path) -> None:
     """A failed clang run that printed no error (killed by a signal, or an exit status with only
     warnings) as one line naming what happened; clang's warnings are not repeated."""
-    if any(": error: " in line or line.startswith("error: ") for line in proc.stderr.splitlines()):
+    if any(_ERROR_LINE.search(line) for line in proc.stderr.splitlines()):
         return
     what = (f"clang was killed by {_signal_name(proc.returncode)} (a crash of clang itself, not an error in the "
             "source)" if proc.returncode < 0 else f"clang exited with status {proc.returncode} without an error message")
