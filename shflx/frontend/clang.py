@@ -345,9 +345,9 @@ def run_device_clang(tool, args: list[str]) -> tuple[subprocess.CompletedProcess
     if again.returncode != 0:
         return proc, []
     return again, [f"{OPTIMIZER_NOTE_PREFIX}clang was killed by {_signal_name(proc.returncode)} optimizing the device "
-                   "code (LLVM's infer-address-spaces pass leaves a null operand, cf. llvm/llvm-project#205749); "
-                   "compiled again without that pass: the same code, with flat memory accesses where it would "
-                   "have made them global or LDS ones"]
+                   "code and compiled it without LLVM's infer-address-spaces pass (which clang 22 can leave a null "
+                   "operand behind, cf. llvm/llvm-project#205749): the same meaning, with flat memory accesses "
+                   "where the pass would have made them global or LDS ones"]
 
 
 def optimizer_notes(ir: str) -> list[str]:
