@@ -193,3 +193,67 @@ def test_device_printf_is_rocms_buffered_printf(tmp_path, cov, slot):
     assert offsets["hidden_printf_buffer"] == explicit + 8 * slot
     ir = compile_file(src, "gfx942", emit="llvm", opts=FrontendOptions(extra=extra)).output
     assert "@__printf_alloc(i32" in ir and "__ockl_printf" not in ir
+
+
+# clang 22.1's optimizer can die by SIGSEGV on valid code (TensorRT's topkLastDim.cu: InferAddressSpaces
+# leaves a null operand, InstCombine crashes on it) after printing only warnings.
+CRASH_WARNINGS = "k.cu:1:40: warning: equality comparison with extraneous parentheses [-Wparentheses-equality]\n"
+
+
+def _killed_unless(monkeypatch, survives):
+    """clang as run by the front end, killed by SIGSEGV after its warnings unless `survives(args)`."""
+    import subprocess
+
+    from shflx.frontend import clang
+    real = clang._run_clang
+    calls = []
+
+    def run(tool, args):
+        calls.append(args)
+        if "-emit-llvm" in args and not survives(args):
+            return subprocess.CompletedProcess(args, -11, "", CRASH_WARNINGS + "1 warning generated.\n")
+        return real(tool, args)
+    monkeypatch.setattr(clang, "_run_clang", run)
+    return calls
+
+
+@pytest.mark.parametrize("source", ["__global__ void k(int *p) { p[threadIdx.x] = 1; }\n",
+                                    # an "l" operand: the preprocessed path (frontend/ptx_operands.py)
+                                    '__global__ void k(int *p) { asm volatile("st.global.u32 [%0], %1;" :: '
+                                    '"l"(p + threadIdx.x), "r"(1)); }\n'])
+def test_a_crashed_optimizer_is_run_again_without_infer_address_spaces_and_the_report_says_so(tmp_path, monkeypatch,
+                                                                                                source):
+    calls = _killed_unless(monkeypatch, lambda args: "-opt-disable=infer-address-spaces" in args)
+    src = tmp_path / "k.cu"
+    src.write_text(source)
+    res = compile_file(src, "gfx1100", emit="asm")
+    assert re.search(r"global_store_b32", res.output)
+    assert [n for n in res.notes if "killed by SIGSEGV" in n and "without LLVM's infer-address-spaces pass" in n], res.notes
+    assert sum("-emit-llvm" in a for a in calls) == 2
+
+
+def test_a_crash_of_clang_is_one_line_that_says_so_not_its_warnings(tmp_path, monkeypatch):
+    """Never a failure that shows only warnings: clang killed twice is one line naming the signal."""
+    _killed_unless(monkeypatch, lambda args: False)
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *p) { p[threadIdx.x] = 1; }\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx1100", emit="asm")
+    assert str(e.value) == (f"{src}: error: the CUDA front end failed: clang was killed by SIGSEGV (a crash of clang "
+                            "itself, not an error in the source)")
+
+
+def test_a_clang_failure_with_an_error_shows_that_error(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *p) { if ((p[0] == 1)) p[1] = undeclared; }\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx1100", emit="asm")
+    assert re.search(r"k\.cu:1:\d+: error: use of undeclared identifier 'undeclared'", str(e.value))
+
+
+def test_a_missing_header_is_its_fatal_error(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text('#include "not_there.h"\n__global__ void k(int *p) { p[0] = 1; }\n')
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx1100", emit="asm")
+    assert re.search(r"k\.cu:1:10: fatal error: 'not_there\.h' file not found", str(e.value))

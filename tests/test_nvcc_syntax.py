@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from shflx.driver.nvidia import cuda_headers
 from shflx.frontend.clang import FrontendOptions
-from shflx.frontend.nvcc_syntax import fixes, overlay
+from shflx.frontend.nvcc_syntax import fixes, overlay, preprocessed_lines, source_column
 
 SOURCE = """template <int A> struct Sums {
   template <int N> static __device__ void add(float *s, float v) { s[N] += v * A; }
@@ -159,11 +159,20 @@ def test_other_declarations_are_not_rewritten(line):
                  read=lambda p: text) == []
 
 
-@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
-def test_the_constructor_of_a_shared_object_does_not_run(tmp_path, arch):
+# An "l" operand makes the AMD front end compile the file's preprocessed text (as it does every
+# file that reads CCCL, frontend/ptx_operands.py), where `__shared__` is `__attribute__((shared))`
+# and clang's columns count the expanded line.
+SHARED_PREPROCESSED = SHARED.replace("  out[threadIdx.x] = c.n;\n",
+                                     '  asm volatile("st.global.u32 [%0], %1;" :: "l"(out + 64), "r"(c.n));\n'
+                                     "  out[threadIdx.x] = c.n;\n")
+
+
+@pytest.mark.parametrize("arch,source", [("gfx942", SHARED), ("gfx942", SHARED_PREPROCESSED),
+                                         ("gfx1100", SHARED_PREPROCESSED), ("sm_90", SHARED)])
+def test_the_constructor_of_a_shared_object_does_not_run(tmp_path, arch, source):
     if arch.startswith("sm_") and cuda_headers(FrontendOptions()) is None:
         pytest.skip("NVIDIA's CUDA headers are not installed (pip install 'shflx[cuda]')")
-    (tmp_path / "k.cu").write_text(SHARED)
+    (tmp_path / "k.cu").write_text(source)
     r = subprocess.run([sys.executable, "-m", "shflx", "compile", "k.cu", "--offload-arch", arch, "--emit", "llvm",
                         "-o", "k.ll", "--report", "json"], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -176,3 +185,41 @@ def _apply_replacing(text: bytes, found) -> bytes:
     for f in sorted(found, key=lambda f: f.offset, reverse=True):
         text = text[:f.offset] + f.text + text[f.offset + f.length:]
     return text
+
+
+def test_a_column_of_the_expanded_line_is_taken_back_to_the_source_line():
+    """simpleAWBarrier.cu:93 as clang reports it from preprocessed text: column 69 of the expanded
+    line is the variable's name, column 56 of the line as written."""
+    original = b"    __shared__ cuda::barrier<cuda::thread_scope_block> barrier;"
+    compiled = b"    __attribute__((shared)) cuda::barrier<cuda::thread_scope_block> barrier;"
+    assert source_column(original, compiled, 69) == original.rindex(b"barrier") + 1 == 56
+    assert source_column(original, compiled, compiled.index(b"cuda") + 1) == original.index(b"cuda") + 1
+    assert source_column(original, original, 13) == 13 and source_column(original, None, 13) == 13
+    assert source_column(original, compiled, compiled.index(b"attribute") + 1) is None     # from the macro
+    assert source_column(original, compiled, 1) is None                                     # not a token
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(["x", "y", "M", "(", ")", ";", "N", "x_1"]), min_size=1, max_size=12),
+       st.sampled_from([" ", "  "]), st.data())
+def test_any_token_not_from_a_macro_maps_to_its_own_occurrence(tokens, space, data):
+    """Macros M and N expand to text that holds none of the other tokens; every other token at
+    its k-th place in the expanded line is found at its k-th place in the original."""
+    expand = {"M": "__attribute__[[m]]", "N": "{ 0u, z }"}
+    original = space.join(tokens).encode()
+    compiled = space.join(expand.get(t, t) for t in tokens).encode()
+    k = data.draw(st.integers(0, len(tokens) - 1))
+    if tokens[k] in expand:
+        return
+    col_in = lambda text, parts: len(space.join(parts[:k])) + (len(space) if k else 0) + 1      # noqa: E731
+    want = col_in(original, tokens)
+    got = source_column(original, compiled, col_in(compiled, [expand.get(t, t) for t in tokens]))
+    assert got == want
+
+
+def test_preprocessed_lines_follow_the_line_markers():
+    text = (b'# 1 "k.cu"\nint a;\n# 1 "h.h" 1\nint h;\n\nint g;\n# 3 "k.cu" 2\n'
+            b"  __attribute__((shared)) int s;\n")
+    lines = preprocessed_lines(text)
+    assert lines[("k.cu", 1)] == b"int a;" and lines[("h.h", 3)] == b"int g;"
+    assert lines[("k.cu", 3)] == b"  __attribute__((shared)) int s;"

@@ -91,6 +91,22 @@ K memory_ops(const unsigned *a, const int *b, unsigned *out) { I;
   out[8 * t + 2] = s0; out[8 * t + 3] = s1; out[8 * t + 4] = s2; out[8 * t + 5] = s3; out[8 * t + 6] = h;
   out[8 * t + 7] = (unsigned)g;
 }
+// libcu++'s cp.async (cuda/__memcpy_async/cp_async_shared_global.h): cp-size and src-size both the
+// "n" operand; then a 16-byte copy with a run-time src-size (zero fill). Word 1 is never written.
+template <int N> __device__ void cp_n(unsigned dst, const unsigned *src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %2;" :: "r"(dst), "l"(src), "n"(N) : "memory"); }
+K cp_async_n(const unsigned *a, const int *b, unsigned *out) { I;
+  __shared__ unsigned sm[64 * 8];
+  unsigned *mine = sm + 8 * threadIdx.x;
+  for (int k = 0; k < 8; ++k) mine[k] = 0xdeadbeefu;
+  unsigned dst = (unsigned)__cvta_generic_to_shared(mine);
+  cp_n<4>(dst, a + 8 * t);
+  cp_n<8>(dst + 8, a + 8 * t + 2);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], %2, %3;" :: "r"(dst + 16), "l"(a + 8 * t + 4), "n"(16),
+               "r"(b[t] & 15) : "memory");
+  asm volatile("cp.async.wait_group %0;" :: "n"(0) : "memory");
+  __syncthreads();
+  for (int k = 0; k < 8; ++k) out[8 * t + k] = mine[k]; }
 // TensorRT's instanceNormCommon.h forms: float <-> half with cvt and "h" operands, packed by mov.b32
 K half_cvt(const float *a, const int *b, unsigned *out) { I; unsigned short lo, hi, l2, h2; unsigned packed; float back;
   asm volatile("cvt.rn.f16.f32 %0, %1;" : "=h"(lo) : "f"(a[t]));
@@ -127,6 +143,19 @@ def _memory_ops(a, b):
     out[:, 2:6] = np.where(keep, raw, 0).astype(np.uint8).view(np.uint32).reshape(N, 4)
     out[:, 6] = words[:, 0] & 0xFFFF
     out[:, 7] = (words[:, 0] >> 16).astype(np.uint16).view(np.int16).astype(np.int64) & M32
+    return out.reshape(-1)
+
+
+def _cp_async_n(a, b):
+    """PTX ISA 8.7, 9.7.9.25 cp.async: cp-size bytes reach dst; with src-size, the first src-size come
+    from src and the rest are zeros. Per thread t: words 0 and 2-3 copied, 1 untouched (0xdeadbeef),
+    4-7 copied up to byte b & 15 and zero after."""
+    words = a.reshape(N, 8).copy()
+    out = words.copy()
+    out[:, 1] = 0xDEADBEEF
+    raw = words[:, 4:8].copy().view(np.uint8).reshape(N, 16)
+    keep = np.arange(16)[None, :] < (b & 15)[:, None]
+    out[:, 4:8] = np.where(keep, raw, 0).astype(np.uint8).view(np.uint32).reshape(N, 4)
     return out.reshape(-1)
 
 
@@ -223,6 +252,8 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
                  lambda a, b: np.where(np.arange(N) // 64 == 1, -1, a)),
     "ptx_nanosleep": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a),
     "ptx_globaltimer": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a + 7),
+    "cp_async_n": (lambda r: (r.integers(0, 1 << 32, 8 * N, dtype=np.uint64).astype(np.uint32),
+                              r.integers(0, 1 << 20, N).astype(np.int32)), _cp_async_n),
     "memory_ops": (lambda r: (r.integers(0, 1 << 32, 4 * N, dtype=np.uint64).astype(np.uint32),
                               r.integers(0, 1 << 20, N).astype(np.int32)), _memory_ops),
 }

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import InputError, UsageError
 from ..files import check_source_text
-from ..frontend.clang import FrontendOptions
+from ..frontend.clang import FrontendOptions, optimizer_notes
 from ..frontend import nvcc_syntax
 from ..frontend.host_only import skipped_headers
 from ..frontend.ptx_operands import compile_to_ir     # clang, plus inline PTX "=f"/"l"/"d"/"h" operands
@@ -93,7 +93,7 @@ def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, e
         lowered = strip_debug_info(lowered)
     codegen = _codegen(lowered, target, opts)
     result = CompileResult(target.name, wave, lowered, reports, chains=found,
-                           notes=skipped_headers(ir) + nvcc_syntax.notes(ir))
+                           notes=skipped_headers(ir) + nvcc_syntax.notes(ir) + optimizer_notes(ir))
     if emit == "llvm":
         result.output = lowered
         return result

@@ -6,6 +6,7 @@ line tables are kept so every shuffle site can be reported with its file:line:co
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from pathlib import Path
 from ..errors import InputError, Location, ToolchainError
 from . import nvcc_syntax
 from .cuda_sdk import INSTALL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include
-from .host_only import library_of, missing_host_header, note, stand_in
+from .host_only import leading_notes, library_of, missing_host_header, note, stand_in
 from .unprovided import named_missing_header
 from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
 
@@ -197,9 +198,9 @@ def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AM
         if read_as_nvcc:
             args[-1:-1] = ["-ivfsoverlay", str(nvcc_syntax.overlay(read_as_nvcc, Path(tmp)))]
         for _ in range(64):                              # at most 63 missing headers or rounds of fixes
-            proc = _run_clang(tool, args)
+            proc, retried = run_device_clang(tool, args)
             if proc.returncode == 0 and out.exists():
-                return out.read_text(), notes + [f.note() for f in read_as_nvcc]
+                return out.read_text(), notes + [f.note() for f in read_as_nvcc] + retried
             new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr) if f not in read_as_nvcc]
             if new_fixes:                               # what nvcc accepts and clang does not
                 read_as_nvcc += new_fixes
@@ -217,7 +218,8 @@ def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AM
         cccl = cccl_missing(failed.stderr, vendor)
         if cccl is not None:
             raise cccl
-        diag = explain_diagnostics(failed.stderr.strip(), vendor) or f"clang exited with {failed.returncode}"
+        check_failure(failed, source)
+        diag = explain_diagnostics(failed.stderr.strip(), vendor)
         if first_failure is not None:            # the stand-ins did not help: one line, with what they led to
             header, where = missing_host_header(first_failure.stderr)
             after = next((ln for ln in proc.stderr.splitlines() if ": error: " in ln), None)
@@ -320,6 +322,57 @@ def _include_site(m: re.Match) -> str:
     except (OSError, IndexError):
         pass
     return f"{m['file']}:{m['line']}:{col}"
+
+
+# LLVM 22's InferAddressSpaces can leave a null operand in an instruction it rewrites into another
+# address space when one of the operand's sources is never rewritten (the PHI case is
+# llvm/llvm-project#205749; TensorRT's topkLastDim.cu gets a select `out_buf ? out_idx_buf : in_idx`
+# whose false operand is null); the next InstCombine then dies by SIGSEGV and clang prints nothing.
+# The pass only turns flat addresses into global or LDS ones, so an AMD device compile that crashed
+# is run once more without it: the same meaning, flat accesses where it would have narrowed them.
+WITHOUT_INFER_ADDRESS_SPACES = ("-mllvm", "-opt-disable=infer-address-spaces")
+OPTIMIZER_NOTE_PREFIX = "; shflx: optimizer: "        # carried at the top of the device IR
+
+
+def run_device_clang(tool, args: list[str]) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """clang with `args`, and once more without LLVM's infer-address-spaces pass where an optimized
+    AMDGPU compile was killed by a signal (see WITHOUT_INFER_ADDRESS_SPACES); the note for the
+    report when the second run is the one that compiled."""
+    proc = _run_clang(tool, args)
+    if proc.returncode >= 0 or "amdgcn-amd-amdhsa" not in args or "-emit-llvm" not in args or "-O0" in args:
+        return proc, []
+    again = _run_clang(tool, [*args[:-1], *WITHOUT_INFER_ADDRESS_SPACES, args[-1]])
+    if again.returncode != 0:
+        return proc, []
+    return again, [f"{OPTIMIZER_NOTE_PREFIX}clang was killed by {_signal_name(proc.returncode)} optimizing the device "
+                   "code and compiled it without LLVM's infer-address-spaces pass (which clang 22 can leave a null "
+                   "operand behind, cf. llvm/llvm-project#205749): the same meaning, with flat memory accesses "
+                   "where the pass would have made them global or LDS ones"]
+
+
+def optimizer_notes(ir: str) -> list[str]:
+    """The notes run_device_clang left at the top of a device module."""
+    return leading_notes(ir, OPTIMIZER_NOTE_PREFIX)
+
+
+_ERROR_LINE = re.compile(r"(?:^|: )(?:fatal )?error: ")
+
+
+def check_failure(proc: subprocess.CompletedProcess, source: Path) -> None:
+    """A failed clang run that printed no error (killed by a signal, or an exit status with only
+    warnings) as one line naming what happened; clang's warnings are not repeated."""
+    if any(_ERROR_LINE.search(line) for line in proc.stderr.splitlines()):
+        return
+    what = (f"clang was killed by {_signal_name(proc.returncode)} (a crash of clang itself, not an error in the "
+            "source)" if proc.returncode < 0 else f"clang exited with status {proc.returncode} without an error message")
+    raise InputError(f"the CUDA front end failed: {what}", Location(str(source)))
+
+
+def _signal_name(returncode: int) -> str:
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
 
 
 def _run_clang(tool, args: list[str]) -> subprocess.CompletedProcess:

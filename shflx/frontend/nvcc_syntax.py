@@ -22,7 +22,10 @@ that member: the same storage, never constructed, as nvcc has it.
 Each fix is made at the exact position clang's diagnostic names, only where the text there has that
 form, in a rewritten copy of the file that clang reads through a VFS overlay in place of the
 original (`-ivfsoverlay`; diagnostics and line tables keep naming the original file; nothing on
-disk changes). The report names every fix."""
+disk changes). The report names every fix. Where clang compiled preprocessed text (the AMD path of
+files that read CCCL, frontend/ptx_operands.py), a diagnostic's column counts the line with its
+macros expanded (`__shared__` is `__attribute__((shared))` there); it is taken back to the
+original line by the token it points at (`source_column`)."""
 from __future__ import annotations
 
 import json
@@ -57,8 +60,11 @@ class Fix:
         return f"{NOTE_PREFIX}{self.where}: {self.what}"
 
 
-def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes()) -> list[Fix]:
-    """The fixes for the diagnostics clang printed, where the source text has one of the forms."""
+def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes(),
+          compiled: dict[tuple[str, int], bytes] | None = None) -> list[Fix]:
+    """The fixes for the diagnostics clang printed, where the source text has one of the forms.
+    `compiled` (preprocessed_lines) holds the lines as clang compiled them, where that was
+    preprocessed text: a diagnostic's column is then mapped back to the original line."""
     lines = diagnostics.splitlines()
     out: list[Fix] = []
     for k, line in enumerate(lines):
@@ -70,6 +76,10 @@ def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes()) -> list[Fix]:
             text = read(path)
         except OSError:
             continue
+        if compiled is not None:
+            col = source_column(_line(text, row), compiled.get((path, row)), col)
+            if col is None:
+                continue
         offset = _offset(text, row, col)
         if offset is None:
             continue
@@ -106,6 +116,60 @@ def overlay(all_fixes: list[Fix], into: Path, read=lambda p: Path(p).read_bytes(
     yaml = into / "nvcc-syntax-overlay.yaml"
     yaml.write_text(json.dumps({"version": 0, "use-external-names": False, "roots": roots}))
     return yaml
+
+
+_LINE_MARKER = re.compile(rb'^# (\d+) "((?:[^"\\]|\\.)*)"')
+_TOKEN = re.compile(rb"\w+|\S")
+
+
+def preprocessed_lines(text: bytes) -> dict[tuple[str, int], bytes]:
+    """(file, line) -> that line of `text` (clang -E output): where each source line went, by the
+    line markers; a line met twice with different text (a header read twice) is left out."""
+    out: dict[tuple[str, int], bytes] = {}
+    twice: set[tuple[str, int]] = set()
+    path, row = "", 0
+    for line in text.split(b"\n"):
+        m = _LINE_MARKER.match(line)
+        if m:
+            path, row = m[2].decode(errors="replace").replace("\\\\", "\\"), int(m[1])
+            continue
+        key = (path, row)
+        if out.get(key, line) != line:
+            twice.add(key)
+        out.setdefault(key, line)
+        row += 1
+    for key in twice:
+        del out[key]
+    return out
+
+
+def source_column(original: bytes | None, compiled: bytes | None, col: int) -> int | None:
+    """The column in `original` of the token at `col` of `compiled` (the same line with its macros
+    expanded): the token's k-th occurrence there is its k-th in the original line. `col` itself
+    where the lines are the same or the compiled one is not known; None where the token does not
+    occur as often in the original line (it came from a macro)."""
+    if original is None or compiled is None or compiled == original:
+        return col
+    at = _TOKEN.match(compiled, col - 1)
+    if at is None:
+        return None
+    token = at.group()
+
+    def starts(line: bytes) -> list[int]:
+        return [m.start() for m in _TOKEN.finditer(line) if m.group() == token]
+    before = starts(compiled)
+    if at.start() not in before:            # not at a token's start
+        return None
+    k, found = before.index(at.start()), starts(original)
+    return found[k] + 1 if k < len(found) else None
+
+
+def _line(text: bytes, row: int) -> bytes | None:
+    start = _offset(text, row, 1)
+    if start is None:
+        return None
+    end = text.find(b"\n", start)
+    return text[start:end if end >= 0 else len(text)]
 
 
 def _offset(text: bytes, row: int, col: int) -> int | None:

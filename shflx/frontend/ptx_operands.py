@@ -14,9 +14,10 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from ..errors import InputError, Location, ToolchainError
+from ..errors import InputError, Location
 from . import nvcc_syntax
-from .clang import PRELUDE, FrontendOptions, cc1_args, compile_to_ir as clang_compile_to_ir, explain_diagnostics, preprocess
+from .clang import (PRELUDE, FrontendOptions, cc1_args, check_failure, compile_to_ir as clang_compile_to_ir,
+                    explain_diagnostics, preprocess, run_device_clang)
 from .toolchain import find_clang, host_cxx_args
 
 # clang's diagnostic for a constraint the target lacks
@@ -139,11 +140,16 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
             args = cc1_args(pre, cpu, wave, ll, compile_opts, selectable_wave, host_cxx_args(tool))
             args = _without_prelude([("hip-cpp-output" if a == "hip" and args[k - 1] == "-x" else a)
                                      for k, a in enumerate(args)])
-            proc = _run(tool, args)
-            new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr) if f not in read_as_nvcc]
-            if proc.returncode == 0 or not new_fixes:
+            proc, retried = run_device_clang(tool, args)
+            if proc.returncode == 0:
+                notes += retried
                 break
-            read_as_nvcc += new_fixes       # diagnostics name the original files (line markers)
+            # diagnostics name the original files (line markers), their columns the expanded lines
+            compiled = nvcc_syntax.preprocessed_lines(pre.read_bytes())
+            new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr, compiled=compiled) if f not in read_as_nvcc]
+            if not new_fixes:
+                break
+            read_as_nvcc += new_fixes
         _check(proc, source)
         return "".join(n + "\n" for n in notes) + ll.read_text()
 
@@ -203,16 +209,8 @@ def _without_prelude(args: list[str]) -> list[str]:
     return out
 
 
-def _run(tool, args: list[str]) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run([*tool.command, *args], capture_output=True, text=True, timeout=600)
-    except OSError as e:
-        raise ToolchainError(f"cannot run clang ({' '.join(tool.command)}): {e}") from None
-    except subprocess.TimeoutExpired:
-        raise ToolchainError("clang did not finish within 600 s") from None
-
-
 def _check(proc: subprocess.CompletedProcess, source: Path) -> None:
     if proc.returncode != 0:
-        diag = explain_diagnostics(proc.stderr.strip(), "AMD") or f"clang exited with {proc.returncode}"
+        check_failure(proc, source)
+        diag = explain_diagnostics(proc.stderr.strip(), "AMD")
         raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))

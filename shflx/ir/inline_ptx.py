@@ -20,6 +20,13 @@ _PTX_START = re.compile(r"(@!?\w+\s+)?(?:[a-z][a-z0-9_]*\.[a-z0-9_]|(?:exit|trap
 # AMDGPU register-class constraints (v: VGPR, s: SGPR, a: AGPR, or one such register, {v0}; LLVM's
 # SITargetLowering::getRegForInlineAsmConstraint): an asm call with one is AMDGPU's own, never PTX.
 _AMDGPU_CONSTRAINT = re.compile(r"[=+&*]*\{?[vsa]")
+# Immediate-operand constraints (LLVM LangRef, "Constraint Codes": "n" an integer known at compile
+# time, "i" an integer or symbol): the operand is a constant of the asm call, and the PTX nvcc gives
+# ptxas holds the number itself where the template names it (NVPTX's asm printer prints the
+# immediate). libcu++'s cp.async (cuda/__memcpy_async/cp_async_shared_global.h) writes its
+# cp-size, which must be an integer constant (PTX ISA 8.7, 9.7.9.25 cp.async), as "n"(_Copy_size).
+_IMMEDIATE_CONSTRAINTS = ("n", "i")
+_OPERAND_REF = re.compile(r"\$(?:\{(\d+)\}|(\d+))")
 
 
 class InlinePtxError(ValueError):
@@ -58,7 +65,8 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
         try:
             tr = _translate_asm(m, tmpl, f"ptx{k}", wave)
         except ptx.PtxBlockError as e:
-            raise InlinePtxError(f"inline PTX: {e}", where) from None
+            what = str(e) if str(e).startswith("shflx does not support") else f"inline PTX: {e}"
+            raise InlinePtxError(what, where) from None
         dbg_tail = f", !dbg {dbg.group(1)}" if dbg else ""
         lines[k] = "\n".join(ln + dbg_tail for ln in tr.lines)
         for mode in tr.pred_modes:
@@ -91,7 +99,19 @@ def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int) -> Translatio
         raise PtxBlockError(f"asm operands '{m.group('cons')}' are not register operands shflx can translate")
     tied = {int(c): len(outs) + j for j, c in enumerate(ins) if c.isdigit()}
     res = m.group("lhs").strip().rstrip("=").strip() or None
-    return translate(tmpl, outputs, inputs, tied, prefix, wave, res)
+    return translate(immediates_in_template(tmpl, ins, args, len(outs)), outputs, inputs, tied, prefix, wave, res)
+
+
+def immediates_in_template(tmpl: str, ins: list[str], args: list[str], first: int) -> str:
+    """`tmpl` with each reference ($N, ${N}) to an input operand of an immediate constraint ("n",
+    "i") whose argument is an integer constant written as that integer, as the PTX reads that nvcc
+    compiles; every other reference unchanged. `ins` are the input constraints, `args` the call's
+    arguments, `first` the number of the first input operand."""
+    values = {first + j: operand_token(arg) for j, (c, arg) in enumerate(zip(ins, args))
+              if c in _IMMEDIATE_CONSTRAINTS and re.fullmatch(r"i\d+ (?:\w+ )*-?\d+", arg)}
+    if not values:
+        return tmpl
+    return _OPERAND_REF.sub(lambda r: values.get(int(r[1] or r[2]), r[0]), tmpl)
 
 
 def _arg_type(arg: str) -> str:

@@ -101,12 +101,22 @@ def memory(run: StraightLine, inst: ptxir.Instruction, accesses: list[Access], o
         accesses.append(Access(inst.base, "", None, 0, 0, [], [], None))
     elif inst.base in ("fence", "membar"):
         _fence(run, inst, mods, accesses)
+    elif inst.base == "mbarrier" or (inst.base == "cp" and "mbarrier" in mods):
+        raise PtxBlockError(f"shflx does not support '{'.'.join([inst.base, *mods[:2 if inst.base == 'cp' else 1]])}' "
+                            f"on AMD targets ({MBARRIER_WHY})")
     elif inst.base == "cp":
         _cp_async(run, inst, mods, accesses)
     elif inst.base in ("atom", "red"):
         _atomic(run, inst, mods, accesses, out_widths)
     else:
         _load_store(run, inst, mods, accesses, out_widths)
+
+
+# mbarrier (PTX ISA 8.7, 9.7.13.15) is an object in shared memory with a phase, an expected and a
+# pending arrival count (and cp.async.mbarrier.arrive arrives on one); its AMD translation (an
+# LDS word updated by compare-and-swap) is not written yet
+MBARRIER_WHY = ("PTX mbarrier objects, which libcu++'s cuda::barrier and cuda::pipeline use in shared memory, "
+                "have no AMD translation in shflx yet")
 
 
 # %globaltimer and its halves (PTX ISA 10.13): the shift that takes each out of the 64-bit timer
