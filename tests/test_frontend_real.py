@@ -243,17 +243,15 @@ def test_a_crash_of_clang_is_one_line_that_says_so_not_its_warnings(tmp_path, mo
                             "itself, not an error in the source)")
 
 
-def test_a_clang_failure_with_an_error_shows_that_error(tmp_path):
+@pytest.mark.parametrize("source, error", [
+    ("__global__ void k(int *p) { if ((p[0] == 1)) p[1] = undeclared; }\n",
+     r"k\.cu:1:\d+: error: use of undeclared identifier 'undeclared'"),
+    ('#include "not_there.h"\n__global__ void k(int *p) { p[0] = 1; }\n',
+     r"k\.cu:1:10: fatal error: 'not_there\.h' file not found"),
+])
+def test_a_clang_failure_shows_its_own_error_line(tmp_path, source, error):
     src = tmp_path / "k.cu"
-    src.write_text("__global__ void k(int *p) { if ((p[0] == 1)) p[1] = undeclared; }\n")
+    src.write_text(source)
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx1100", emit="asm")
-    assert re.search(r"k\.cu:1:\d+: error: use of undeclared identifier 'undeclared'", str(e.value))
-
-
-def test_a_missing_header_is_its_fatal_error(tmp_path):
-    src = tmp_path / "k.cu"
-    src.write_text('#include "not_there.h"\n__global__ void k(int *p) { p[0] = 1; }\n')
-    with pytest.raises(InputError) as e:
-        compile_file(src, "gfx1100", emit="asm")
-    assert re.search(r"k\.cu:1:10: fatal error: 'not_there\.h' file not found", str(e.value))
+    assert re.search(error, str(e.value))
