@@ -200,8 +200,9 @@ def test_device_printf_is_rocms_buffered_printf(tmp_path, cov, slot):
 CRASH_WARNINGS = "k.cu:1:40: warning: equality comparison with extraneous parentheses [-Wparentheses-equality]\n"
 
 
-def _killed_unless(monkeypatch, survives):
-    """clang as run by the front end, killed by SIGSEGV after its warnings unless `survives(args)`."""
+def _killed_unless(monkeypatch, survives, signal_number=-11):
+    """clang as run by the front end, killed by SIGSEGV (or `signal_number`) after its warnings
+    unless `survives(args)`."""
     import subprocess
 
     from shflx.frontend import clang
@@ -211,7 +212,7 @@ def _killed_unless(monkeypatch, survives):
     def run(tool, args):
         calls.append(args)
         if "-emit-llvm" in args and not survives(args):
-            return subprocess.CompletedProcess(args, -11, "", CRASH_WARNINGS + "1 warning generated.\n")
+            return subprocess.CompletedProcess(args, signal_number, "", CRASH_WARNINGS + "1 warning generated.\n")
         return real(tool, args)
     monkeypatch.setattr(clang, "_run_clang", run)
     return calls
@@ -230,6 +231,20 @@ def test_a_crashed_optimizer_is_run_again_without_infer_address_spaces_and_the_r
     assert re.search(r"global_store_b32", res.output)
     assert [n for n in res.notes if "killed by SIGSEGV" in n and "without LLVM's infer-address-spaces pass" in n], res.notes
     assert sum("-emit-llvm" in a for a in calls) == 2
+
+
+def test_clang_stopped_from_outside_is_not_retried_and_not_called_a_crash(tmp_path, monkeypatch):
+    """SIGKILL (the out-of-memory killer, a kill) is no crash: one run, one line that says so; Ctrl-C
+    (SIGINT) reaching clang stops the build as an interrupt."""
+    calls = _killed_unless(monkeypatch, lambda args: False, signal_number=-9)
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *p) { p[threadIdx.x] = 1; }\n")
+    with pytest.raises(InputError, match=r"clang was stopped by SIGKILL \(from outside"):
+        compile_file(src, "gfx1100", emit="asm")
+    assert sum("-emit-llvm" in a for a in calls) == 1
+    _killed_unless(monkeypatch, lambda args: False, signal_number=-2)
+    with pytest.raises(KeyboardInterrupt):
+        compile_file(src, "gfx1100", emit="asm")
 
 
 def test_a_crash_of_clang_is_one_line_that_says_so_not_its_warnings(tmp_path, monkeypatch):

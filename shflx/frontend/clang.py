@@ -332,6 +332,9 @@ def _include_site(m: re.Match) -> str:
 # is run once more without it: the same meaning, flat accesses where it would have narrowed them.
 WITHOUT_INFER_ADDRESS_SPACES = ("-mllvm", "-opt-disable=infer-address-spaces")
 OPTIMIZER_NOTE_PREFIX = "; shflx: optimizer: "        # carried at the top of the device IR
+# Signals by which a program dies of its own fault (a crash; LLVM's failed assertions abort); any
+# other signal stopped clang from outside (Ctrl-C, a kill, the out-of-memory killer): no retry.
+CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGABRT})
 
 
 def run_device_clang(tool, args: list[str]) -> tuple[subprocess.CompletedProcess, list[str]]:
@@ -339,7 +342,9 @@ def run_device_clang(tool, args: list[str]) -> tuple[subprocess.CompletedProcess
     AMDGPU compile was killed by a signal (see WITHOUT_INFER_ADDRESS_SPACES); the note for the
     report when the second run is the one that compiled."""
     proc = _run_clang(tool, args)
-    if proc.returncode >= 0 or "amdgcn-amd-amdhsa" not in args or "-emit-llvm" not in args or "-O0" in args:
+    if proc.returncode == -signal.SIGINT:
+        raise KeyboardInterrupt           # Ctrl-C reached clang: the build is being stopped
+    if not _crashed(proc) or "amdgcn-amd-amdhsa" not in args or "-emit-llvm" not in args or "-O0" in args:
         return proc, []
     again = _run_clang(tool, [*args[:-1], *WITHOUT_INFER_ADDRESS_SPACES, args[-1]])
     if again.returncode != 0:
@@ -363,9 +368,17 @@ def check_failure(proc: subprocess.CompletedProcess, source: Path) -> None:
     warnings) as one line naming what happened; clang's warnings are not repeated."""
     if any(_ERROR_LINE.search(line) for line in proc.stderr.splitlines()):
         return
-    what = (f"clang was killed by {_signal_name(proc.returncode)} (a crash of clang itself, not an error in the "
-            "source)" if proc.returncode < 0 else f"clang exited with status {proc.returncode} without an error message")
+    if _crashed(proc):
+        what = f"clang was killed by {_signal_name(proc.returncode)} (a crash of clang itself, not an error in the source)"
+    elif proc.returncode < 0:
+        what = f"clang was stopped by {_signal_name(proc.returncode)} (from outside: a kill, or the system out of memory)"
+    else:
+        what = f"clang exited with status {proc.returncode} without an error message"
     raise InputError(f"the CUDA front end failed: {what}", Location(str(source)))
+
+
+def _crashed(proc: subprocess.CompletedProcess) -> bool:
+    return proc.returncode < 0 and -proc.returncode in CRASH_SIGNALS
 
 
 def _signal_name(returncode: int) -> str:
