@@ -151,7 +151,10 @@ def test_ctrl_c_stops_a_parallel_compile_at_once_with_no_partial_output(tmp_path
     p = subprocess.Popen([sys.executable, "-m", "shflx", "compile", str(ROOT / "patterns" / "kernels"),
                           "--offload-arch", "gfx942", "-j", "2", "-o", str(out)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+                         env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         # as from a terminal: a test run started with `&` by a script has SIGINT ignored,
+                         # which its children inherit (and Python then keeps)
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 120
     while time.time() < deadline and not (out.exists() and any(out.iterdir())):
         time.sleep(0.1)                                  # the workers have started and written one
