@@ -539,14 +539,16 @@ def _resolve_nvidia(m: _Merged) -> NvidiaTarget:
 
 
 def _load_vendor(directory: Path, vendor: str) -> dict[str, Any]:
-    if not directory.is_dir():
-        return {}
-    files = {p.stem: _read(p) for p in sorted(directory.glob("*.toml"))}
-    for f in files.values():
-        _validate_file(f, vendor)
+    files = _VendorFiles(directory, vendor)
+    for stem in files:
+        files[stem]                          # every file read and validated, not only the targets' chains
+    return {stem: _resolve_target(files, vendor, stem) for stem in files if not stem.startswith("_")}
+
+
+def _resolve_target(files: Mapping[str, _File], vendor: str, stem: str) -> Any:
+    """The target `stem` of `files`: its inherits chain merged and resolved."""
     resolve = _resolve_amd if vendor == "amd" else _resolve_nvidia
-    return {stem: resolve(_merge(_chain(files, stem)))
-            for stem in files if not stem.startswith("_")}
+    return resolve(_merge(_chain(files, stem)))
 
 
 class _VendorFiles(Mapping[str, _File]):
@@ -583,8 +585,7 @@ def _vendor_files(vendor: str) -> _VendorFiles:
 @functools.lru_cache(maxsize=None)
 def _resolved(vendor: str, stem: str) -> Any:
     """One target of the installed catalog, as load_targets resolves it."""
-    resolve = _resolve_amd if vendor == "amd" else _resolve_nvidia
-    return resolve(_merge(_chain(_vendor_files(vendor), stem)))
+    return _resolve_target(_vendor_files(vendor), vendor, stem)
 
 
 # --- public API ----------------------------------------------------------------------------------
@@ -618,10 +619,12 @@ def _sm_key(name: str) -> tuple:
     return (int(m.group(1)), m.group(2)) if m else (1 << 30, name)
 
 
+@functools.lru_cache(maxsize=None)
 def known_amd_targets() -> tuple[str, ...]:
     return tuple(sorted((s for s in _vendor_files("amd") if not s.startswith("_")), key=_gfx_key))
 
 
+@functools.lru_cache(maxsize=None)
 def known_nvidia_targets() -> tuple[str, ...]:
     return tuple(sorted((s for s in _vendor_files("nvidia") if not s.startswith("_")), key=_sm_key))
 

@@ -134,7 +134,8 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
         read_as_nvcc: list[nvcc_syntax.Fix] = []
         for _ in range(16):                  # rounds of the fixes of frontend/nvcc_syntax.py
             text, notes = preprocess(source, cpu, wave, opts, selectable_wave, read_as_nvcc)
-            pre.write_text(rewrite_constraints(text))
+            rewritten = rewrite_constraints(text)
+            pre.write_text(rewritten)
             # the -E run wrote the depfile; debug info names the source's directory, not this one
             compile_opts = replace(opts, extra=(*without_depfile(opts.extra), f"-fdebug-prefix-map={tmp}={source.parent}"))
             args = cc1_args(pre, cpu, wave, ll, compile_opts, selectable_wave, host_cxx_args(tool))
@@ -145,7 +146,7 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
                 notes += retried
                 break
             # diagnostics name the original files (line markers), their columns the expanded lines
-            compiled = nvcc_syntax.preprocessed_lines(pre.read_bytes())
+            compiled = nvcc_syntax.preprocessed_lines(rewritten.encode())
             new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr, compiled=compiled) if f not in read_as_nvcc]
             if not new_fixes:
                 break

@@ -65,7 +65,8 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
         try:
             tr = _translate_asm(m, tmpl, f"ptx{k}", wave)
         except ptx.PtxBlockError as e:
-            what = str(e) if str(e).startswith("shflx does not support") else f"inline PTX: {e}"
+            from .ptxmemory import UnsupportedPtx
+            what = str(e) if isinstance(e, UnsupportedPtx) else f"inline PTX: {e}"
             raise InlinePtxError(what, where) from None
         dbg_tail = f", !dbg {dbg.group(1)}" if dbg else ""
         lines[k] = "\n".join(ln + dbg_tail for ln in tr.lines)

@@ -28,6 +28,11 @@ class PtxBlockError(ValueError):
     pass
 
 
+class UnsupportedPtx(PtxBlockError):
+    """A PTX construct shflx has no AMD translation for: its message is the whole error
+    ("shflx does not support 'X' on AMD targets (why)")."""
+
+
 # PTX state spaces -> (AMDGPU address space, address bits): generic is flat (a global pointer's
 # value is its flat address), .shared is the LDS, .const the constant space.
 SPACES = {"": (0, 64), "global": (1, 64), "shared": (3, 32), "const": (4, 64)}
@@ -102,7 +107,7 @@ def memory(run: StraightLine, inst: ptxir.Instruction, accesses: list[Access], o
     elif inst.base in ("fence", "membar"):
         _fence(run, inst, mods, accesses)
     elif inst.base == "mbarrier" or (inst.base == "cp" and "mbarrier" in mods):
-        raise PtxBlockError(f"shflx does not support '{'.'.join([inst.base, *mods[:2 if inst.base == 'cp' else 1]])}' "
+        raise UnsupportedPtx(f"shflx does not support '{'.'.join([inst.base, *mods[:2 if inst.base == 'cp' else 1]])}' "
                             f"on AMD targets ({MBARRIER_WHY})")
     elif inst.base == "cp":
         _cp_async(run, inst, mods, accesses)

@@ -15,6 +15,7 @@ DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
 DBG = re.compile(r"!dbg (![0-9]+)")
 LABEL = re.compile(r"^([\w.\-]+):")            # a basic block's label (on a stripped line)
 LABEL_REF = re.compile(r"label %([\w.\-]+)")   # a branch target
+_ATTRIBUTE_GROUP = re.compile(r"^attributes (#\d+) = \{")
 
 
 def split_args(text: str) -> list[str]:
@@ -162,7 +163,7 @@ def function_waves(lines: list[str]) -> dict[str, int]:
     """Function name -> its wave size from its attribute group's target features (AMDGPU:
     +wavefrontsize32, else 64); functions without one are left out."""
     groups = {m.group(1): (32 if "+wavefrontsize32" in line else 64)
-              for line in lines if line.startswith("attributes ") and (m := re.match(r"^attributes (#\d+) = \{", line))
+              for line in lines if line.startswith("attributes ") and (m := _ATTRIBUTE_GROUP.match(line))
               and "target-features" in line}
     out = {}
     for line in lines:
