@@ -10,9 +10,14 @@ from functools import cached_property
 from ..cuda import FULL_MASK
 from .constants import ModuleConstants
 from .evaluate import MAX_BLOCK_THREADS, TID_X_CALLS, LaneEvaluator, phi_incoming
+from .reach import reached_union
 from .text import DEF, LABEL, LABEL_REF
 
 _TOKEN = re.compile(r"%[\w.\-]+")
+_LITERAL = re.compile(r"-?\d+|true|false")
+# _slice_facts' flags
+_UNEVALUABLE, _MBCNT, _WORKITEM = 1, 2, 4
+_READS_TID = 1                     # from_tid's flag
 _COND_BR = re.compile(r"^br i1 (%[\w.\-]+), label %([\w.\-]+), label %([\w.\-]+)")
 
 
@@ -208,17 +213,37 @@ class FunctionIR(LaneEvaluator):
     def from_tid(self, tok: str) -> bool:
         """Whether anything in `tok`'s backward slice (through loads and phis too: conservative)
         reads threadIdx.x: lanes read off it assume lane = threadIdx.x % 32."""
-        seen, todo = set(), [tok]
-        while todo:
-            t = todo.pop()
-            if t in seen:
-                continue
-            seen.add(t)
-            inst = self.defs.get(t, "")
-            if any(c in inst for c in TID_X_CALLS):
-                return True
-            todo += [o for o in re.findall(r"%[\w.\-]+", inst) if o in self.defs]
-        return False
+        return bool(self._reach_flags(tok, self._tid_node) & _READS_TID)
+
+    def _tid_node(self, tok: str) -> tuple[int, list[str]]:
+        """from_tid's graph: every defined operand of every instruction."""
+        inst = self.defs.get(tok, "")
+        if any(c in inst for c in TID_X_CALLS):
+            return _READS_TID, []
+        return 0, [o for o in _TOKEN.findall(inst) if o in self.defs]
+
+    def _slice_node(self, tok: str) -> tuple[int, list[str]]:
+        """The lane-condition slice's graph (what its text holds; a param or load ends it)."""
+        if _LITERAL.fullmatch(tok):
+            return 0, []
+        inst = self.defs.get(tok)
+        if inst is None or inst.split()[0] == "load":
+            return _UNEVALUABLE, []
+        flags = (_MBCNT if "mbcnt" in inst else 0) | (_WORKITEM if "workitem.id" in inst else 0)
+        if inst.split()[0] in ("call", "tail"):
+            return flags, []
+        return flags, phi_incoming(inst) if inst.startswith("phi ") else self.operands(inst)
+
+    def _slice_facts(self, tok: str) -> int:
+        """What `tok`'s backward slice holds, as flags: _UNEVALUABLE where it reaches a param or
+        a load (the lane condition is then not a function of the thread id), _MBCNT and
+        _WORKITEM where an instruction of it names mbcnt or workitem.id."""
+        return self._reach_flags(tok, self._slice_node)
+
+    def _reach_flags(self, root: str, node) -> int:
+        """reached_union over the graph `node` describes, its unions kept per function and graph."""
+        memo = self.__dict__.setdefault("_reach_memo", {}).setdefault(node.__name__, {})
+        return reached_union(root, node, memo)
 
     def lane_condition(self, cond: str, negate: bool = False, exact: bool = False) -> int | None:
         """CUDA lanes (bit per lane 0..31) for which `cond` can be true in some warp of a block,
@@ -234,8 +259,8 @@ class FunctionIR(LaneEvaluator):
         return memo[key]
 
     def _lane_condition(self, cond: str, negate: bool, exact: bool) -> int | None:
-        slice_text = self._slice_text(cond, set())
-        if slice_text is None:
+        facts = self._slice_facts(cond)
+        if facts & _UNEVALUABLE:
             if exact:
                 return None
             parts = self._conjuncts(cond, negate)
@@ -246,7 +271,7 @@ class FunctionIR(LaneEvaluator):
             for k in known:
                 out &= k
             return out
-        masks = self._warp_masks(cond, slice_text, lambda v: (v & 1) != negate)
+        masks = self._warp_masks(cond, facts, lambda v: (v & 1) != negate)
         if masks is None:
             return None
         if exact:
@@ -256,12 +281,12 @@ class FunctionIR(LaneEvaluator):
             out |= m
         return out
 
-    def _warp_masks(self, tok: str, slice_text: str, holds) -> list[int] | None:
+    def _warp_masks(self, tok: str, facts: int, holds) -> list[int] | None:
         """Per warp of a block (or per 32-lane half, for mbcnt), the lanes where `holds(value of
-        tok)`; None when the slice cannot be evaluated per thread."""
-        if "mbcnt" in slice_text and "workitem.id" in slice_text:
+        tok)`; None when the slice (its `_slice_facts`) cannot be evaluated per thread."""
+        if facts & _MBCNT and facts & _WORKITEM:
             return None
-        ids = range(self.wave) if "mbcnt" in slice_text else range(MAX_BLOCK_THREADS)
+        ids = range(self.wave) if facts & _MBCNT else range(MAX_BLOCK_THREADS)
         per_warp: dict[int, int] = {}
         try:
             values = self.full_values(tok, len(ids))
@@ -280,31 +305,13 @@ class FunctionIR(LaneEvaluator):
             return None
         bits = (1 << int(sw.group(1)[1:])) - 1
         cases = {int(c) & bits: lab for c, lab in re.findall(r"i\d+ (-?\d+), label %([\w.\-]+)", sw.group(4))}
-        slice_text = self._slice_text(sw.group(2), set())
-        if slice_text is None:
+        facts = self._slice_facts(sw.group(2))
+        if facts & _UNEVALUABLE:
             return None
-        masks = self._warp_masks(sw.group(2), slice_text, lambda v: cases.get(v & bits, sw.group(3)) == target)
+        masks = self._warp_masks(sw.group(2), facts, lambda v: cases.get(v & bits, sw.group(3)) == target)
         if masks is None:
             return None
         out = 0
         for m in masks:
             out |= m
         return out, sw.group(2)
-
-    def _slice_text(self, tok: str, seen: set[str]) -> str | None:
-        """Every instruction of `tok`'s backward slice, or None if it reaches a param or load."""
-        if re.fullmatch(r"-?\d+|true|false", tok) or tok in seen:
-            return ""
-        seen.add(tok)
-        inst = self.defs.get(tok)
-        if inst is None or inst.split()[0] == "load":
-            return None
-        if inst.split()[0] in ("call", "tail"):
-            return inst
-        parts = [inst]
-        for o in (phi_incoming(inst) if inst.startswith("phi ") else self.operands(inst)):
-            sub = self._slice_text(o, seen)
-            if sub is None:
-                return None
-            parts.append(sub)
-        return "\n".join(parts)

@@ -18,6 +18,7 @@ from typing import Callable
 from ..cuda import FULL_MASK
 from .body import FunctionIR
 from .demand import DIVISIONS, PER_LANE_OPS, is_per_lane_call
+from .reach import reached_union
 from .sites import MODE_NAMES, Site
 from .text import constant_tables, function_waves, functions
 
@@ -112,9 +113,8 @@ def shuffles_fed(body: FunctionIR, markers: dict[str, tuple]) -> Callable[[str],
     """A function giving, for a shuffle's result, the shuffles whose value operand is computed from
     it through per-lane instructions (never through another shuffle), as bits (bit k: the k-th
     of `markers`). Every value's shuffles are
-    found once for the whole function (strongly connected components of the per-lane values, in
-    Tarjan's reverse topological order, each a bit set of shuffles): linear in the function, not
-    once per shuffle."""
+    found once for the whole function (ir.reach: strongly connected components of the per-lane
+    values, each a bit set of shuffles): linear in the function, not once per shuffle."""
     names = list(markers)
     bit = {m: 1 << k for k, m in enumerate(names)}
 
@@ -136,51 +136,14 @@ def shuffles_fed(body: FunctionIR, markers: dict[str, tuple]) -> Callable[[str],
         return succ[tok]
 
     reached: dict[str, int] = {}           # a per-lane value -> the shuffles it feeds (bits)
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
 
-    def visit(root: str) -> None:          # Tarjan's algorithm, iterative
-        work = [(root, iter(successors(root)))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            v, it = work[-1]
-            for w in it:
-                if w in markers:
-                    continue
-                if w not in index:
-                    index[w] = low[w] = len(index)
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, iter(successors(w))))
-                    break
-                if w in on_stack:
-                    low[v] = min(low[v], index[w])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
-                if low[v] == index[v]:
-                    component = []
-                    while True:
-                        w = stack.pop()
-                        on_stack.discard(w)
-                        component.append(w)
-                        if w == v:
-                            break
-                    bits = 0
-                    inside = set(component)
-                    for c in component:
-                        for u in successors(c):
-                            if u in markers:
-                                bits |= bit[u]
-                            elif u not in inside:
-                                bits |= reached[u]
-                    for c in component:
-                        reached[c] = bits
+    def feeds(tok: str) -> tuple[int, list[str]]:
+        """The shuffles `tok` feeds directly (bits), and the per-lane values it flows on into."""
+        bits = 0
+        for u in successors(tok):
+            if u in markers:
+                bits |= bit[u]
+        return bits, [u for u in successors(tok) if u not in markers]
 
     def shuffles_fed_by(start: str) -> int:
         bits = 0
@@ -188,9 +151,7 @@ def shuffles_fed(body: FunctionIR, markers: dict[str, tuple]) -> Callable[[str],
             if u in markers:
                 bits |= bit[u]
             else:
-                if u not in reached:
-                    visit(u)
-                bits |= reached[u]
+                bits |= reached_union(u, feeds, reached)
         return bits & ~bit.get(start, 0)
     return shuffles_fed_by
 

@@ -56,6 +56,7 @@ PER_LANE_INTRINSICS = ("smax", "smin", "umax", "umin", "abs", "fabs", "maxnum", 
                        "amdgcn.sin", "amdgcn.cos", "amdgcn.cvt.pkrtz", "amdgcn.fmul.legacy")
 _INTRINSIC = re.compile(r"@llvm\.([\w.]+?)(?:\.[vifp]\d+\w*|\.f16|\.bf16)*\(")
 _PHI_EDGE = re.compile(r"\[\s*([^,\]\s]+)\s*,\s*%([\w.\-]+)\s*\]")
+_LITERAL = re.compile(r"true|false|-?\d+")
 
 
 @dataclass(frozen=True)
@@ -91,8 +92,9 @@ def demanded_lanes(ir: str, sites: list[Site]) -> dict[int, Demand]:
         if not mine:
             continue
         body = FunctionIR(name, lines[start + 1:end], params, start + 1, tables, waves.get(name, 64))
-        exact = _Walk(body, mine, use_tid=False).run()
-        with_tid = _Walk(body, mine, use_tid=True).run()
+        uses = _Uses(body, mine)
+        exact = _Walk(uses, use_tid=False).run()
+        with_tid = _Walk(uses, use_tid=True).run()
         for s in mine:
             out[s.line_index] = Demand(exact.get(s.result, FULL_MASK), with_tid.get(s.result, FULL_MASK)
                                        & exact.get(s.result, FULL_MASK))
@@ -105,23 +107,201 @@ def is_per_lane_call(inst: str) -> bool:
     return bool(m) and "asm " not in inst.split("@", 1)[0] and m.group(1) in PER_LANE_INTRINSICS
 
 
-class _Walk:
-    """The fixed point of the demand equations over the values that can carry a shuffle result."""
+class _Uses:
+    """What the demand equations read of one function that does not depend on the demands: each
+    value's uses as the equations see them (parsed once), the values they reach (the cone) and
+    the clean joins of its branches. Shared by the two walks (lane id alone; threadIdx.x too)."""
 
-    def __init__(self, body: FunctionIR, sites: list[Site], use_tid: bool):
-        self.body, self.use_tid = body, use_tid
+    def __init__(self, body: FunctionIR, sites: list[Site]):
+        self.body = body
         self.reads: dict[str, list[int] | None] = {}      # marker -> source lane of each lane (None: dynamic)
         for s in sites:
             mapped = site_map(s)
             self.reads[s.result] = None if mapped is None else [int(v) for v in mapped[1]]
         self.markers = {s.result: s for s in sites}
+        self._transparent_memo: dict[str, bool] = {}
+        self._join_memo: dict[int, tuple[str | None, list[str] | None]] = {}
+        self._uses_memo: dict[str, list[tuple]] = {}
+        self._block_computes: dict[str, bool] | None = None
+        self._phis_at: dict[str, list[str]] | None = None
+        self._cone: tuple[set[str], dict[str, set[str]]] | None = None
+
+    def transparent(self, user: str) -> bool:
+        """Does `user`'s demand flow into its operands (rather than all the lanes that run it)?"""
+        known = self._transparent_memo.get(user)
+        if known is None:
+            inst = self.body.defs.get(user, "")
+            op = inst.split()[0] if inst else ""
+            known = self._transparent_memo[user] = (
+                user in self.markers or op in PER_LANE_OPS or op in DIVISIONS or op in ("phi", "select")
+                or op in ("call", "tail") and is_per_lane_call(inst))
+        return known
+
+    def cone(self) -> tuple[set[str], dict[str, set[str]]]:
+        """The values reachable from the shuffle results through transparent users and branches
+        (the phis where a branch's paths meet), and for each value, whose demand reads its own."""
+        if self._cone is not None:
+            return self._cone
+        body = self.body
+        cone: set[str] = set()
+        dependents: dict[str, set[str]] = {}
+        todo = list(self.markers)
+        while todo:
+            tok = todo.pop()
+            if tok in cone:
+                continue
+            cone.add(tok)
+            for u in body.users.get(tok, []):
+                if isinstance(u, str) and u in body.defs and self.transparent(u):
+                    dependents.setdefault(u, set()).add(tok)
+                    todo.append(u)
+                elif isinstance(u, int) and (join := self.clean_join(tok, u)) is not None:
+                    for phi in join:
+                        dependents.setdefault(phi, set()).add(tok)
+                        todo.append(phi)
+        self._cone = cone, dependents
+        return self._cone
+
+    def clean_join(self, cond: str, k: int) -> list[str] | None:
+        """The phis at the join of the conditional branch on line `k` when `cond` is its
+        condition and the paths between only compute; None otherwise."""
+        if k not in self._join_memo:
+            self._join_memo[k] = self._branch_join(k)
+        branch_cond, phis = self._join_memo[k]
+        return phis if branch_cond == cond else None
+
+    def _branch_join(self, k: int) -> tuple[str | None, list[str] | None]:
+        """(the condition of the conditional branch on line `k` or None, the phis at its join
+        when the paths between only compute, else None)."""
+        body = self.body
+        m = _COND_BR.match(body.line(k).strip())
+        if not m:
+            return None, None
+        block = body.block_at(k)
+        region = body.branch_region(block)
+        join = body.ipdom(block)
+        if region is None or join is None:
+            return m.group(1), None
+        if not all(self.block_computes().get(b, True) for b in region):
+            return m.group(1), None
+        return m.group(1), list(self.phis_at().get(join, []))
+
+    def block_computes(self) -> dict[str, bool]:
+        """Block -> whether each of its lines only computes (_only_computes)."""
+        if self._block_computes is None:
+            self._block_computes = {}
+            for b, line in zip(self.body.block_of, self.body.lines):
+                self._block_computes[b] = self._block_computes.get(b, True) and self._only_computes(line)
+        return self._block_computes
+
+    def phis_at(self) -> dict[str, list[str]]:
+        """Block -> the phis it defines, in the order of the function's definitions."""
+        if self._phis_at is None:
+            body = self.body
+            self._phis_at = {}
+            for tok, kk in body.line_of.items():
+                if body.defs[tok].startswith("phi "):
+                    self._phis_at.setdefault(body.block_at(kk), []).append(tok)
+        return self._phis_at
+
+    def _only_computes(self, line: str) -> bool:
+        """A line a lane may run on a path it would not have taken: a label, an unconditional or
+        conditional branch, debug info, or a per-lane computation that cannot trap."""
+        text = line.strip()
+        if not text or text.startswith((";", "br ", "#dbg_")) or LABEL.match(text):
+            return True
+        if text.startswith(("call void @llvm.dbg.", "tail call void @llvm.dbg.")):
+            return True
+        m = DEF.match(text)
+        if not m:
+            return False
+        op = m.group(2).split()[0]
+        if m.group(1) in self.markers:
+            return False
+        return op in PER_LANE_OPS or op in ("phi", "select") or op in ("call", "tail") and is_per_lane_call(m.group(2))
+
+    def uses(self, tok: str) -> list[tuple]:
+        """`tok`'s uses as the equations read them, in the order of body.users: (kind, ...) where
+        kind says how the use's lanes follow from the demands (see _Walk.use_lanes)."""
+        out = self._uses_memo.get(tok)
+        if out is None:
+            body = self.body
+            out = []
+            for u in body.users.get(tok, []):
+                if isinstance(u, int):
+                    out.append(self._line_use(tok, u))
+                elif u in body.defs:
+                    out.append(self._value_use(tok, u))
+            self._uses_memo[tok] = out
+        return out
+
+    def _line_use(self, tok: str, k: int) -> tuple:
+        """A use by a line that defines nothing: a branch condition, a store, a call, a return."""
+        body = self.body
+        text = body.line(k).strip()
+        block = body.block_at(k)
+        if text.startswith("br i1 "):
+            return (_JOIN, block, tok, k)
+        if text.startswith(("call ", "tail call ", "ret ")) or " call " in text.split("(", 1)[0]:
+            return (_EVERY,)                        # a callee may read other lanes; a caller anything
+        return (_RUNS, block)                       # store, switch, fence, atomics: the lanes that run it
+
+    def _value_use(self, tok: str, user: str) -> tuple:
+        body = self.body
+        inst = body.defs[user]
+        op = inst.split()[0]
+        block = body.block_at(body.line_of[user])
+        if not self.transparent(user):
+            if op in ("call", "tail"):
+                return (_EVERY,)
+            return (_RUNS, block)                   # a load address, an alloca, an atomic...
+        if user in self.markers:
+            site = self.markers[user]
+            reads = self.reads[user]
+            if site.value != tok:                   # mask, b or c: where the shuffle runs
+                return (_RUNS, block)
+            if reads is None or site.value in (site.b.text, site.c.text, site.mask.text):
+                return (_EVERY,)
+            return (_READS, user, tuple(reads))
+        if op == "phi":
+            return (_PHI, user, block, tuple(pred for inc, pred in _PHI_EDGE.findall(inst) if inc == tok))
+        if op == "select":
+            cond, a, b = body.operands(inst)
+            return (_SELECT, user, cond, tok == cond, tok == a, tok == b)
+        if op in DIVISIONS:
+            ops = body.operands(inst)
+            if ops[1:] and ops[1] == tok:
+                return (_RUNS, block)
+        return (_WANT, user)
+
+
+# _Uses' kinds of use: every lane; the lanes that run a block; the branch of a clean join; a
+# shuffle's source lanes; a phi's edges; a select's arms; the user's own demand
+_EVERY, _RUNS, _JOIN, _READS, _PHI, _SELECT, _WANT = range(7)
+_COND_BR = re.compile(r"^br i1 (%[\w.\-]+), label")
+
+
+class _Walk:
+    """The fixed point of the demand equations over the values that can carry a shuffle result."""
+
+    def __init__(self, uses: _Uses, use_tid: bool):
+        self.uses, self.body, self.use_tid = uses, uses.body, use_tid
+        self.markers = uses.markers
         self.demand: dict[str, int] = {}
         self._block_lanes: dict[str, int] = {}
+        self._cond_lanes: dict[tuple[str, bool], int] = {}
 
     # ------------------------------------------------------------------ lanes that run a block
     def cond_lanes(self, cond: str, negate: bool) -> int:
         """Lanes where `cond` (negated) can be true; every lane when it is no lane condition."""
-        if re.fullmatch(r"true|false|-?\d+", cond):
+        key = (cond, negate)
+        lanes = self._cond_lanes.get(key)
+        if lanes is None:
+            lanes = self._cond_lanes[key] = self._lanes_of_condition(cond, negate)
+        return lanes
+
+    def _lanes_of_condition(self, cond: str, negate: bool) -> int:
+        if _LITERAL.fullmatch(cond):
             return FULL_MASK if (cond not in ("false", "0")) != negate else 0
         if not self.use_tid and self.body.from_tid(cond):
             return FULL_MASK
@@ -156,7 +336,7 @@ class _Walk:
 
     # ------------------------------------------------------------------ the equations
     def run(self) -> dict[str, int]:
-        cone, dependents = self._cone()
+        cone, dependents = self.uses.cone()
         work = list(cone)
         queued = set(work)
         while work:
@@ -171,139 +351,54 @@ class _Walk:
                         work.append(dep)
         return {m: self.demand.get(m, 0) for m in self.markers}
 
-    def _transparent(self, user: str) -> bool:
-        """Does `user`'s demand flow into its operands (rather than all the lanes that run it)?"""
-        inst = self.body.defs.get(user, "")
-        op = inst.split()[0] if inst else ""
-        return (user in self.markers or op in PER_LANE_OPS or op in DIVISIONS or op in ("phi", "select")
-                or op in ("call", "tail") and is_per_lane_call(inst))
-
-    def _cone(self) -> tuple[set[str], dict[str, set[str]]]:
-        """The values reachable from the shuffle results through transparent users and branches
-        (the phis where a branch's paths meet), and for each value, whose demand reads its own."""
-        body = self.body
-        cone: set[str] = set()
-        dependents: dict[str, set[str]] = {}
-        todo = list(self.markers)
-        while todo:
-            tok = todo.pop()
-            if tok in cone:
-                continue
-            cone.add(tok)
-            for u in body.users.get(tok, []):
-                if isinstance(u, str) and u in body.defs and self._transparent(u):
-                    dependents.setdefault(u, set()).add(tok)
-                    todo.append(u)
-                elif isinstance(u, int) and (join := self._clean_join(tok, u)) is not None:
-                    for phi in join:
-                        dependents.setdefault(phi, set()).add(tok)
-                        todo.append(phi)
-        return cone, dependents
-
-    def _clean_join(self, cond: str, k: int) -> list[str] | None:
-        """The phis at the join of the conditional branch on line `k` when `cond` is its
-        condition and the paths between only compute; None otherwise."""
-        body = self.body
-        m = re.match(r"^br i1 (%[\w.\-]+), label", body.line(k).strip())
-        if not m or m.group(1) != cond:
-            return None
-        block = body.block_at(k)
-        region = body.branch_region(block)
-        join = body.ipdom(block)
-        if region is None or join is None:
-            return None
-        for b, line in zip(body.block_of, body.lines):
-            if b in region and not self._only_computes(line):
-                return None
-        return [tok for tok, kk in body.line_of.items()
-                if body.block_at(kk) == join and body.defs[tok].startswith("phi ")]
-
-    def _only_computes(self, line: str) -> bool:
-        """A line a lane may run on a path it would not have taken: a label, an unconditional or
-        conditional branch, debug info, or a per-lane computation that cannot trap."""
-        text = line.strip()
-        if not text or text.startswith((";", "br ", "#dbg_")) or LABEL.match(text):
-            return True
-        if text.startswith(("call void @llvm.dbg.", "tail call void @llvm.dbg.")):
-            return True
-        m = DEF.match(text)
-        if not m:
-            return False
-        op = m.group(2).split()[0]
-        if m.group(1) in self.markers:
-            return False
-        return op in PER_LANE_OPS or op in ("phi", "select") or op in ("call", "tail") and is_per_lane_call(m.group(2))
-
     def _from_uses(self, tok: str) -> int:
         """The lanes where some use of `tok` observes it, from the current demands of its users."""
-        body = self.body
         out = 0
-        for u in body.users.get(tok, []):
+        for use in self.uses.uses(tok):
             if out == FULL_MASK:
                 break
-            if isinstance(u, int):
-                out |= self._line_use(tok, u)
-            elif u in body.defs:
-                out |= self._value_use(tok, u)
+            out |= self.use_lanes(use)
         return out
 
-    def _line_use(self, tok: str, k: int) -> int:
-        """A use by a line that defines nothing: a branch condition, a store, a call, a return."""
-        body = self.body
-        text = body.line(k).strip()
-        block = body.block_at(k)
-        if text.startswith("br i1 "):
-            join = self._clean_join(tok, k)
-            if join is None:
-                return self.block_lanes(block)
-            want = 0
-            for phi in join:
-                want |= self.demand.get(phi, 0)
-            return want & self.block_lanes(block)
-        if text.startswith(("call ", "tail call ", "ret ")) or " call " in text.split("(", 1)[0]:
-            return FULL_MASK                        # a callee may read other lanes; a caller anything
-        return self.block_lanes(block)              # store, switch, fence, atomics: the lanes that run it
-
-    def _value_use(self, tok: str, user: str) -> int:
-        body = self.body
-        inst = body.defs[user]
-        op = inst.split()[0]
-        block = body.block_at(body.line_of[user])
-        if not self._transparent(user):
-            if op in ("call", "tail"):
-                return FULL_MASK
-            return self.block_lanes(block)          # a load address, an alloca, an atomic...
-        want = self.demand.get(user, 0)
-        if user in self.markers:
-            site = self.markers[user]
-            reads = self.reads[user]
-            if site.value != tok:                   # mask, b or c: where the shuffle runs
-                return self.block_lanes(block)
-            if reads is None or site.value in (site.b.text, site.c.text, site.mask.text):
-                return FULL_MASK
+    def use_lanes(self, use: tuple) -> int:
+        """The lanes where one use (_Uses.uses) observes its value, from the current demands."""
+        kind = use[0]
+        if kind == _WANT:
+            return self.demand.get(use[1], 0)
+        if kind == _RUNS:
+            return self.block_lanes(use[1])
+        if kind == _EVERY:
+            return FULL_MASK
+        if kind == _READS:
+            want, reads = self.demand.get(use[1], 0), use[2]
             lanes = 0
             for lane in range(32):
                 if want >> lane & 1:
                     lanes |= 1 << reads[lane]
             return lanes
-        if op == "phi":
+        if kind == _PHI:
+            want, block = self.demand.get(use[1], 0), use[2]
             lanes = 0
-            for inc, pred in _PHI_EDGE.findall(inst):
-                if inc == tok:
-                    lanes |= want & self.edge_lanes(pred, block)
+            for pred in use[3]:
+                lanes |= want & self.edge_lanes(pred, block)
             return lanes
-        if op == "select":
-            cond, a, b = body.operands(inst)
-            lanes = want if tok == cond else 0
-            if tok == a:
+        if kind == _SELECT:
+            _, user, cond, is_cond, is_a, is_b = use
+            want = self.demand.get(user, 0)
+            lanes = want if is_cond else 0
+            if is_a:
                 lanes |= want & self.cond_lanes(cond, False)
-            if tok == b:
+            if is_b:
                 lanes |= want & self.cond_lanes(cond, True)
             return lanes
-        if op in DIVISIONS:
-            ops = body.operands(inst)
-            return self.block_lanes(block) if ops[1:] and ops[1] == tok else want
-        return want
+        _, block, tok, k = use                      # _JOIN: a conditional branch on the value
+        join = self.uses.clean_join(tok, k)
+        if join is None:
+            return self.block_lanes(block)
+        want = 0
+        for phi in join:
+            want |= self.demand.get(phi, 0)
+        return want & self.block_lanes(block)
 
 
 __all__ = ["Demand", "demanded_lanes", "module_demands", "PER_LANE_OPS", "DIVISIONS", "is_per_lane_call"]

@@ -70,6 +70,24 @@ def cast_value(inst: str, v: int) -> int:
     return v & ((1 << dst) - 1)
 
 
+_OPCODE_FLAGS = re.compile(r"^\w+( (nuw|nsw|exact|disjoint|samesign))*\s+")
+_METADATA = re.compile(r",\s*!.*$")
+_PREDICATES = ("eq ", "ne ", "ugt ", "uge ", "ult ", "ule ", "sgt ", "sge ", "slt ", "sle ")
+
+
+def instruction_operands(inst: str) -> tuple[str, ...]:
+    """The operand tokens of an instruction's text after `=`: opcode, flags, a compare's
+    predicate, a cast's `to TYPE` and metadata dropped, the last word of each comma part."""
+    body = _OPCODE_FLAGS.sub("", inst, count=1)
+    body = _METADATA.sub("", body, count=1)
+    if body.startswith(_PREDICATES):
+        body = body.split(" ", 1)[1]
+    if " to " in body:                                    # casts
+        body = body.split(" to ")[0]
+    toks = [t.strip() for t in body.split(",")]
+    return tuple(t.split()[-1] for t in toks if t)
+
+
 def mbcnt_kind(inst: str) -> str | None:
     """"lo"/"hi" for `mbcnt.lo/hi(i32 -1, X)`, the lane count under a full mask (the lane id plus
     the accumulator X); None for any other call, including an mbcnt of another mask (a popcount
@@ -440,14 +458,12 @@ class FunctionBody:
         return any(self._uses_tid(o, seen) for o in self.operands(inst) if o.startswith("%"))
 
     def operands(self, inst: str) -> list[str]:
-        body = re.sub(r"^\w+( (nuw|nsw|exact|disjoint|samesign))*\s+", "", inst)
-        body = re.sub(r",\s*!.*$", "", body)
-        if body.startswith(("eq ", "ne ", "ugt ", "uge ", "ult ", "ule ", "sgt ", "sge ", "slt ", "sle ")):
-            body = body.split(" ", 1)[1]
-        if " to " in body:                                    # casts
-            body = body.split(" to ")[0]
-        toks = [t.strip() for t in body.split(",")]
-        return [t.split()[-1] for t in toks if t]
+        """The operand tokens of `inst` (a fresh list; parsed once per instruction text)."""
+        memo = self.__dict__.setdefault("_operand_memo", {})
+        toks = memo.get(inst)
+        if toks is None:
+            toks = memo[inst] = instruction_operands(inst)
+        return list(toks)
 
     def _eval(self, token: str, lane: int) -> int:
         if re.fullmatch(r"-?\d+", token):
