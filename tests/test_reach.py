@@ -69,6 +69,14 @@ def functions(draw):
                           draw(st.sampled_from([f"%t{j}" for j in range(n)])))
         else:
             defs[name] = (kind, draw(st.integers(0, 40)))
+    lines = _lines(defs)
+    probe = draw(st.sampled_from(list(defs)))
+    bound = draw(st.integers(0, 40))
+    lines += [f"  %c = icmp ult i32 {probe}, {bound}", "  ret void"]
+    return lines, probe, bound, defs
+
+
+def _lines(defs: dict[str, tuple]) -> list[str]:
     text = {"tid": "call i32 @llvm.amdgcn.workitem.id.x()", "lane": "call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
             "load": "load i32, ptr addrspace(1) %p, align 4"}
     lines = ["entry:"]
@@ -83,10 +91,7 @@ def functions(draw):
             lines.append(f"  {name} = phi i32 [ {d[1]}, %entry ], [ {d[2]}, %loop ]")
         else:
             lines.append(f"  {name} = {d[0]} i32 {d[1]}, {d[2]}")
-    probe = draw(st.sampled_from(list(defs)))
-    bound = draw(st.integers(0, 40))
-    lines += [f"  %c = icmp ult i32 {probe}, {bound}", "  ret void"]
-    return lines, probe, bound, defs
+    return lines
 
 
 def _operands(d):
@@ -127,7 +132,22 @@ def test_lane_conditions_read_their_slice(case):
     """A compare whose slice reaches a parameter or a load is no lane condition; one of the lane
     id (or of threadIdx.x) alone, without loops, is the lanes where it holds; the lane id and
     threadIdx.x together cannot be evaluated per thread."""
-    lines, probe, bound, defs = case
+    _check_lane_condition(*case)
+
+
+def test_lane_conditions_of_every_pair_of_leaves():
+    """Exhaustively: two leaves (threadIdx.x, the lane id, a parameter, a load, a constant)
+    combined by add or xor, each value compared with a few bounds."""
+    from itertools import product
+
+    leaves = ["tid", "lane", "param", "load", "const"]
+    for a, b, op, probe, bound in product(leaves, leaves, ("add", "xor"), ("%t0", "%t1", "%t2"), (1, 5, 33)):
+        defs = {"%t0": (a, 3), "%t1": (b, 7), "%t2": (op, "%t0", "%t1")}
+        lines = _lines(defs) + [f"  %c = icmp ult i32 {probe}, {bound}", "  ret void"]
+        _check_lane_condition(lines, probe, bound, defs)
+
+
+def _check_lane_condition(lines, probe, bound, defs):
     body = FunctionIR("f", lines, ["%n", "%p"], 0, wave=64)
     reach = _search(probe, lambda t: _operands(defs[t]))
     kinds = {defs[t][0] for t in reach}

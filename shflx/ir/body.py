@@ -5,13 +5,13 @@ mbcnt). Text in, facts out; shared by the chain recognizer and the lane-demand a
 from __future__ import annotations
 
 import re
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ..cuda import FULL_MASK
 from .constants import ModuleConstants
 from .evaluate import MAX_BLOCK_THREADS, TID_X_CALLS, LaneEvaluator, phi_incoming
 from .reach import reached_union
-from .text import DEF, LABEL, LABEL_REF
+from .text import DEF, LABEL, LABEL_REF, constant_tables, function_waves, functions
 
 _TOKEN = re.compile(r"%[\w.\-]+")
 _LITERAL = re.compile(r"-?\d+|true|false")
@@ -315,3 +315,32 @@ class FunctionIR(LaneEvaluator):
         for m in masks:
             out |= m
         return out, sw.group(2)
+
+
+class ModuleFunctions:
+    """The functions of one module's IR text, each FunctionIR built when first asked for and
+    then shared (with what it has memoized) by every pass over the same text: the chain, chain
+    group and demand passes each read the largest modules' functions."""
+
+    def __init__(self, ir: str):
+        self.lines = ir.splitlines()
+        self.spans = functions(self.lines)        # (name, first line, last line, uniform params)
+        self._tables: ModuleConstants | None = None
+        self._waves: dict[str, int] | None = None
+        self._bodies: dict[int, FunctionIR] = {}
+
+    def body(self, name: str, start: int, end: int, params: list[str]) -> FunctionIR:
+        """The function `name` of `spans` (its `define` on line `start`, `}` on `end`)."""
+        got = self._bodies.get(start)
+        if got is None:
+            if self._tables is None:
+                self._tables, self._waves = constant_tables(self.lines), function_waves(self.lines)
+            got = self._bodies[start] = FunctionIR(name, self.lines[start + 1:end], params, start + 1,
+                                                   self._tables, self._waves.get(name, 64))
+        return got
+
+
+@lru_cache(maxsize=1)
+def module_functions(ir: str) -> ModuleFunctions:
+    """The ModuleFunctions of `ir`, one per module text (the passes over a module run in turn)."""
+    return ModuleFunctions(ir)

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..cuda import FULL_MASK
-from .body import FunctionIR
+from .body import FunctionIR, module_functions
 from .demand import DIVISIONS, PER_LANE_OPS, is_per_lane_call
 from .reach import reached_union
 from .sites import MODE_NAMES, Site
-from .text import constant_tables, function_waves, functions
 
 @dataclass
 class GroupChain:
@@ -44,7 +43,6 @@ class GroupChain:
 def find_group_chains(ir: str, sites: list[Site], taken: set[int]) -> list[GroupChain]:
     """Chains of two or more steps among `sites` (constant maps, constant full masks), leaving out
     the sites of `taken` (line indices of single-value chains already recognized)."""
-    lines = ir.splitlines()
     by_fn: dict[str, list[Site]] = {}
     for s in sites:
         if (s.line_index not in taken and s.constant_map and s.mask.kind == "const"
@@ -52,13 +50,13 @@ def find_group_chains(ir: str, sites: list[Site], taken: set[int]) -> list[Group
             by_fn.setdefault(s.function, []).append(s)
     if not by_fn:
         return []
-    tables, waves = constant_tables(lines), function_waves(lines)
+    module = module_functions(ir)
     out: list[GroupChain] = []
-    for name, start, end, params in functions(lines):
+    for name, start, end, params in module.spans:
         mine = by_fn.get(name)
         if not mine or len(mine) < 2:
             continue
-        body = FunctionIR(name, lines[start + 1:end], params, start + 1, tables, waves.get(name, 64))
+        body = module.body(name, start, end, params)
         out += _chains_in(body, mine)
     return out
 

@@ -20,9 +20,9 @@ from ..lanes import lanes_to_mask
 from ..combine import FNS
 from ..cuda import FULL_MASK, ShflOperands
 from ..chains.shape import ChainStep
-from .body import FunctionIR
+from .body import FunctionIR, module_functions
 from .sites import MODE_NAMES, Site
-from .text import call_args, constant_tables, function_waves, functions
+from .text import call_args
 
 BINARY = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "fadd": "fadd", "fmul": "fmul"}
 INTRINSICS = {"llvm.smax.i32": "smax", "llvm.smin.i32": "smin", "llvm.umax.i32": "umax",
@@ -236,19 +236,17 @@ def _type_of(inst: str) -> str:
 def find_chains(ir: str, sites: list[Site]) -> list[Chain]:
     """Chains of two or more steps among `sites` (constant maps; any mask, reported)."""
 
-    lines = ir.splitlines()
     by_fn: dict[str, list[Site]] = {}
     for s in sites:
         if s.constant_map and s.b.kind == "const" and s.c.kind == "const":
             by_fn.setdefault(s.function, []).append(s)
     chains: list[Chain] = []
-    tables = constant_tables(lines)
-    waves = function_waves(lines)
-    for name, start, end, params in functions(lines):
+    module = module_functions(ir)
+    for name, start, end, params in module.spans:
         fsites = by_fn.get(name)
         if not fsites:
             continue
-        body = _Body(name, lines[start + 1:end], params, start + 1, tables, waves.get(name, 64))
+        body = module.body(name, start, end, params)
         readers = {s.result: _read_lanes(s) for s in fsites
                    if s.mask.kind == "const" and s.mask.value & FULL_MASK == FULL_MASK}
         where = {s.result: s.location for s in fsites}

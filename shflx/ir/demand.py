@@ -28,9 +28,9 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ..cuda import FULL_MASK
-from .body import FunctionIR
+from .body import FunctionIR, module_functions
 from .sites import Site, site_map
-from .text import DEF, LABEL, constant_tables, function_waves, functions
+from .text import DEF, LABEL
 
 # Instructions whose result in a lane is a function of their operands in that lane and that cannot
 # trap: the demand of the result is the demand of each operand. Divisions pass it to the dividend
@@ -80,18 +80,16 @@ def module_demands(ir: str) -> Mapping[int, Demand]:
 
 def demanded_lanes(ir: str, sites: list[Site]) -> dict[int, Demand]:
     """The demanded lanes of every site in `sites`, keyed by its line index."""
-    lines = ir.splitlines()
     by_fn: dict[str, list[Site]] = {}
     for s in sites:
         by_fn.setdefault(s.function, []).append(s)
-    tables = constant_tables(lines)
-    waves = function_waves(lines)
+    module = module_functions(ir)
     out: dict[int, Demand] = {}
-    for name, start, end, params in functions(lines):
+    for name, start, end, params in module.spans:
         mine = by_fn.get(name)
         if not mine:
             continue
-        body = FunctionIR(name, lines[start + 1:end], params, start + 1, tables, waves.get(name, 64))
+        body = module.body(name, start, end, params)
         uses = _Uses(body, mine)
         exact = _Walk(uses, use_tid=False).run()
         with_tid = _Walk(uses, use_tid=True).run()
