@@ -107,6 +107,16 @@ def revision_tree(rev: str, into: Path) -> Path:
     return into
 
 
+def _commit(rev: str) -> str:
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", rev], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def _dirty() -> bool:
+    return bool(subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "shflx", "isa", "patterns"],
+                               capture_output=True, text=True).stdout.strip())
+
+
 def run_child(tree: Path, ir_path: Path, arch: str, env: dict) -> dict:
     r = subprocess.run([sys.executable, __file__, "--child", str(ir_path), "--arch", arch],
                        capture_output=True, text=True, env={**env, "PYTHONPATH": str(tree)})
@@ -144,13 +154,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="shflx-chainpass-") as tmp:
         env = {**os.environ, "SHFLX_CACHE_DIR": str(Path(tmp) / "cache")}   # one plan cache, warmed below
         trees = {"this tree": ROOT}
+        commits = {"this tree": _commit("HEAD") + (" (uncommitted changes)" if _dirty() else "")}
         if ns.against:
             trees[ns.against] = revision_tree(ns.against, Path(tmp) / "against")
+            commits[ns.against] = _commit(ns.against)
         for row in rows:
             ir_path = Path(tmp) / "unit.ll"
             ir_path.write_text(device_ir_of(row, ns.arch))
             run_child(ROOT, ir_path, ns.arch, env)              # warms the plan cache for every revision
-            entry = {"unit": row["unit_id"], "arch": ns.arch, "revisions": {}}
+            entry = {"unit": row["unit_id"], "arch": ns.arch, "commits": commits, "revisions": {}}
             for name, tree in trees.items():
                 load = os.getloadavg()[0]
                 got = run_child(tree, ir_path, ns.arch, env)
