@@ -44,6 +44,10 @@ def _build_parser() -> argparse.ArgumentParser:
     sub.add_parser("doctor", help="what toolchain and runtimes shflx found, and what each is used for")
     t = sub.add_parser("targets", help="list the known AMD and NVIDIA targets and their features")
     t.add_argument("--json", action="store_true")
+    se = sub.add_parser("server", help="the compile server that SHFLX_SERVER=on sends compile and launch to",
+                        description="start: the server for this environment (SHFLX_SERVER=on starts it on "
+                        "first use anyway); status: every server of this user; stop: stop them all.")
+    se.add_argument("action", choices=["start", "status", "stop"])
     return p
 
 
@@ -213,6 +217,11 @@ def _plan_diagram(source: object, target: str | None, kind: str) -> str:
         return "  (no lane diagram for a reduction or scan: its lanes hold combinations, not lanes)\n"
     want = pattern.lane_map(plan.wave) if isinstance(pattern, Shuffle) else None
     return diagram.svg(plan, want) if kind == "svg" else diagram.text(plan, want)
+
+
+def _cmd_server(ns: argparse.Namespace) -> int:
+    from .server import control
+    return {"start": control.start, "status": control.status, "stop": control.stop}[ns.action]()
 
 
 def _cmd_targets(ns: argparse.Namespace) -> int:
@@ -629,7 +638,7 @@ def _cmd_doctor(ns: argparse.Namespace) -> int:
 
 
 COMMANDS = {"verify": _cmd_verify, "compile": _cmd_compile, "doctor": _cmd_doctor, "lower": _cmd_lower, "coverage": _cmd_coverage, "targets": _cmd_targets,
-            "ptx": _cmd_ptx, "ptxas": _cmd_ptxas, "launch": _cmd_launch}
+            "ptx": _cmd_ptx, "ptxas": _cmd_ptxas, "launch": _cmd_launch, "server": _cmd_server}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
