@@ -289,3 +289,18 @@ def test_a_broken_request_is_a_protocol_error(frame):
         a.shutdown(socket.SHUT_WR)
         with pytest.raises(protocol.ProtocolError):
             protocol.receive_request(b)
+
+
+def test_ctrl_c_while_the_server_starts_is_an_interrupt_not_a_traceback(server_dir, tmp_path):
+    """The first client waits for a server's imports; Ctrl-C then (or, on a fast machine, once the
+    worker runs) ends it with 130 and one line, and no output is written."""
+    out = tmp_path / "out.hsaco"
+    p = subprocess.Popen([sys.executable, "-m", "shflx", "compile", str(KERNEL), "--offload-arch", "gfx942", "-o",
+                          str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT), **served(server_dir)},
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(0.3)
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and err.splitlines()[-1] == "shflx: interrupted", (p.returncode, err)
+    assert "Traceback" not in err and not out.exists()
