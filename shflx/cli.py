@@ -391,6 +391,16 @@ def _check_outputs(sources: list[Path], outputs: list[Path], into_dir: bool, out
         raise UsageError(f"-o {output} is a file; with several inputs -o names the output directory")
 
 
+def _compile_in_worker(job: tuple) -> dict:
+    """_compile_one in a pool worker: Ctrl-C reaches the workers with the parent, which stops the
+    pool and says "interrupted" once; a worker ends its job quietly instead of printing a
+    traceback of its own (its temporary files are removed on the way out, as any exception does)."""
+    try:
+        return _compile_one(job)
+    except KeyboardInterrupt:
+        return {"file": job[0], "arch": job[1], "error": "shflx: interrupted", "exit_code": 130}
+
+
 def _compile_parallel(jobs: list[tuple], workers: int) -> list[dict]:
     """The jobs in worker processes, in input order; Ctrl-C stops the workers at once (no partial
     outputs: each is written atomically by its worker, or not at all)."""
@@ -399,7 +409,7 @@ def _compile_parallel(jobs: list[tuple], workers: int) -> list[dict]:
     results: list[dict] = []
     pool = multiprocessing.Pool(workers)
     try:
-        for k, r in enumerate(pool.imap_unordered(_compile_one, jobs), 1):
+        for k, r in enumerate(pool.imap_unordered(_compile_in_worker, jobs), 1):
             state = "error" if "error" in r else f"{r['summary']['sites']} site(s)"
             print(f"[{k}/{len(jobs)}] {r['file']} ({r['arch']}): {state}", file=sys.stderr, flush=True)
             results.append(r)

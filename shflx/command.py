@@ -26,5 +26,8 @@ def main(argv: list[str] | None = None) -> int:
             return served(argv)
         except Unavailable as e:
             print(f"shflx: warning: {e}; compiling without the server", file=sys.stderr)
+        except KeyboardInterrupt:                # Ctrl-C while the server was starting
+            print("shflx: interrupted", file=sys.stderr)
+            return 130
     from .cli import main as cli_main
     return cli_main(argv)

@@ -158,7 +158,7 @@ class Server:
                 self.served += 1
                 self.workers[pid] = conn
                 conn = None
-        except (ProtocolError, ValueError, KeyError, OSError):
+        except (ProtocolError, KeyError, ValueError, TypeError, OSError):    # a request shflx did not send
             pass
         finally:
             for fd in fds:

@@ -5,6 +5,7 @@ a server is shared only by clients of the same code and environment."""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import shutil
 import signal
@@ -16,8 +17,10 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from shflx.server import address
+from shflx.server import address, protocol
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "patterns" / "kernels" / "butterfly" / "kernel.cu"
@@ -114,6 +117,7 @@ def test_ctrl_c_reaches_the_worker_and_leaves_no_partial_output(server_dir, tmp_
     os.killpg(p.pid, signal.SIGINT)                      # the terminal's Ctrl-C: the client's group only
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130 and "interrupted" in err, (p.returncode, err[-500:])
+    assert "Traceback" not in err and "ForkPoolWorker" not in err, err
     assert time.time() - t0 < 10
     names = sorted(q.name for q in out.iterdir())
     assert names and all(n.endswith(".gfx942.hsaco") and not n.startswith(".") for n in names)
@@ -243,3 +247,60 @@ def test_the_key_follows_the_code(tmp_path, monkeypatch):
     changed = address.server_key({})
     (pkg / "sub" / "b.toml").write_text("")
     assert address.server_key({}) != changed
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
+                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+                           max_leaves=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(request=st.dictionaries(st.text(), json_values, max_size=6), size=st.sampled_from([0, 1, 70000]),
+       with_fds=st.booleans())
+def test_a_request_arrives_whole_with_its_descriptors(request, size, with_fds):
+    """Any dict of JSON-like values (one larger than one read) and three descriptors arrive as sent."""
+    request = {**request, "pad": "x" * size}
+    a, b = socket.socketpair()
+    r, w = os.pipe()
+    try:
+        with a, b:
+            import threading
+            t = threading.Thread(target=protocol.send_request, args=(a, request, [r, w, r] if with_fds else None))
+            t.start()
+            got, fds = protocol.receive_request(b)
+            t.join()
+            assert got == request and len(fds) == (3 if with_fds else 0)
+            if with_fds:                                  # the same pipe: written here, read there
+                os.write(fds[1], b"ok")
+                assert os.read(r, 2) == b"ok"
+            for fd in fds:
+                os.close(fd)
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+@pytest.mark.parametrize("frame", [b"", b"\0\0", b"\0\0\0\x10{}", b"\0\0\0\x02[]", b"\0\0\0\x03{x}",
+                                   b"\xff\xff\xff\xff", b"\0\0\0\x05" + marshal.dumps([1]), b"\0\0\0\x01N"])
+def test_a_broken_request_is_a_protocol_error(frame):
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(frame)
+        a.shutdown(socket.SHUT_WR)
+        with pytest.raises(protocol.ProtocolError):
+            protocol.receive_request(b)
+
+
+def test_ctrl_c_while_the_server_starts_is_an_interrupt_not_a_traceback(server_dir, tmp_path):
+    """The first client waits for a server's imports; Ctrl-C then (or, on a fast machine, once the
+    worker runs) ends it with 130 and one line, and no output is written."""
+    out = tmp_path / "out.hsaco"
+    p = subprocess.Popen([sys.executable, "-m", "shflx", "compile", str(KERNEL), "--offload-arch", "gfx942", "-o",
+                          str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT), **served(server_dir)},
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(0.3)
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and err.splitlines()[-1] == "shflx: interrupted", (p.returncode, err)
+    assert "Traceback" not in err and not out.exists()

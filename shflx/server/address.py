@@ -6,43 +6,41 @@ server's environment, so a server is shared only by clients whose environments a
 variable keys the server except those that differ between the jobs of one build and that shflx
 does not read (VOLATILE). The code's fingerprint (every file of the package and its data, by size
 and modification time) keys it too: an edited or upgraded shflx gets a new server, and the old
-one exits when idle. Standard library only: the client imports this before anything else."""
+one exits when idle. Standard library only, and the light part of it (os.path strings, no
+pathlib or tempfile): every served command imports this before anything else."""
 from __future__ import annotations
 
 import hashlib
 import os
 import stat
 import sys
-import tempfile
-from pathlib import Path
 
 # set per job or per shell by make, ninja, shells and terminals; shflx reads none of them
 VOLATILE = frozenset({"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "MAKE_TERMOUT", "MAKE_TERMERR",
                       "_", "OLDPWD", "PWD", "SHLVL", "COLUMNS", "LINES", "PYTEST_CURRENT_TEST",
                       "SHFLX_SERVER", "SHFLX_SERVER_DIR", "SHFLX_SERVER_IDLE"})
 UNIX_PATH_MAX = 107                     # sun_path holds 108 bytes with the terminating NUL (unix(7))
-PACKAGE = Path(__file__).resolve().parent.parent
-DATA = (PACKAGE.parent / "isa", PACKAGE.parent / "patterns")     # a checkout's data; installed: inside PACKAGE
+PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+DATA = tuple(os.path.join(os.path.dirname(PACKAGE), d) for d in ("isa", "patterns"))   # a checkout's; installed: inside
 
 
 class AddressError(Exception):
     """No usable place for the server's socket (the message says why, in plain words)."""
 
 
-def runtime_dir() -> Path:
+def runtime_dir() -> str:
     """$SHFLX_SERVER_DIR, else $XDG_RUNTIME_DIR/shflx, else <tmp>/shflx-<uid>: created 0700, and
     refused unless this user owns it and nobody else may write to it (another user's socket there
     would receive this user's sources)."""
-    chosen = os.environ.get("SHFLX_SERVER_DIR")
-    if chosen:
-        d = Path(chosen)
-    elif os.environ.get("XDG_RUNTIME_DIR"):
-        d = Path(os.environ["XDG_RUNTIME_DIR"]) / "shflx"
-    else:
-        d = Path(tempfile.gettempdir()) / f"shflx-{os.getuid()}"
+    d = os.environ.get("SHFLX_SERVER_DIR")
+    if not d and os.environ.get("XDG_RUNTIME_DIR"):
+        d = os.path.join(os.environ["XDG_RUNTIME_DIR"], "shflx")
+    elif not d:
+        import tempfile
+        d = os.path.join(tempfile.gettempdir(), f"shflx-{os.getuid()}")
     try:
-        d.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st = d.stat()
+        os.makedirs(d, mode=0o700, exist_ok=True)
+        st = os.stat(d)
     except OSError as e:
         raise AddressError(f"cannot use {d} for the compile server: {e.strerror or e}") from None
     if not stat.S_ISDIR(st.st_mode):
@@ -57,7 +55,7 @@ def code_fingerprint() -> list[tuple[str, int, int]]:
     """(path, size, mtime_ns) of every file of the package and its data (byte-compiled files
     aside), so that a server never runs code other than the client's."""
     out = []
-    stack = [PACKAGE, *(d for d in DATA if d.is_dir())]
+    stack = [os.fspath(d) for d in (PACKAGE, *DATA) if os.path.isdir(d)]
     while stack:
         try:
             entries = list(os.scandir(stack.pop()))
@@ -66,7 +64,7 @@ def code_fingerprint() -> list[tuple[str, int, int]]:
         for e in entries:
             if e.is_dir(follow_symlinks=False):
                 if e.name != "__pycache__":
-                    stack.append(Path(e.path))
+                    stack.append(e.path)
             elif e.is_file():
                 st = e.stat()
                 out.append((e.path, st.st_size, st.st_mtime_ns))
@@ -82,9 +80,9 @@ def server_key(env: dict[str, str]) -> str:
     return h.hexdigest()
 
 
-def socket_path(env: dict[str, str]) -> Path:
+def socket_path(env: dict[str, str]) -> str:
     """The socket of the server for `env` (AddressError when the directory cannot hold one)."""
-    path = runtime_dir() / f"{server_key(env)}.sock"
+    path = os.path.join(runtime_dir(), f"{server_key(env)}.sock")
     if len(os.fsencode(path)) > UNIX_PATH_MAX:
         raise AddressError(f"the socket path {path} is longer than {UNIX_PATH_MAX} bytes; set "
                            "SHFLX_SERVER_DIR to a shorter directory")

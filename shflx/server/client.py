@@ -11,7 +11,6 @@ import signal
 import socket
 import sys
 import time
-from pathlib import Path
 
 from .address import AddressError, socket_path
 from .protocol import read_line, send_request
@@ -46,17 +45,17 @@ def idle_seconds() -> float:
     return value
 
 
-def connect(path: Path) -> socket.socket | None:
+def connect(path: str | os.PathLike) -> socket.socket | None:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.connect(str(path))
+        sock.connect(os.fspath(path))
         return sock
     except OSError:
         sock.close()
         return None
 
 
-def _lock_held(path: Path) -> bool:
+def _lock_held(path: str) -> bool:
     """Whether a server (running, starting or exiting) holds SOCKET.lock (shflx.daemon takes it)."""
     import fcntl
     try:
@@ -67,13 +66,13 @@ def _lock_held(path: Path) -> bool:
         return True
 
 
-def start_server(path: Path) -> socket.socket:
+def start_server(path: str) -> socket.socket:
     """Start the server for `path` (detached: its own session, no terminal) and connect to it. A
     server that exits at once found another holding the lock: wait for that one to listen, or, if
     it was exiting, start another."""
     import subprocess
     idle = idle_seconds()
-    log = path.with_suffix(".log")
+    log = path.removesuffix(".sock") + ".log"
     deadline = time.monotonic() + START_S
     proc = None
     while time.monotonic() < deadline:
@@ -84,7 +83,7 @@ def start_server(path: Path) -> socket.socket:
             raise Unavailable(f"the compile server did not start (exit {proc.returncode}; see {log})")
         if (proc is None or proc.poll() is not None) and not _lock_held(path):
             with open(log, "ab") as out:
-                proc = subprocess.Popen([sys.executable, "-m", "shflx.daemon", str(path), repr(idle)],
+                proc = subprocess.Popen([sys.executable, "-m", "shflx.daemon", path, repr(idle)],
                                         stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd="/",
                                         start_new_session=True, close_fds=True)
         time.sleep(0.02)

@@ -24,10 +24,11 @@ def _ask(path, op: str) -> str | None:
             return None
 
 
-def _sockets():
+def _sockets() -> list[str]:
     try:
-        return sorted(runtime_dir().glob("*.sock"))
-    except AddressError as e:
+        d = runtime_dir()
+        return sorted(os.path.join(d, n) for n in os.listdir(d) if n.endswith(".sock"))
+    except (AddressError, OSError) as e:
         raise ShflxError(str(e)) from None
 
 

@@ -1,12 +1,14 @@
-"""What client and server say over the socket: one framed JSON request, answered by lines.
+"""What client and server say over the socket: one framed request, answered by lines.
 
-A request is a 4-byte big-endian length and that many bytes of JSON; a compile request carries
+A request is a 4-byte big-endian length and that many bytes of a dict in marshal's format
+(built in, so the client imports no json; both sides are the same Python: address.py keys the
+server by it, and only this user's processes connect); a compile request carries
 the client's stdin, stdout and stderr as file descriptors (SCM_RIGHTS) with its first bytes. The
 server answers a compile with `pid N` (the worker, whose process group the client signals) and
 then `exit N`, or `signal N` when the worker was killed; a status request with one JSON line."""
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import socket
 import struct
@@ -20,7 +22,7 @@ class ProtocolError(Exception):
 
 
 def send_request(sock: socket.socket, request: dict, fds: list[int] | None = None) -> None:
-    data = json.dumps(request).encode()
+    data = marshal.dumps(request)
     frame = HEADER.pack(len(data)) + data
     if fds:
         sent = socket.send_fds(sock, [frame], fds)
@@ -45,11 +47,16 @@ def receive_request(sock: socket.socket) -> tuple[dict, list[int]]:
             if not more:
                 raise ProtocolError("the connection closed inside a request")
             data += more
-        request = json.loads(data[HEADER.size:HEADER.size + size])
+        if len(data) != HEADER.size + size:
+            raise ProtocolError("bytes after a request")
+        try:
+            request = marshal.loads(data[HEADER.size:])
+        except (ValueError, EOFError, TypeError):
+            raise ProtocolError("a request that is not marshal data") from None
         if not isinstance(request, dict):
-            raise ProtocolError("a request that is not a JSON object")
+            raise ProtocolError("a request that is not a dict")
         return request, fds
-    except (ProtocolError, ValueError, OSError):
+    except (ProtocolError, OSError):
         for fd in fds:
             os.close(fd)
         raise
