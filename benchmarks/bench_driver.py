@@ -8,8 +8,10 @@ clang front end invocation emitting an object (the prelude and flags shflx uses,
 instead of `-emit-llvm`) plus `ld.lld -shared`. Rows: the example kernels, then generated files
 with N shuffle sites (17 distinct patterns repeated) for the per-site slope, then the batch row:
 every example kernel plain clang compiles, in one `shflx compile A.cu B.cu ... -j 1` process (one
-start-up, files one after another) against the sum of their clang + ld.lld medians. Median of
---repeat runs; ratios are within one run of this script."""
+start-up, files one after another) against the sum of their clang + ld.lld medians. The `served`
+column is the same command with SHFLX_SERVER=on, as a make or CMake build runs it: a fresh client
+process per file, served by a compile server started once before the rows (its start is timed
+apart). Median of --repeat runs; ratios are within one run of this script."""
 from __future__ import annotations
 
 import argparse
@@ -67,6 +69,25 @@ def plain_clang(source: Path, arch: str, tmp: Path, env: dict) -> float:
     return None if front is None else front + (timed([*lld, "-shared", str(obj), "-o", str(out)], env) or 0.0)
 
 
+def row(name: str, src: Path, ns: argparse.Namespace, tmp: Path, env: dict, served_env: dict) -> dict:
+    """One input: shflx in a fresh process, the same through the compile server, clang + ld.lld."""
+    cmd = [sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", ns.arch, "-o", str(tmp / "x.hsaco")]
+    if timed(cmd, env) is None or timed(cmd, served_env) is None:   # warm the plan cache, .pyc files, server
+        raise SystemExit(f"shflx compile failed: {' '.join(cmd)}")
+    shflx_s = statistics.median(timed(cmd, env) or 0.0 for _ in range(ns.repeat))
+    served_s = statistics.median(timed(cmd, served_env) or 0.0 for _ in range(ns.repeat))
+    plain = [plain_clang(src, ns.arch, tmp, env) for _ in range(ns.repeat)]
+    out = {"input": name, "shflx_s": round(shflx_s, 3), "served_s": round(served_s, 3)}
+    if None in plain:
+        print(f"{name:<18} {shflx_s:>8.3f} {served_s:>8.3f} {'(inline PTX: plain clang cannot compile it)':>11}")
+        return {**out, "clang_lld_s": None, "ratio": None, "served_ratio": None}
+    plain_s = statistics.median(plain)
+    print(f"{name:<18} {shflx_s:>8.3f} {served_s:>8.3f} {plain_s:>11.3f} {shflx_s / plain_s:>6.2f} "
+          f"{served_s / plain_s:>6.2f}")
+    return {**out, "clang_lld_s": round(plain_s, 3), "ratio": round(shflx_s / plain_s, 2),
+            "served_ratio": round(served_s / plain_s, 2)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", default="gfx942")
@@ -81,21 +102,17 @@ def main() -> None:
         tmp = Path(t)
         inputs = [(p.name, p / "kernel.cu") for p in sorted(KERNELS.iterdir()) if (p / "kernel.cu").exists()]
         inputs += [(f"{n} sites", sites_file(n, tmp / f"sites{n}.cu")) for n in ns.sites]
-        print(f"{'input':<18} {'shflx s':>8} {'clang+lld s':>11} {'ratio':>6}")
-        for name, src in inputs:
-            cmd = [sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", ns.arch, "-o", str(tmp / "x.hsaco")]
-            if timed(cmd, env) is None:                       # warms the plan cache and the .pyc files
-                raise SystemExit(f"shflx compile failed: {' '.join(cmd)}")
-            shflx_s = statistics.median(timed(cmd, env) or 0.0 for _ in range(ns.repeat))
-            plain = [plain_clang(src, ns.arch, tmp, env) for _ in range(ns.repeat)]
-            if None in plain:
-                rows.append({"input": name, "shflx_s": round(shflx_s, 3), "clang_lld_s": None, "ratio": None})
-                print(f"{name:<18} {shflx_s:>8.3f} {'(inline PTX: plain clang cannot compile it)':>11}")
-                continue
-            plain_s = statistics.median(plain)
-            rows.append({"input": name, "shflx_s": round(shflx_s, 3), "clang_lld_s": round(plain_s, 3),
-                         "ratio": round(shflx_s / plain_s, 2)})
-            print(f"{name:<18} {shflx_s:>8.3f} {plain_s:>11.3f} {shflx_s / plain_s:>6.2f}")
+        served_env = {**env, "SHFLX_SERVER": "on", "SHFLX_SERVER_DIR": str(tmp / "srv")}
+        start_s = timed([sys.executable, "-m", "shflx", "server", "start"], served_env)
+        if start_s is None:
+            raise SystemExit("shflx server start failed")
+        print(f"compile server started in {start_s:.3f} s")
+        print(f"{'input':<18} {'shflx s':>8} {'served s':>8} {'clang+lld s':>11} {'ratio':>6} {'served':>6}")
+        try:
+            for name, src in inputs:
+                rows.append(row(name, src, ns, tmp, env, served_env))
+        finally:
+            timed([sys.executable, "-m", "shflx", "server", "stop"], served_env)
         batch = [src for (name, src), r in zip(inputs, rows) if not name.endswith(" sites") and r["ratio"]]
         plain_sum = sum(r["clang_lld_s"] for r in rows if not r["input"].endswith(" sites") and r["ratio"])
         cmd = [sys.executable, "-m", "shflx", "compile", *map(str, batch), "--offload-arch", ns.arch,
@@ -111,17 +128,23 @@ def main() -> None:
         lo, hi = min(by_sites), max(by_sites)
         extra = (by_sites[hi]["shflx_s"] - by_sites[lo]["shflx_s"]) / (hi - lo) * 1000
         extra_plain = (by_sites[hi]["clang_lld_s"] - by_sites[lo]["clang_lld_s"]) / (hi - lo) * 1000
-        print(f"per extra site: shflx {extra:.2f} ms, clang+lld {extra_plain:.2f} ms ({lo} -> {hi} sites)")
+        served_extra = (by_sites[hi]["served_s"] - by_sites[lo]["served_s"]) / (hi - lo) * 1000
+        print(f"per extra site: shflx {extra:.2f} ms, served {served_extra:.2f} ms, clang+lld {extra_plain:.2f} ms "
+              f"({lo} -> {hi} sites)")
     else:
-        extra = extra_plain = None
-    ratios = [r["ratio"] for r in rows if not r["input"].endswith(" sites") and r["ratio"] is not None]
+        extra = extra_plain = served_extra = None
+    examples = [r for r in rows if not r["input"].endswith(" sites") and r["ratio"] is not None]
+    ratios = [r["ratio"] for r in examples]
+    served = [r["served_ratio"] for r in examples]
     print(f"example kernels: median ratio {statistics.median(ratios):.2f}, max {max(ratios):.2f}; "
+          f"served: median {statistics.median(served):.2f}, max {max(served):.2f}; "
           f"in one batch process: {batch_row['ratio']:.2f} per file")
     if ns.out:
         Path(ns.out).write_text(json.dumps({
             "machine": platform.platform(), "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d"),
             "arch": ns.arch, "repeat": ns.repeat, "rows": rows, "median_ratio_examples": statistics.median(ratios),
-            "batch": batch_row,
+            "median_served_ratio_examples": statistics.median(served), "server_start_s": round(start_s, 3),
+            "batch": batch_row, "ms_per_extra_site_served": served_extra,
             "ms_per_extra_site": extra, "ms_per_extra_site_clang_lld": extra_plain}, indent=1) + "\n")
 
 

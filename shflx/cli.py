@@ -44,6 +44,10 @@ def _build_parser() -> argparse.ArgumentParser:
     sub.add_parser("doctor", help="what toolchain and runtimes shflx found, and what each is used for")
     t = sub.add_parser("targets", help="list the known AMD and NVIDIA targets and their features")
     t.add_argument("--json", action="store_true")
+    se = sub.add_parser("server", help="the compile server that SHFLX_SERVER=on sends compile and launch to",
+                        description="start: the server for this environment (SHFLX_SERVER=on starts it on "
+                        "first use anyway); status: every server of this user; stop: stop them all.")
+    se.add_argument("action", choices=["start", "status", "stop"])
     return p
 
 
@@ -215,6 +219,11 @@ def _plan_diagram(source: object, target: str | None, kind: str) -> str:
     return diagram.svg(plan, want) if kind == "svg" else diagram.text(plan, want)
 
 
+def _cmd_server(ns: argparse.Namespace) -> int:
+    from .server import control
+    return {"start": control.start, "status": control.status, "stop": control.stop}[ns.action]()
+
+
 def _cmd_targets(ns: argparse.Namespace) -> int:
     from .isa import amd_target, known_amd_targets, known_nvidia_targets, nvidia_target
 
@@ -324,7 +333,10 @@ def _compile_one(job: tuple) -> dict:
             res = compile_file(Path(source), base_arch(arch), wave=wave, emit=ns_emit, opts=opts, baseline=baseline,
                                fp_reassoc=fp_reassoc, chains=chains, features=target_features(arch),
                                debug_info=debug_info, prefer=prefer)
-        write_atomically(Path(out), res.output)
+        if out == STDOUT:
+            _write_stdout(res.output)
+        else:
+            write_atomically(Path(out), res.output)
     except ShflxError as e:
         return {"file": source, "arch": arch, "error": str(e), "exit_code": e.exit_code}
     except OSError as e:
@@ -332,6 +344,19 @@ def _compile_one(job: tuple) -> dict:
                 "error": f"shflx: error: cannot write {out}: {e.strerror or e}"}
     from .driver.report import compile_entry       # after the compile: its imports ran beside clang
     return compile_entry(res, source, arch, out, asm=ns_emit == "asm")
+
+
+STDOUT = "-"                 # -o -: the one output on standard output, as clang writes it
+
+
+def _write_stdout(data: str | bytes) -> None:
+    if isinstance(data, bytes):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        sys.stdout.write(data)
+        sys.stdout.flush()
 
 
 def _sources(args: Sequence[str]) -> list[Path]:
@@ -351,6 +376,10 @@ def _sources(args: Sequence[str]) -> list[Path]:
 def _check_outputs(sources: list[Path], outputs: list[Path], into_dir: bool, output: str | None) -> None:
     """Before any compile: no output may overwrite an input, a single output may not be an
     existing directory, and an output directory must be a directory (nothing partial is left)."""
+    if output == STDOUT:
+        if len(outputs) != 1:
+            raise UsageError("-o - (standard output) takes one output: one input and one --offload-arch")
+        return
     inputs = {s.resolve() for s in sources if s.exists()}
     for out in outputs:
         if out.resolve() in inputs:
@@ -362,6 +391,16 @@ def _check_outputs(sources: list[Path], outputs: list[Path], into_dir: bool, out
         raise UsageError(f"-o {output} is a file; with several inputs -o names the output directory")
 
 
+def _compile_in_worker(job: tuple) -> dict:
+    """_compile_one in a pool worker: Ctrl-C reaches the workers with the parent, which stops the
+    pool and says "interrupted" once; a worker ends its job quietly instead of printing a
+    traceback of its own (its temporary files are removed on the way out, as any exception does)."""
+    try:
+        return _compile_one(job)
+    except KeyboardInterrupt:
+        return {"file": job[0], "arch": job[1], "error": "shflx: interrupted", "exit_code": 130}
+
+
 def _compile_parallel(jobs: list[tuple], workers: int) -> list[dict]:
     """The jobs in worker processes, in input order; Ctrl-C stops the workers at once (no partial
     outputs: each is written atomically by its worker, or not at all)."""
@@ -370,7 +409,7 @@ def _compile_parallel(jobs: list[tuple], workers: int) -> list[dict]:
     results: list[dict] = []
     pool = multiprocessing.Pool(workers)
     try:
-        for k, r in enumerate(pool.imap_unordered(_compile_one, jobs), 1):
+        for k, r in enumerate(pool.imap_unordered(_compile_in_worker, jobs), 1):
             state = "error" if "error" in r else f"{r['summary']['sites']} site(s)"
             print(f"[{k}/{len(jobs)}] {r['file']} ({r['arch']}): {state}", file=sys.stderr, flush=True)
             results.append(r)
@@ -412,7 +451,9 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     jobs = _compile_jobs(ns, opts, sources)
     many = len(sources) > 1
     _check_outputs(sources, [Path(j[2]) for j in jobs], many and bool(ns.output), ns.output)
-    if many and ns.output:
+    if ns.output == STDOUT and ns.report == "json" and not f.report_file:
+        raise UsageError("-o - and --report json both write to standard output; give the report --report-file")
+    if many and ns.output and ns.output != STDOUT:
         try:
             Path(ns.output).mkdir(parents=True, exist_ok=True)
         except OSError as e:
@@ -629,7 +670,7 @@ def _cmd_doctor(ns: argparse.Namespace) -> int:
 
 
 COMMANDS = {"verify": _cmd_verify, "compile": _cmd_compile, "doctor": _cmd_doctor, "lower": _cmd_lower, "coverage": _cmd_coverage, "targets": _cmd_targets,
-            "ptx": _cmd_ptx, "ptxas": _cmd_ptxas, "launch": _cmd_launch}
+            "ptx": _cmd_ptx, "ptxas": _cmd_ptxas, "launch": _cmd_launch, "server": _cmd_server}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

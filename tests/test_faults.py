@@ -162,7 +162,28 @@ def test_ctrl_c_stops_a_parallel_compile_at_once_with_no_partial_output(tmp_path
     os.killpg(p.pid, signal.SIGINT)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130 and "interrupted" in err, (p.returncode, err[-500:])
+    assert "Traceback" not in err and "ForkPoolWorker" not in err, err
     assert time.time() - t0 < 10
     names = sorted(q.name for q in out.iterdir())
     assert names and all(n.endswith(".gfx942.hsaco") for n in names)     # whole outputs only
     assert len(names) < len(list((ROOT / "patterns" / "kernels").glob("*/kernel.cu")))
+
+
+@pytest.mark.parametrize("emit,arch", [("llvm", "gfx942"), ("hsaco", "gfx942"), ("ptx", "sm_90")])
+def test_dash_o_dash_writes_the_one_output_to_stdout_and_no_file(tmp_path, emit, arch):
+    """`-o -` is standard output, as clang reads it: the same bytes `-o FILE` writes, no file "-"."""
+    r = shflx("compile", str(KERNEL), "--offload-arch", arch, "--emit", emit, "-o", "file", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    p = subprocess.run([sys.executable, "-m", "shflx", "compile", str(KERNEL), "--offload-arch", arch, "--emit", emit,
+                        "-o", "-"], capture_output=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0 and p.stderr == b"", p.stderr
+    assert p.stdout == (tmp_path / "file").read_bytes() and len(p.stdout) > 100
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("extra,words", [(["--offload-arch", "gfx1100"], "one output"),
+                                          (["--report", "json"], "--report-file")])
+def test_dash_o_dash_with_more_than_one_thing_for_stdout_is_a_usage_error(tmp_path, extra, words):
+    r = shflx("compile", str(KERNEL), "--offload-arch", "gfx942", *extra, "-o", "-", cwd=tmp_path)
+    clean_error(r, 2, words)
+    assert r.stdout == "" and list(tmp_path.iterdir()) == []

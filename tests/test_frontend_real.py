@@ -12,6 +12,7 @@ import pytest
 from shflx.driver.amd import compile_file
 from shflx.driver.nvidia import compile_cuda
 from shflx.errors import InputError
+from shflx.frontend.clang import FrontendOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -270,3 +271,13 @@ def test_a_clang_failure_shows_its_own_error_line(tmp_path, source, error):
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx1100", emit="asm")
     assert re.search(error, str(e.value))
+
+
+def test_an_unoptimized_compile_that_crashes_is_not_run_again(tmp_path, monkeypatch):
+    """The retry is for the optimizer's pass; at -O0 there is none to leave out: one run, one line."""
+    calls = _killed_unless(monkeypatch, lambda args: False)
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *p) { p[threadIdx.x] = 1; }\n")
+    with pytest.raises(InputError, match=r"clang was killed by SIGSEGV"):
+        compile_file(src, "gfx1100", emit="asm", opts=FrontendOptions(opt=0))
+    assert sum("-emit-llvm" in a for a in calls) == 1 and "-O0" in calls[0]

@@ -121,7 +121,7 @@ def builds(tmp_path_factory):
 
 def test_every_object_embeds_lowered_code_for_each_target(builds):
     tools, _, build, base, log, _, tmp = builds
-    assert "remark" not in log                           # quiet on success (no -Rpass=shflx)
+    assert "remark" not in log and "warning" not in log  # quiet on success (no -Rpass=shflx)
     total = {"ours": {}, "base": {}}
     for name in OBJECTS:
         for which, tree in (("ours", build), ("base", base)):
@@ -150,6 +150,27 @@ def test_every_object_embeds_lowered_code_for_each_target(builds):
     print("\ncode-object instruction counts (shflx vs --baseline):")
     for key in total["ours"]:
         print(f"  {key[0]:<13} {key[1]:<8} shflx {total['ours'][key]}  baseline {total['base'][key]}")
+
+
+def test_a_build_through_the_compile_server_embeds_the_same_code_objects(builds):
+    """The same CMake build with SHFLX_SERVER=on (Ninja's parallel jobs as clients of one server):
+    every object embeds the code objects the build without the server embedded, byte for byte."""
+    import tempfile
+    tools, src, build, _, _, env, tmp = builds
+    server_dir = Path(tempfile.mkdtemp(prefix="sx", dir="/tmp"))          # a short socket path
+    served = {**env, "SHFLX_SERVER": "on", "SHFLX_SERVER_DIR": str(server_dir)}
+    try:
+        log = configure_and_build(tools, src, tmp / "served", rocm_root(tools, tmp / "rocm-served"),
+                                  [sys.executable, "-m", "shflx", "launch", f"--report-file={tmp / 'served-reports'}/",
+                                   "--"], served)
+        assert "warning" not in log and list(server_dir.glob("*.sock")), log
+    finally:
+        subprocess.run([sys.executable, "-m", "shflx", "server", "stop"], env=served, capture_output=True)
+    for name in OBJECTS:
+        ours = code_objects(tools, build / "CMakeFiles" / "demo.dir" / f"{name}.o", tmp)
+        theirs = code_objects(tools, tmp / "served" / "CMakeFiles" / "demo.dir" / f"{name}.o", tmp)
+        for t in TARGETS:
+            assert theirs[hip_entry_id(t)] == ours[hip_entry_id(t)], (name, t)
 
 
 def test_the_cuda_file_keeps_32_lane_semantics_and_hip_files_wave_wide(builds):

@@ -11,9 +11,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "shflx"
 
 # Edges: the command line, the drivers (compile pipelines, cache, coverage runs), the front end
-# (clang), code generation (llvmlite, ld.lld), GPU runtimes, files, and the ptxas wrapper.
+# (clang), code generation (llvmlite, ld.lld), GPU runtimes, files, the ptxas wrapper, and the compile server.
 EDGE_PREFIXES = ("shflx.cli", "shflx.__main__", "shflx.driver", "shflx.frontend", "shflx.codegen",
-                 "shflx.runtime", "shflx.files", "shflx.nvidia.ptxas")
+                 "shflx.runtime", "shflx.files", "shflx.nvidia.ptxas", "shflx.server",
+                 "shflx.command", "shflx.daemon")
 # What only an edge may import: processes, SQLite, temporary files, LLVM, ELF readers, GPU runtimes.
 EDGE_LIBRARIES = ("subprocess", "sqlite3", "tempfile", "shutil", "concurrent", "multiprocessing",
                   "llvmlite", "elftools", "hip", "cuda", "cupy")

@@ -123,7 +123,8 @@ def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> l
 def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool) -> str:
     """LLVM IR text of the AMDGPU device code; clang's diagnostics become an InputError (exit 1)."""
     host = host_cxx_args(find_clang(opts.llvm_bin))
-    return _run_front_end(source, opts, lambda out, tmp: cc1_args(source, cpu, wave, out, opts, selectable_wave, host))
+    return _run_front_end(source, opts, lambda out, tmp: cc1_args(source, cpu, wave, out, opts, selectable_wave, host),
+                          optimized_amd=opts.opt > 0)
 
 
 def compile_to_nvptx_ir(source: Path, sm: str, ptx_feature: str, opts: FrontendOptions) -> str:
@@ -174,17 +175,19 @@ def preprocess(source: Path, cpu: str, wave: int, opts: FrontendOptions, selecta
     return _front_end(source, opts, make_args, fixes=fixes)
 
 
-def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AMD") -> str:
+def _run_front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AMD",
+                   optimized_amd: bool = False) -> str:
     """clang's output with the notes of stood-in host-only headers at its top (see _front_end)."""
-    text, notes = _front_end(source, opts, make_args, vendor)
+    text, notes = _front_end(source, opts, make_args, vendor, optimized_amd=optimized_amd)
     return "".join(n + "\n" for n in notes) + text
 
 
 def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AMD",
-               fixes: list[nvcc_syntax.Fix] | tuple = ()) -> tuple[str, list[str]]:
+               fixes: list[nvcc_syntax.Fix] | tuple = (), optimized_amd: bool = False) -> tuple[str, list[str]]:
     """Run clang with `make_args(output path, temporary dir)`: its output and the notes of the
     host-only headers stood in for and of what was read as nvcc reads it (`fixes` to start with,
-    more as clang's diagnostics call for them); its diagnostics become an InputError."""
+    more as clang's diagnostics call for them); its diagnostics become an InputError.
+    `optimized_amd`: the run optimizes AMDGPU device IR (see run_device_clang)."""
     if not source.is_file():
         raise InputError("cannot read the source file", Location(str(source)))
     tool = find_clang(opts.llvm_bin)
@@ -198,7 +201,7 @@ def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AM
         if read_as_nvcc:
             args[-1:-1] = ["-ivfsoverlay", str(nvcc_syntax.overlay(read_as_nvcc, Path(tmp)))]
         for _ in range(64):                              # at most 63 missing headers or rounds of fixes
-            proc, retried = run_device_clang(tool, args)
+            proc, retried = run_device_clang(tool, args, optimized_amd)
             if proc.returncode == 0 and out.exists():
                 return out.read_text(), notes + [f.note() for f in read_as_nvcc] + retried
             new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr) if f not in read_as_nvcc]
@@ -337,14 +340,14 @@ OPTIMIZER_NOTE_PREFIX = "; shflx: optimizer: "        # carried at the top of th
 CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGABRT})
 
 
-def run_device_clang(tool, args: list[str]) -> tuple[subprocess.CompletedProcess, list[str]]:
-    """clang with `args`, and once more without LLVM's infer-address-spaces pass where an optimized
-    AMDGPU compile was killed by a signal (see WITHOUT_INFER_ADDRESS_SPACES); the note for the
-    report when the second run is the one that compiled."""
+def run_device_clang(tool, args: list[str], optimized_amd: bool) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """clang with `args`, and once more without LLVM's infer-address-spaces pass where the caller
+    says the run optimizes AMDGPU device IR (`optimized_amd`) and clang crashed (see
+    WITHOUT_INFER_ADDRESS_SPACES); the note for the report when the second run compiled."""
     proc = _run_clang(tool, args)
     if proc.returncode == -signal.SIGINT:
         raise KeyboardInterrupt           # Ctrl-C reached clang: the build is being stopped
-    if not _crashed(proc) or "amdgcn-amd-amdhsa" not in args or "-emit-llvm" not in args or "-O0" in args:
+    if not (optimized_amd and _crashed(proc)):
         return proc, []
     again = _run_clang(tool, [*args[:-1], *WITHOUT_INFER_ADDRESS_SPACES, args[-1]])
     if again.returncode != 0:

@@ -141,7 +141,7 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
             args = cc1_args(pre, cpu, wave, ll, compile_opts, selectable_wave, host_cxx_args(tool))
             args = _without_prelude([("hip-cpp-output" if a == "hip" and args[k - 1] == "-x" else a)
                                      for k, a in enumerate(args)])
-            proc, retried = run_device_clang(tool, args)
+            proc, retried = run_device_clang(tool, args, compile_opts.opt > 0)
             if proc.returncode == 0:
                 notes += retried
                 break

@@ -1,0 +1,13 @@
+"""The compile server: `shflx compile` and `shflx launch` without a Python start-up per file.
+
+make, ninja and CMake start one compiler process per file, so every file pays Python's start-up,
+shflx's imports and its warm-up again (issue 14: a fresh process was 2x clang + ld.lld where one
+process compiling many files is 1.1x). With SHFLX_SERVER=on, the `shflx` command is a thin client
+(client.py, standard library only): it hands its arguments, working directory, environment,
+umask and its own stdin/stdout/stderr (passed as file descriptors) to a server for this code and
+this environment (address.py), starting one when none runs. The server (shflx.daemon) has imported
+everything once and forks a worker per compile; the worker runs `shflx.cli.main` exactly as the
+command line would, writing to the client's own descriptors, and the client exits with its code.
+Signals the client gets (Ctrl-C, make's SIGTERM) reach the worker and its clang. Where no server
+can be reached or started, the client says so on one line and compiles in its own process: the
+server only ever costs speed, never a result."""
