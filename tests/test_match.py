@@ -277,6 +277,25 @@ def test_gfx950_row_swap_compositions_are_lds_free():
     assert [s.op for s in lower("xor 20 width 2", "gfx950").steps] == ["permlane16.swap", "update.dpp", "update.dpp"]
 
 
+def test_gfx950_row_swap_select_folds_into_the_last_move():
+    """Issue 14: xor 16 + an in-row xor of two DPP moves (xor 20-22 and 25-30 at width 32) on gfx950:
+    the first move before the permlane16 swap, the last one applied to each swap half and merged by
+    row_mask instead of a select (search.select_folded): cheaper than ds_swizzle, which the default
+    chose before (swap + select + 2 DPP cost more); exact, proven, replayed, no ds_* in the asm."""
+    from shflx.amd.llvm_ir import kernel_ir
+    from shflx.codegen.llvm import compile_ir
+
+    target = resolve_target("gfx950", 64)
+    for m in (20, 21, 22, 25, 26, 27, 28, 29, 30):
+        plan = lower(f"xor {m}", "gfx950")
+        assert [s.op for s in plan.steps] == ["update.dpp", "permlane16.swap", "permlane16.swap",
+                                              "update.dpp", "update.dpp"], m
+        assert plan.cost < target.cost("ds_swizzle"), m
+        assert plan.proof["status"] == "proved" and independent_replay_ok(plan), m
+    asm = compile_ir(kernel_ir(lower("xor 20", "gfx950")), "gfx950", wave=64, emit="asm")
+    assert asm.count("v_permlane16_swap") == 1 and "ds_" not in asm and "v_cndmask" not in asm
+
+
 def test_composition_needs_a_cross_row_move():
     """GFX9 before gfx950 has no LDS-free cross-row move (DPP crosses a row one lane at a time):
     stage 4 has no base there; gfx950 has both swap halves and the row swap."""

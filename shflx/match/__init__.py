@@ -15,7 +15,7 @@ from ..target import Target, resolve_target
 from .cost import bpermute_cost, fusable, fused_cost, uses_lds
 from .search import Candidate, SearchReport, candidates, sort_guesses
 
-SEARCH_VERSION = 9   # bump whenever the plan JSON or the search changes (it keys the cache)
+SEARCH_VERSION = 10  # bump whenever the plan JSON or the search changes (it keys the cache)
 
 
 

@@ -12,7 +12,8 @@ Order of the search (cheapest families first; every candidate is a full plan wit
      chains (match.shifts), also after a permutation inside rows, and the row swap as two of them;
      3c. a value right on all but a few lanes, those written by v_writelane from v_readlane;
   4. while the best plan still uses the LDS: a cross-row move without the LDS (gfx950 permlane16
-     swap halves, the row swap; gfx10+ permlanex16), then stages 1-2 for the rest;
+     swap halves, the row swap; gfx10+ permlanex16), then stages 1-2 for the rest (gfx950: the
+     row swap's select folded into the last DPP move of the rest, select_folded);
   ds_bpermute, always correct (the exact fallback), priced with its address table.
 Candidates are ranked by (cost, LDS use, steps); the best one is proven before it is returned,
 and a refuted candidate (a shflx bug) falls through to the next (DESIGN decision 6). With
@@ -527,7 +528,8 @@ def residual(prov: np.ndarray, want: LaneMap) -> LaneMap | None:
 def composed(found: Found, want: LaneMap) -> None:
     """Stage 4, only while the best plan still uses the LDS: a cross-row base value (cross_row_bases),
     then the cheapest LDS-free plan of stages 1-3 for what is left, read from that value (gfx950:
-    the row swap, then the two DPP moves of an in-row xor; issue 14)."""
+    the row swap, then the two DPP moves of an in-row xor; issue 14), and the same with the row
+    swap's select folded into the last DPP move (select_folded)."""
     target = found.target
     if not found.best_uses_lds():
         return
@@ -540,6 +542,11 @@ def composed(found: Found, want: LaneMap) -> None:
         sub = Found(target)
         one_step(sub, rest, False)
         two_step(sub, rest, SearchReport())
+        moves = [c for c in sub.items if c.steps and all(isinstance(st, UpdateDpp) for st in c.steps)]
+        for cand in sorted(moves, key=lambda c: c.rank)[:FOLD_TRIES]:
+            folded = select_folded(target, base, cand, want)
+            if folded is not None:
+                found.add(folded, "f1", "composed, select folded")
         for cand in sub.items:
             if not cand.steps or any(st.op in LDS_OPS for st in cand.steps) or base.cost + cand.cost >= found.best:
                 continue
@@ -548,3 +555,35 @@ def composed(found: Found, want: LaneMap) -> None:
             ref = names.get(base.ref, base.ref)
             then = tuple(replace(st, **{r: ref for r in st.refs if getattr(st, r) == "x"}) for st in then)
             found.add(first + then, later.get(cand.result, cand.result), "composed")
+
+
+FOLD_TRIES = 4         # of the DPP-only plans for what the row swap leaves, the cheapest few tried folded
+
+
+def select_folded(target: Target, base: PoolValue, cand: Candidate, want: LaneMap) -> tuple[Step, ...] | None:
+    """A row swap made of the two halves of a v_permlane16_swap merged by a select (cross_row_bases,
+    gfx950), followed by DPP moves `cand`, as: the moves but the last applied to x before the swap
+    (a full-mask in-row move commutes with a row swap), the swap, and the last move applied to each
+    half, the second written over the first on the rows the select took from it (row_mask, `old`)
+    instead of the select: xor 20 on gfx950 is 44 instead of 52 (swap, select, quad_perm,
+    row_half_mirror) and beats ds_swizzle's 50. None where the base is not that row swap or the
+    result is not exactly `want` (checked lane by lane; the plan is proven like any other)."""
+    *halves, sel = base.steps
+    if not (isinstance(sel, Select) and len(halves) == 2 and all(isinstance(h, Permlane16Swap) for h in halves)):
+        return None
+    rows = [(sel.lanes >> (16 * r)) & 0xFFFF for r in range(target.wave // 16)]
+    if any(m not in (0, 0xFFFF) for m in rows):
+        return None
+    *pre, last = cand.steps
+    before, names = _rename(tuple(pre), "e")
+    src = names.get(last.src, last.src)
+    if src != "x" and src not in names.values():
+        return None
+    swap = {h.id: replace(h, id=f"h{h.take}", vdst_old=src, src0_old=src) for h in halves}
+    if sel.a not in swap or sel.b not in swap:
+        return None
+    old = "undef" if last.old == "x" or last.old in names else last.old
+    f0 = replace(last, id="f0", src=swap[sel.b].id, old=old)
+    f1 = replace(last, id="f1", src=swap[sel.a].id, old="f0", row_mask=sum(1 << r for r, m in enumerate(rows) if m))
+    steps = before + tuple(swap.values()) + (f0, f1)
+    return steps if _keep(provenance(target, steps, "f1"), want).all() else None
