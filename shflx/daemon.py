@@ -52,13 +52,13 @@ def run_worker(conn: socket.socket, request: dict, fds: list[int], server_fds: l
     """In the forked child: become the client's compile, report its exit code, never return."""
     code = 2
     try:
+        signal.set_wakeup_fd(-1)
         for fd in server_fds:                       # the listening socket and the wake-up pipe
             os.close(fd)
         os.setpgid(0, 0)
         for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
             signal.signal(sig, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.set_wakeup_fd(-1)
         conn.sendall(f"pid {os.getpid()}\n".encode())
         for target, fd in zip((0, 1, 2), fds):
             os.dup2(fd, target)
@@ -153,7 +153,6 @@ class Server:
                 conn.settimeout(None)
                 pid = os.fork()
                 if pid == 0:
-                    signal.set_wakeup_fd(-1)
                     run_worker(conn, request, fds, self.server_fds)
                 self.served += 1
                 self.workers[pid] = conn

@@ -144,6 +144,29 @@ def test_a_killed_worker_is_one_line_with_the_signals_exit_code(server_dir, tmp_
     assert err.splitlines()[-1] == "shflx: error: the compile server's worker was killed by SIGKILL"
 
 
+def test_sigterm_to_the_client_ends_the_worker_and_the_client_by_sigterm(server_dir, tmp_path):
+    """make stops a build with SIGTERM to its jobs: the worker's group gets it, and the client ends
+    the way a compile in its own process would have, killed by SIGTERM; no partial output."""
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "shflx", "compile", str(KERNELS), "--offload-arch", "gfx942",
+                          "-j", "1", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT), **served(server_dir)})
+    deadline = time.time() + 120
+    workers: list[int] = []
+    while time.time() < deadline and not workers:
+        workers = [w for s in servers(server_dir) for w in s["workers"]]
+        time.sleep(0.05)
+    assert workers
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == -signal.SIGTERM, (p.returncode, err)
+    deadline = time.time() + 10
+    while time.time() < deadline and servers(server_dir)[0]["running"]:
+        time.sleep(0.1)
+    assert servers(server_dir)[0]["running"] == 0
+    assert not out.exists() or all(not q.name.startswith(".") for q in out.iterdir())
+
+
 @pytest.mark.parametrize("fault", ["file", "shared", "long"])
 def test_without_a_usable_server_directory_it_compiles_here_and_says_why(tmp_path, fault):
     d = tmp_path / "d"

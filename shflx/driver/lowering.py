@@ -228,7 +228,6 @@ def lower_bpermutes(ir: str, target: Target) -> tuple[str, list[SiteReport]]:
     edits, functions, needed, reports = {}, [], set(), []
     half = wave == 64 and target.has("ds_bpermute_half_wave64")
     base_cost = bpermute_cost(target)
-    shared: dict[tuple, tuple] = {}    # one plan, helper and read-back per distinct lowering (_site_plan)
     for k, site in enumerate(sites):
         keep = SiteReport(site.location, site.function, "llvm.amdgcn.ds.bpermute", "dynamic",
                           ["ds_bpermute_b32 (kept)"], base_cost, base_cost, "unchanged", [])

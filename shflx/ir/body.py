@@ -240,10 +240,14 @@ class FunctionIR(LaneEvaluator):
         _WORKITEM where an instruction of it names mbcnt or workitem.id."""
         return self._reach_flags(tok, self._slice_node)
 
+    @cached_property
+    def _reach_memo(self) -> dict[str, dict]:
+        """Per graph (_tid_node, _slice_node): the unions reached_union has completed."""
+        return {}
+
     def _reach_flags(self, root: str, node) -> int:
         """reached_union over the graph `node` describes, its unions kept per function and graph."""
-        memo = self.__dict__.setdefault("_reach_memo", {}).setdefault(node.__name__, {})
-        return reached_union(root, node, memo)
+        return reached_union(root, node, self._reach_memo.setdefault(node.__name__, {}))
 
     def lane_condition(self, cond: str, negate: bool = False, exact: bool = False) -> int | None:
         """CUDA lanes (bit per lane 0..31) for which `cond` can be true in some warp of a block,

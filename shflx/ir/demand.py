@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
@@ -69,7 +69,6 @@ class Demand:
     lanes_tid: int
 
 
-@lru_cache(maxsize=4)
 @lru_cache(maxsize=4)
 def module_demands(ir: str) -> Mapping[int, Demand]:
     """demanded_lanes of every shuffle site of `ir`, once per module text (the chain report and
@@ -120,9 +119,6 @@ class _Uses:
         self._transparent_memo: dict[str, bool] = {}
         self._join_memo: dict[int, tuple[str | None, list[str] | None]] = {}
         self._uses_memo: dict[str, list[tuple]] = {}
-        self._block_computes: dict[str, bool] | None = None
-        self._phis_at: dict[str, list[str]] | None = None
-        self._cone: tuple[set[str], dict[str, set[str]]] | None = None
 
     def transparent(self, user: str) -> bool:
         """Does `user`'s demand flow into its operands (rather than all the lanes that run it)?"""
@@ -135,11 +131,10 @@ class _Uses:
                 or op in ("call", "tail") and is_per_lane_call(inst))
         return known
 
+    @cached_property
     def cone(self) -> tuple[set[str], dict[str, set[str]]]:
         """The values reachable from the shuffle results through transparent users and branches
         (the phis where a branch's paths meet), and for each value, whose demand reads its own."""
-        if self._cone is not None:
-            return self._cone
         body = self.body
         cone: set[str] = set()
         dependents: dict[str, set[str]] = {}
@@ -157,8 +152,7 @@ class _Uses:
                     for phi in join:
                         dependents.setdefault(phi, set()).add(tok)
                         todo.append(phi)
-        self._cone = cone, dependents
-        return self._cone
+        return cone, dependents
 
     def clean_join(self, cond: str, k: int) -> list[str] | None:
         """The phis at the join of the conditional branch on line `k` when `cond` is its
@@ -180,27 +174,27 @@ class _Uses:
         join = body.ipdom(block)
         if region is None or join is None:
             return m.group(1), None
-        if not all(self.block_computes().get(b, True) for b in region):
+        if not all(self.block_computes.get(b, True) for b in region):
             return m.group(1), None
-        return m.group(1), list(self.phis_at().get(join, []))
+        return m.group(1), list(self.phis_at.get(join, []))
 
+    @cached_property
     def block_computes(self) -> dict[str, bool]:
         """Block -> whether each of its lines only computes (_only_computes)."""
-        if self._block_computes is None:
-            self._block_computes = {}
-            for b, line in zip(self.body.block_of, self.body.lines):
-                self._block_computes[b] = self._block_computes.get(b, True) and self._only_computes(line)
-        return self._block_computes
+        out: dict[str, bool] = {}
+        for b, line in zip(self.body.block_of, self.body.lines):
+            out[b] = out.get(b, True) and self._only_computes(line)
+        return out
 
+    @cached_property
     def phis_at(self) -> dict[str, list[str]]:
         """Block -> the phis it defines, in the order of the function's definitions."""
-        if self._phis_at is None:
-            body = self.body
-            self._phis_at = {}
-            for tok, kk in body.line_of.items():
-                if body.defs[tok].startswith("phi "):
-                    self._phis_at.setdefault(body.block_at(kk), []).append(tok)
-        return self._phis_at
+        body = self.body
+        out: dict[str, list[str]] = {}
+        for tok, kk in body.line_of.items():
+            if body.defs[tok].startswith("phi "):
+                out.setdefault(body.block_at(kk), []).append(tok)
+        return out
 
     def _only_computes(self, line: str) -> bool:
         """A line a lane may run on a path it would not have taken: a label, an unconditional or
@@ -334,7 +328,7 @@ class _Walk:
 
     # ------------------------------------------------------------------ the equations
     def run(self) -> dict[str, int]:
-        cone, dependents = self.uses.cone()
+        cone, dependents = self.uses.cone
         work = list(cone)
         queued = set(work)
         while work:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Callable
 
 import numpy as np
@@ -459,11 +460,15 @@ class FunctionBody:
 
     def operands(self, inst: str) -> list[str]:
         """The operand tokens of `inst` (a fresh list; parsed once per instruction text)."""
-        memo = self.__dict__.setdefault("_operand_memo", {})
-        toks = memo.get(inst)
+        toks = self._operand_memo.get(inst)
         if toks is None:
-            toks = memo[inst] = instruction_operands(inst)
+            toks = self._operand_memo[inst] = instruction_operands(inst)
         return list(toks)
+
+    @cached_property
+    def _operand_memo(self) -> dict[str, tuple[str, ...]]:
+        """Instruction text -> its operand tokens (operands)."""
+        return {}
 
     def _eval(self, token: str, lane: int) -> int:
         if re.fullmatch(r"-?\d+", token):

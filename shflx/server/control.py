@@ -36,7 +36,7 @@ def start() -> int:
     """The server for this environment, started unless it runs; prints its pid and socket."""
     try:
         path = socket_path(dict(os.environ))
-        connect(path) or start_server(path)
+        (connect(path) or start_server(path)).close()
     except (AddressError, Unavailable) as e:
         raise ShflxError(str(e)) from None
     said = json.loads(_ask(path, "status") or "{}")
