@@ -6,28 +6,27 @@ one line on stderr says why and the command runs here as it would have without i
 costs speed, never a result."""
 from __future__ import annotations
 
+import os
 import sys
-
-from .server.client import Unavailable, idle_seconds, server_wanted, served
-
-SERVED = ("compile", "launch")
 
 
 def main(argv: list[str] | None = None) -> int:
     """`shflx ARGS`: compile and launch through the server when SHFLX_SERVER=on, else shflx.cli."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        wanted = bool(argv) and argv[0] in SERVED and server_wanted() and idle_seconds() > 0
-    except ValueError as e:                      # a bad SHFLX_SERVER or SHFLX_SERVER_IDLE
-        print(f"shflx: error: {e}", file=sys.stderr)
-        return 2
-    if wanted:
+    if argv[:1] in (["compile"], ["launch"]) and "SHFLX_SERVER" in os.environ:   # else no client import
+        from .server.client import Unavailable, idle_seconds, server_wanted, served
         try:
-            return served(argv)
-        except Unavailable as e:
-            print(f"shflx: warning: {e}; compiling without the server", file=sys.stderr)
-        except KeyboardInterrupt:                # Ctrl-C while the server was starting
-            print("shflx: interrupted", file=sys.stderr)
-            return 130
+            wanted = server_wanted() and idle_seconds() > 0
+        except ValueError as e:                  # a bad SHFLX_SERVER or SHFLX_SERVER_IDLE
+            print(f"shflx: error: {e}", file=sys.stderr)
+            return 2
+        if wanted:
+            try:
+                return served(argv)
+            except Unavailable as e:
+                print(f"shflx: warning: {e}; compiling without the server", file=sys.stderr)
+            except KeyboardInterrupt:            # Ctrl-C while the server was starting
+                print("shflx: interrupted", file=sys.stderr)
+                return 130
     from .cli import main as cli_main
     return cli_main(argv)
