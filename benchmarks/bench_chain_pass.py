@@ -33,7 +33,10 @@ from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+sys.path.insert(0, str(ROOT / "tests"))
+from corpus_location import absent_reason, corpus_dir  # noqa: E402
+
+CORPUS = corpus_dir()
 PHASES = ("find_sites", "find_chains", "find_group_chains", "demanded_lanes", "lower_chains")
 
 
@@ -81,8 +84,8 @@ def measure(ir_path: Path, arch: str) -> dict:
 
 
 def corpus_rows(pattern: str) -> list[dict]:
-    if not (CORPUS / "MANIFEST.tsv").is_file():
-        sys.exit(f"bench_chain_pass: {CORPUS} is missing: the corpus lives in shared/ beside the checkout")
+    if absent_reason():
+        sys.exit(f"bench_chain_pass: {absent_reason()}")
     rows = [r for r in csv.DictReader((CORPUS / "MANIFEST.tsv").open(), delimiter="\t")
             if re.search(pattern, r["unit_id"])]
     if not rows:

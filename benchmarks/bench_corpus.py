@@ -13,8 +13,8 @@ targets takes hours on a small machine) and writes the file back with those entr
 entry says when it was measured ("date"). --fold merges the entries of other result files of this
 script into the --update file without compiling. The table printed is then the whole file's.
 
-Needs ../shared/corpus beside the checkout (it says so and exits 2 without it). Results are written
-only with --out or --update."""
+Needs the corpus ($SHFLX_CORPUS, else ../shared/corpus: tests/corpus_location.py; it says so and
+exits 2 without it). Results are written only with --out or --update."""
 from __future__ import annotations
 
 import argparse
@@ -31,7 +31,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+sys.path.insert(0, str(ROOT / "tests"))
+from corpus_location import absent_reason, corpus_dir  # noqa: E402
+
+CORPUS = corpus_dir()
 TIMEOUT_S = 1800           # per compile (TensorRT's topkLastDim.cu takes 7.5 min of CPU for gfx942)
 
 
@@ -133,8 +136,8 @@ def main() -> int:
     ns = ap.parse_args()
     if ns.fold and not ns.update:
         ap.error("--fold needs --update")
-    if not (CORPUS / "MANIFEST.tsv").is_file():
-        print(f"bench_corpus: {CORPUS} is missing: the corpus lives in shared/ beside the checkout", file=sys.stderr)
+    if absent_reason():
+        print(f"bench_corpus: {absent_reason()}", file=sys.stderr)
         return 2
     rows = [r for r in csv.DictReader((CORPUS / "MANIFEST.tsv").open(), delimiter="\t")
             if re.search(ns.units, r["unit_id"])]

@@ -10,7 +10,7 @@ H100 result of shflx's sm_90 build against nvcc's (benchmarks/results/h100_corpu
   python benchmarks/bench_corpus_exec.py [--targets gfx942 gfx1100 gfx90a] [--units REGEX]
                                          [--out benchmarks/results/corpus_exec.json]
 
-Needs ../shared/corpus and the AMD emulator (or an AMD GPU). Results are written only with --out.
+Needs the corpus (SHFLX_CORPUS, else ../shared/corpus: tests/corpus_location.py) and the AMD emulator (or an AMD GPU). Results are written only with --out.
 Exit 1 on a mismatch, an unexpected compile failure or an error."""
 from __future__ import annotations
 
@@ -26,9 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "hw_tests"))
+sys.path.insert(0, str(ROOT / "tests"))
 
 import corpus_amd as A  # noqa: E402
 from corpus_cases import CASES, UNITS, check_reference  # noqa: E402
+from corpus_location import absent_reason  # noqa: E402
 
 from shflx.errors import ShflxError  # noqa: E402
 from shflx.runtime.amd import amd_devices  # noqa: E402
@@ -60,8 +62,6 @@ def run_case(device, case, ref) -> dict:
     row["rewrites"] = A.rewrites(result, case.kernel)
     if pending:
         row["pending_reason"] = pending          # it compiles now: the test's strict xfail says so too
-    if device.kind == "emulator":
-        row["stand_ins"] = device.runnable(result.output)[1]
     t1 = time.perf_counter()
     try:
         host, got = A.launch(device, case, result.output)
@@ -87,9 +87,8 @@ def main() -> int:
     ap.add_argument("--units", default="", help="only cases whose unit name matches this regex")
     ap.add_argument("--out", help="write the results (JSON) here")
     ns = ap.parse_args()
-    if not (A.CORPUS / "MANIFEST.tsv").is_file():
-        print(f"bench_corpus_exec: {A.CORPUS} is missing: the corpus lives in shared/ beside the checkout",
-              file=sys.stderr)
+    if absent_reason():
+        print(f"bench_corpus_exec: {absent_reason()}", file=sys.stderr)
         return 2
     sel = amd_devices(search=[ROOT.parent / "shared" / "amdemu"], targets=ns.targets)
     if not sel.devices:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +22,10 @@ from corpus_cases import CASES, UNITS, Case, buffers, compare, digest, host_inpu
 from emulator_worker import EmulatorCrash, EmulatorWorker  # noqa: F401 (EmulatorCrash: for callers)
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("SHFLX_CORPUS", str(ROOT.parent / "shared" / "corpus")))
+sys.path.insert(0, str(ROOT / "tests"))
+from corpus_location import corpus_dir  # noqa: E402
+
+CORPUS = corpus_dir()
 REFERENCE = ROOT / "benchmarks" / "results" / "h100_corpus_outputs"       # .json and .npz
 
 
@@ -79,8 +82,9 @@ def rewrites(result, kernel: str) -> dict[str, int]:
 
 def launch(device, case: Case, hsaco: bytes) -> tuple[list, list[np.ndarray]]:
     """(the host inputs, every buffer after the launch) of one case on `device`. CUDA's
-    cooperative launch is an ordinary launch here (the emulator refuses a grid-wide barrier).
-    On the emulator the launch runs in a worker process (emulator_worker)."""
+    cooperative launch is an ordinary launch here: the grid is small enough to be resident at once
+    (a GPU, and the emulator up to 64 workgroups). On the emulator the launch runs in a worker
+    process (emulator_worker), so a crash ends one case, not the run."""
     if getattr(device, "kind", "") == "emulator":
         return _WORKER.call(f"{case.kernel} on {device.arch}", _launch_by_key, device, case.key, hsaco)
     return _launch(device, case, hsaco)

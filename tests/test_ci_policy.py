@@ -56,6 +56,18 @@ def test_outside_ci_skips_stay_skips(tmp_path):
 @pytest.mark.parametrize("reason,allowed", [("this ptxas does not know sm_70", True),
                                             ("the GPU is gfx1010 (x), which shflx does not model; known: ", True),
                                             ("ptxas not found", False), ("nvcc/ptxas not found on PATH", False),
-                                            ("no AMD emulator: amdemu cannot be imported", False)])
+                                            ("no AMD emulator: amdemu cannot be imported", False),
+                                            ("the third-party CUDA corpus is not at /x/corpus (set SHFLX_CORPUS to "
+                                             "a folder with its MANIFEST.tsv)", True)])
 def test_the_allowed_list(reason, allowed):
     assert allowed_in_ci(reason) is allowed
+
+
+def test_without_the_corpus_its_cases_skip_in_one_line_also_in_ci(tmp_path):
+    """The corpus is leaving shared/: its tests say where they looked and skip, CI=true or not."""
+    test = f"{TESTS / 'test_frontend_real.py'}::test_corpus_units_compile_as_written"
+    env = dict(os.environ, CI="true", SHFLX_CORPUS=str(tmp_path / "no-corpus"))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", test],
+                       cwd=TESTS.parent, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "3 skipped" in r.stdout, r.stdout
+    assert f"the third-party CUDA corpus is not at {tmp_path / 'no-corpus'}" in r.stdout

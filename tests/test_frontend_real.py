@@ -1,11 +1,10 @@
 """Real CUDA in (issue 12): the host's real C/C++ headers, host code with runtime API calls and
 launches, CUDA version macros, and device calls shflx cannot provide named as such. Corpus units
-(unmodified third-party files in ../shared/corpus) compile as written."""
+(unmodified third-party files: tests/corpus_location.py) compile as written."""
 from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 import pytest
 
@@ -14,9 +13,8 @@ from shflx.driver.nvidia import compile_cuda
 from shflx.errors import InputError
 from shflx.frontend.clang import FrontendOptions
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
-IN_CI = os.environ.get("CI", "").lower() == "true"
+from corpus_location import require_corpus
+
 
 WHOLE_FILE = r'''
 #include <cstdlib>
@@ -119,9 +117,7 @@ CORPUS_UNITS = ["ROCm__HIPIFY/tests/unit_tests/samples/reduction.cu",
 
 @pytest.mark.parametrize("unit", CORPUS_UNITS)
 def test_corpus_units_compile_as_written(unit):
-    if not CORPUS.is_dir():
-        (pytest.fail if IN_CI else pytest.skip)(f"{CORPUS} is missing (CI puts shared/ beside the checkout)")
-    compile_file(CORPUS / unit, "gfx942", emit="llvm")
+    compile_file(require_corpus() / unit, "gfx942", emit="llvm")
 
 
 def test_cooperative_groups_rank_by_linear_thread_id_and_grid_sync_compiles(tmp_path):

@@ -1,4 +1,4 @@
-"""Real corpus kernels (unmodified files of ../shared/corpus) compiled by shflx for the AMD device
+"""Real corpus kernels (unmodified third-party files, tests/corpus_location.py) compiled by shflx for the AMD device
 (the GPU, else each emulated target) and launched with the same inputs as on the H100, every
 buffer compared with nvcc's buffers from that run (benchmarks/results/h100_corpus_outputs.*):
 bit-identical, or within the case's ULP tolerance where it uses math functions.
@@ -9,13 +9,13 @@ unit runs on one target: layer_norm on gfx942 (wave64: two CUDA warps a wave), q
 gfx1100 (wave32)).
 benchmarks/bench_corpus_exec.py runs every case on every target. Units that do not compile for
 AMD yet (corpus_cases.UNITS[...].amd_pending) are strict xfails: once one compiles, its test
-fails, and the unit moves into CHECKED. Cases the emulator cannot run are strict xfails on the
-emulator only (EMULATOR_GAPS), never on a GPU; launches whose AMD builds differ from nvcc's for a
-reason not yet found are strict xfails everywhere (KNOWN_MISMATCHES).
+fails, and the unit moves into CHECKED. Launches whose AMD builds differ from nvcc's for a reason
+not yet found are strict xfails everywhere (KNOWN_MISMATCHES).
 
   SHFLX_AMD_DEVICE=emulator SHFLX_EMULATED_TARGETS=gfx942,gfx1100 pytest hw_tests/amd/test_corpus_hw.py
 
-Fails, never skips, without ../shared/corpus under CI=true."""
+Without the corpus (tests/corpus_location.py) each case skips with one line saying where it looked,
+also under CI=true."""
 from __future__ import annotations
 
 import sys
@@ -23,14 +23,14 @@ import sys
 import numpy as np
 import pytest
 
-from hw_devices import IN_CI, ROOT, device_params, require
+from corpus_location import require_corpus
+from hw_devices import ROOT, device_params, require
 
 sys.path.insert(0, str(ROOT / "hw_tests"))
 import corpus_amd as A  # noqa: E402
 from corpus_cases import CASES, UNITS, check_reference  # noqa: E402
 
 from shflx.errors import InputError  # noqa: E402
-from shflx.runtime.emulator_gaps import EmulatorGap  # noqa: E402
 
 EVERY_AMD_TARGET = None
 WAVE64_AND_WAVE32 = ("gfx942", "gfx1100")
@@ -46,32 +46,10 @@ CHECKED = {
     # a DeepSpeed unit compiles in about 20 s per target, so one target each (the benchmark runs both):
     "deepspeed_quantize": (None, WAVE32),                        # float max/min chains re-synthesized
     "deepspeed_layer_norm": (None, WAVE64),                      # DPP butterflies, float sums kept in order
-}
-
-# (unit, label) -> (target families, exception, why): cases amdemu cannot run there (their check
-# needs a GPU); a strict xfail on the emulator only
-EMULATOR_GAPS = {
-    ("cub_block_reduce", "128 threads x 8 items, BLOCK_REDUCE_WARP_REDUCTIONS"): (
-        ("gfx9", "gfx11"), RuntimeError, "the example times itself with clock64(), and amdemu has no S_MEMTIME "
-                                         "(gfx9) or S_SENDMSG_RTN_B64 (gfx11): it fails to compile the kernel"),
-    ("samples_reduction_multi_block_cg", "cooperative 4 x 128, n=10000"): (
-        ("gfx9", "gfx11"), EmulatorGap, "a grid-wide barrier, and amdemu runs workgroups one after another "
-                                        "(runtime.emulator refuses it rather than wait forever)"),
-    ("samples_reduction_multi_block_cg", "cooperative 3 x 64, n=777"): (
-        ("gfx9", "gfx11"), EmulatorGap, "a grid-wide barrier, and amdemu runs workgroups one after another "
-                                        "(runtime.emulator refuses it rather than wait forever)"),
-    ("samples_bitonic", "4 blocks"): (
-        ("gfx9",), A.EmulatorCrash, "amdemu reads LDS at inactive lanes' addresses: a stale address register "
-                                    "beyond the LDS allocation is a segmentation fault (hw_tests/emulator_worker.py)"),
-    ("samples_thread_fence_reduction", "grid 3 x 64, n=1000"): (
-        ("gfx9", "gfx11"), EmulatorGap, "a generic pointer into __shared__ (FLAT through the LDS aperture), which "
-                                        "amdemu executes as a host address (runtime.emulator_gaps)"),
-    ("deepspeed_quantize", "int8 symmetric, 40 groups x 64"): (
-        ("gfx9",), EmulatorGap, "an SDWA compare with an abs modifier, which amdemu ignores (runtime.emulator_gaps); "
-                                "gfx1100 runs it"),
-    ("deepspeed_quantize", "int4 symmetric, 3 groups x 3000"): (
-        ("gfx9",), EmulatorGap, "an SDWA compare with an abs modifier, which amdemu ignores (runtime.emulator_gaps); "
-                                "gfx1100 runs it"),
+    "samples_reduction_multi_block_cg": (None, EVERY_AMD_TARGET),  # a grid-wide barrier across the blocks
+    "samples_thread_fence_reduction": (None, EVERY_AMD_TARGET),  # generic pointers into __shared__, fences
+    "samples_bitonic": (None, EVERY_AMD_TARGET),                 # inactive lanes holding stale LDS addresses
+    "cub_block_reduce": (None, WAVE64_AND_WAVE32),               # CUB beneath the CUDA layer, timed by clock64()
 }
 
 # (unit, label) -> why: launches whose AMD builds differ from nvcc's, a strict xfail on every device
@@ -93,16 +71,12 @@ def _cases(device):
         pending = UNITS[case.unit].amd_pending
         labels, targets = CHECKED.get(case.unit, ((), ()))
         chosen = (labels is None or case.label in labels) and (targets is None or device.arch in targets)
-        families, exc, why = EMULATOR_GAPS.get((case.unit, case.label), ((), None, ""))
-        gap = emulated and any(device.arch.startswith(f) for f in families)
         known = KNOWN_MISMATCHES.get((case.unit, case.label))
         if pending:
             if emulated and device.arch not in XFAIL_TARGETS:
                 continue
             marks = (pytest.mark.xfail(raises=InputError, strict=True,
                                        reason=f"does not compile for AMD yet: {pending}"),)
-        elif gap and (chosen or (case.unit not in CHECKED and device.arch in XFAIL_TARGETS)):
-            marks = (pytest.mark.xfail(raises=exc, strict=True, reason=why),)
         elif chosen and known:
             marks = (pytest.mark.xfail(raises=AssertionError, strict=True, reason=known),)
         elif chosen:
@@ -112,10 +86,10 @@ def _cases(device):
         yield f"{case.unit}-{case.key}", case, marks
 
 
-def test_pending_and_gap_tables_name_real_cases():
+def test_pending_and_mismatch_tables_name_real_cases():
     """A stale entry would silently check nothing."""
     labels = {(c.unit, c.label) for c in CASES}
-    assert set(EMULATOR_GAPS) <= labels and set(KNOWN_MISMATCHES) <= labels
+    assert set(KNOWN_MISMATCHES) <= labels
     for unit, (chosen, _targets) in CHECKED.items():
         assert unit in UNITS and not UNITS[unit].amd_pending
         assert chosen is None or {(unit, lab) for lab in chosen} <= labels
@@ -124,8 +98,7 @@ def test_pending_and_gap_tables_name_real_cases():
 @pytest.mark.parametrize("device,case", device_params(_cases))
 def test_corpus_case_matches_nvcc(device, case):
     require(device)
-    if not (A.CORPUS / "MANIFEST.tsv").is_file():
-        (pytest.fail if IN_CI else pytest.skip)(f"{A.CORPUS} is missing (CI puts shared/ beside the checkout)")
+    require_corpus()
     hsaco = A.code_object(case.unit, device.arch)
     host, got = A.launch(device, case, hsaco)
     res = A.check(case, host, got, A.reference())

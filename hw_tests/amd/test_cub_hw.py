@@ -13,8 +13,7 @@ import os
 import numpy as np
 import pytest
 
-from hw_devices import (ROOT, EmulatorCrash, assert_bit_exact, code_object, device_params, require, run_isolated,
-                        selected)
+from hw_devices import ROOT, assert_bit_exact, code_object, device_params, require, run_isolated
 
 SOURCE = (ROOT / "hw_tests" / "amd" / "cub_kernels.cu").read_text()
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -150,34 +149,13 @@ def test_cub_warp_scan(device, case, tmp_path_factory):
 
 # ------------------------------------------------------------------ block reductions and scans
 
-# Block reductions amdemu crashes on (their --baseline builds too, so not a shuffle lowering: its DS
-# loads read LDS at every lane's address, and a stale one is a segmentation fault; hw_devices.
-# run_isolated): (target family, kernel, case) -> a strict xfail on the emulator; a GPU must pass.
-EMULATOR_CRASHES = {
-    *((fam, "block_reduce_raking_128", c) for fam in ("gfx9",) for c in ("sum-128", "max-128", "sum-valid-123",
-                                                                          "sum-valid-33")),
-    ("gfx9", "block_reduce_raking_96", "sum-96"),
-    *(("gfx9", "block_reduce_commutative_128", c) for c in ("max-128", "sum-valid-123", "sum-valid-33")),
-    *(("gfx9", "block_reduce_warp_reductions_128", c) for c in ("sum-128", "sum-valid-123", "sum-valid-33")),
-    *(("gfx11", "block_reduce_warp_reductions_128", c) for c in ("sum-valid-123", "sum-valid-33")),
-}
-
-
-def _crash_marks(device, kernel: str, case: str) -> tuple:
-    crashes = selected().kind == "emulator" and any(
-        device.arch.startswith(fam) and (fam, kernel, case) in EMULATOR_CRASHES for fam in ("gfx9", "gfx11"))
-    return (pytest.mark.xfail(raises=EmulatorCrash, strict=True, reason="amdemu crashes (LDS read at a stale "
-                              "inactive-lane address); --baseline alike"),) if crashes else ()
-
-
 def _block_reduce_cases(device):
     for kernel, threads in (("block_reduce_raking_128", 128), ("block_reduce_raking_96", 96),
                             ("block_reduce_commutative_128", 128), ("block_reduce_warp_reductions_128", 128),
                             ("block_reduce_warp_reductions_96", 96)):
         for op, name in ((0, "sum"), (1, "max"), (2, "sum-valid")):
             for valid in ((threads - 5, 33) if op == 2 else (threads,)):
-                yield f"{kernel}-{name}-{valid}", (kernel, threads, op, valid), \
-                    _crash_marks(device, kernel, f"{name}-{valid}")
+                yield f"{kernel}-{name}-{valid}", (kernel, threads, op, valid), ()
 
 
 @pytest.mark.parametrize("device,case", device_params(_block_reduce_cases))

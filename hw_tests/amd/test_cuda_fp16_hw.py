@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from hw_devices import code_object, assert_bit_exact, device_params, require, selected
+from hw_devices import code_object, assert_bit_exact, device_params, require
 
 SOURCE = r"""
 #include <cuda_fp16.h>
@@ -273,20 +273,10 @@ def _int_of(f: Fmt, bits: int, op: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v                  # as the kernel's long long holds it
 
 
-# LLVM folds rintf(float(h)) into v_rndne_f16 on the half; amdemu's v_rndne_f16 rounds exact odd
-# integers from 1024 up to even (1529 -> 1530, -1081 -> -1080; its v_rndne_f32 does not: checked
-# here on gfx942), where the ISA's round-to-nearest-even leaves every integer as it is. A GPU must
-# pass these; the emulator fails them.
-EMULATOR_GAPS = {("half", 1): "amdemu v_rndne_f16 rounds exact odd integers >= 1024 (1529 -> 1530)",
-                 ("half", 5): "amdemu v_rndne_f16 rounds exact odd integers >= 1024 (1529 -> 1530)"}
-
-
 def _to_int_cases(device):
-    emulated = selected().kind == "emulator"
     for name in ("half", "bf16"):
         for op in sorted(TO_INT):
-            gap = EMULATOR_GAPS.get((name, op)) if emulated else None
-            yield f"{name}-to-int-{op}", (name, op), ((pytest.mark.xfail(strict=True, reason=gap),) if gap else ())
+            yield f"{name}-to-int-{op}", (name, op), ()
 
 
 
@@ -321,7 +311,7 @@ extern "C" __global__ void NAME(const unsigned short *a, unsigned short *out, in
     case 3: r = htrunc(x); break; case 4: r = hsqrt(x); break;   case 5: r = hexp(x); break;      \
     case 6: r = hexp2(x); break;  case 7: r = hlog(x); break;    case 8: r = hlog2(x); break;     \
     case 9: r = hlog10(x); break; case 10: r = hsin(x); break;   case 11: r = hcos(x); break;     \
-    case 12: r = LOW(h2floor(PAIR(x, x))); break;  case 13: r = hrint(x); break;                  \
+    case 12: r = LOW(h2floor(PAIR(x, x))); break;                                                 \
   }                                                                                               \
   out[i] = TO_BITS(r);                                                                            \
 }
@@ -333,7 +323,7 @@ MATH = {0: ("hceil", math.ceil, True), 1: ("hfloor", math.floor, True), 2: ("hri
         3: ("htrunc", math.trunc, True), 4: ("hsqrt", math.sqrt, True), 5: ("hexp", math.exp, False),
         6: ("hexp2", lambda v: 2.0 ** v, False), 7: ("hlog", math.log, False), 8: ("hlog2", math.log2, False),
         9: ("hlog10", math.log10, False), 10: ("hsin", math.sin, False), 11: ("hcos", math.cos, False),
-        12: ("h2floor", math.floor, True), 13: ("hrint-no-emulator-gap", round, True)}
+        12: ("h2floor", math.floor, True)}
 
 
 def _math_inputs(f: Fmt, op: int, rng):
@@ -346,26 +336,16 @@ def _math_inputs(f: Fmt, op: int, rng):
     elif op in (10, 11):
         mag = rng.uniform(-4, 4, N)
     else:
-        span = 300 if f.name == "bf16" else 1000 if op == 13 else 2000
+        span = 300 if f.name == "bf16" else 2000
         mag = rng.uniform(-span, span, N)
         mag[: N // 4] = np.round(mag[: N // 4] * 2) / 2       # exact halves: rint's ties to even
-        if op == 13:                                           # hrint outside RINT_GAP's inputs
-            mag = np.where((mag >= -0.5) & (mag <= 0), 0.75, mag)
     return np.array([f.round(Fraction(float(m))) for m in mag], dtype=np.uint16)
 
 
-# hrint is LLVM's rint, v_rndne_f32 (v_rndne_f16 for half): amdemu's returns +0 for inputs in
-# [-0.5, -0] (IEEE and LLVM's rint: -0; checked with a plain rintf kernel), and its f16 form also
-# rounds exact odd integers >= 1024 (see EMULATOR_GAPS above). A GPU must pass.
-RINT_GAP = "amdemu v_rndne_f32/f16 gives +0 for [-0.5, -0] (and f16 rounds exact odd integers >= 1024)"
-
-
 def _math_cases(device):
-    emulated = selected().kind == "emulator"
     for name in ("half", "bf16"):
         for op in sorted(MATH):
-            gap = emulated and op == 2
-            yield f"{name}-{MATH[op][0]}", (name, op), (pytest.mark.xfail(strict=True, reason=RINT_GAP),) if gap else ()
+            yield f"{name}-{MATH[op][0]}", (name, op), ()
 
 
 @pytest.mark.parametrize("device,case", device_params(_math_cases))

@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shflx.runtime.emulator_gaps import EmulatorGap
-from hw_devices import assert_bit_exact, code_object, device_params, require, selected
+from hw_devices import assert_bit_exact, code_object, device_params, require
 
 SOURCE = r"""
 #include <cooperative_groups.h>
@@ -107,11 +106,7 @@ def _cases(device):
         yield CASES[op][0], op, ()
     yield "atomicInc-atomicDec", "atomics", ()
     yield "syncthreads-count-and-or", "barrier_votes", ()
-    # the group copy into __shared__ makes generic pointers to it (FLAT through the LDS aperture), which
-    # shflx.runtime refuses on amdemu (runtime.emulator_gaps); a GPU must pass
-    yield "memcpy_async-wait", "copies", (pytest.mark.xfail(raises=EmulatorGap, strict=True, reason=(
-        "amdemu: a generic pointer into __shared__ (FLAT through the LDS aperture) is refused")),) \
-        if selected().kind == "emulator" else ()
+    yield "memcpy_async-wait", "copies", ()
 
 
 def _inc_dec_expected(lim: int, n: int = 64):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hw_devices import code_object, assert_bit_exact, device_params, require, selected
+from hw_devices import code_object, assert_bit_exact, device_params, require
 
 SOURCE = r"""
 extern "C" __global__ void intr(const unsigned *a, const unsigned *b, const float *f, unsigned *out, int op) {
@@ -117,17 +117,9 @@ def _inputs(rng):
     return x, y, f
 
 
-# The emulator runs v_mul_u32_u24 / v_mul_i32_i24 (what LLVM selects for __umul24 / __mul24) on
-# the full 32-bit operands: the ISA takes their low 24 bits. A GPU must pass; the emulator fails.
-EMULATOR_GAPS = {0: "amdemu: v_mul_u32_u24 ignores the 24-bit operand truncation",
-                 1: "amdemu: v_mul_i32_i24 ignores the 24-bit operand truncation"}
-
-
 def _cases(device):
-    emulated = selected().kind == "emulator"
     for op in sorted(CASES):
-        marks = (pytest.mark.xfail(strict=True, reason=EMULATOR_GAPS[op]),) if emulated and op in EMULATOR_GAPS else ()
-        yield CASES[op][0], op, marks
+        yield CASES[op][0], op, ()
 
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hw_devices import assert_bit_exact, code_object, device_params, require, selected
+from hw_devices import assert_bit_exact, code_object, device_params, require
 
 SOURCE = r"""
 #include <mma.h>
@@ -138,20 +138,10 @@ def _want16(kernel: str, a64, b64, c64s, satf: int):
     return exact, bound
 
 
-# Kernels that use scratch on every target: LLVM's inliner keeps their __half gemm16 (about 1,200
-# instructions) a call, and the call saves callee-saved VGPRs to the stack (vgpr_spill_count is 0;
-# -fstrict-aliasing changes nothing). amdemu runs no scratch ("uses N bytes of scratch (not
-# supported)"); a GPU must pass.
-SPILLING = {"h_f16_rc", "h_f32_cc", "h_f32_rr"}
-SCRATCH_GAP = "amdemu runs no kernel with scratch (this one calls a non-inlined function, which saves registers on the stack)"
-
-
 def _cases(device):
     for kernel in sorted(CASES16):
         for satf in ((0, 1) if CASES16[kernel][1] != np.float16 else (0,)):
-            spills = selected().kind == "emulator" and kernel in SPILLING
-            yield f"{kernel}-satf{satf}", (kernel, satf), (pytest.mark.xfail(
-                raises=NotImplementedError, strict=True, reason=SCRATCH_GAP),) if spills else ()
+            yield f"{kernel}-satf{satf}", (kernel, satf), ()
     yield "f64_rc", ("f64_rc", 0), ()
 
 

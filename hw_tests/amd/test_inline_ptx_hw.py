@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hw_devices import code_object, ROOT, assert_bit_exact, device_params, require, selected  # noqa: F401
+from hw_devices import code_object, ROOT, assert_bit_exact, device_params, require  # noqa: F401
 
 N = 128                       # 2 blocks of 64 threads: 4 CUDA warps; 1 or 2 waves per block
 M32 = 0xFFFFFFFF
@@ -259,21 +259,10 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
 }
 
 
-# Kernels the emulator cannot run on a target family ("gfx11", ...), with the reason: a strict xfail
-# there, never on a GPU. (GFX11's buffer_gl0_inv, which the emulator cannot decode, is stood in for
-# by shflx.runtime.emulator_gaps, so memory_ops runs on gfx1100.)
-EMULATOR_GAPS = {("gfx11", "ptx_globaltimer"): "amdemu: no S_SENDMSG_RTN_B64 (GFX11's REALTIME read)",
-                 ("gfx94", "ptx_globaltimer"): "amdemu: no S_MEMREALTIME",
-                 ("gfx90", "ptx_globaltimer"): "amdemu: no S_MEMREALTIME"}
-
-
 def _cases(device):
-    emulated = selected().kind == "emulator"
     for kernel in sorted(CASES):
-        gap = EMULATOR_GAPS.get((device.arch[:5], kernel)) if emulated else None
-        marks = (pytest.mark.xfail(strict=True, reason=gap),) if gap else ()
         for baseline in (False, True):
-            yield f"{kernel}-{'baseline' if baseline else 'shflx'}", (kernel, baseline), marks
+            yield f"{kernel}-{'baseline' if baseline else 'shflx'}", (kernel, baseline), ()
 
 
 

@@ -10,7 +10,7 @@ import zlib
 
 import numpy as np
 import pytest
-from hw_devices import assert_bit_exact, device_params, require, selected
+from hw_devices import assert_bit_exact, device_params, require
 
 import shflx
 from shflx.amd.llvm_ir import kernel_ir
@@ -27,17 +27,9 @@ CASES = ([(f"{kind} {d}", "cycles") for kind in ("up", "down") for d in SHIFTS]
 KERNEL = "shflx_search_hw"
 
 
-# On gfx11 the writelane map is one v_permlanex16_b32 whose selector 0x40000000 LLVM encodes as the
-# inline constant 2.0 (operand 244); amdemu's permlane reads only SGPR and literal selectors
-# (NotImplementedError "permlane select operand 244"). A GPU must pass.
-EMULATOR_GAP = "amdemu cannot read a permlane selector given as a float inline constant (operand 244)"
-
-
 def _cases(device):
-    gap = selected().kind == "emulator" and device.arch.startswith("gfx11")
     for pattern, prefer in CASES:
-        marks = (pytest.mark.xfail(strict=True, reason=EMULATOR_GAP),) if gap and pattern.startswith("map") else ()
-        yield f"{prefer}-{pattern.replace(' ', '_')[:40]}", (pattern, prefer), marks
+        yield f"{prefer}-{pattern.replace(' ', '_')[:40]}", (pattern, prefer), ()
 
 
 @pytest.mark.parametrize("device,case", device_params(_cases))

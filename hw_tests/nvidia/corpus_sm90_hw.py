@@ -20,7 +20,7 @@ NVIDIA GPU: PREFIX.json holds per case and buffer the SHA-256 of the input and o
 PREFIX.npz the output arrays of the cases whose changed buffers total at most STORE_LIMIT bytes.
 A unit whose shflx cubin is missing (shflx cannot build it) still runs from nvcc's.
 
-    PYTHONPATH=. python hw_tests/nvidia/corpus_sm90_hw.py --build DIR [--corpus ../shared/corpus]
+    PYTHONPATH=. python hw_tests/nvidia/corpus_sm90_hw.py --build DIR [--corpus DIR (default: $SHFLX_CORPUS, else ../shared/corpus)]
     python hw_tests/nvidia/corpus_sm90_hw.py --run DIR --json OUT.json [--outputs PREFIX]
                                                   (on the GPU machine: numpy, cuda-python)
 
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import shlex
 import subprocess
@@ -42,9 +41,9 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_CORPUS = HERE.parents[1].parent / "shared" / "corpus"
-
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parents[1] / "tests"))
+from corpus_location import corpus_dir  # noqa: E402
 from corpus_cases import (CASES, UNITS, Buf, Case, buffers, check_reference, compare, digest,  # noqa: E402
                           host_inputs, include_dirs, manifest)
 
@@ -282,7 +281,7 @@ def main(argv=None) -> int:
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--build", metavar="DIR", help="build both cubins of every unit into DIR")
     g.add_argument("--run", metavar="DIR", help="launch every case from the cubins in DIR (GPU)")
-    ap.add_argument("--corpus", default=os.environ.get("SHFLX_CORPUS", str(DEFAULT_CORPUS)))
+    ap.add_argument("--corpus", default=str(corpus_dir()))
     ap.add_argument("--json", help="write the run's results here")
     ap.add_argument("--outputs", metavar="PREFIX", help="write nvcc's buffers to PREFIX.npz and PREFIX.json")
     ns = ap.parse_args(argv)

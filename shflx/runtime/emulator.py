@@ -7,9 +7,9 @@ folders the caller passes (hw_tests pass `<checkout>/../shared/amdemu`). Its own
 
 The emulator reads its switches for the readings AMD's documents leave open at import time. shflx
 runs it under shflx's own assumptions (ASSUMED_READINGS), which therefore stay assumptions: a
-run on the emulator cannot confirm them, only the rest of the code object. Instructions the
-emulator cannot decode but that do nothing in its model are replaced before a run, and kernels it
-would crash on are refused (runtime.emulator_gaps)."""
+run on the emulator cannot confirm them, only the rest of the code object. A run that reaches an
+instruction the emulator does not decode for the target is an EmulatorGap naming it
+(runtime.emulator_gaps)."""
 from __future__ import annotations
 
 import importlib
@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .emulator_gaps import EmulatorGap, refusal, replaced
+from .emulator_gaps import EmulatorGap, undecoded
 
 PATH_VARIABLE = "SHFLX_AMDEMU"      # a folder holding the `amdemu` package (shared/amdemu)
 
@@ -59,33 +59,20 @@ class EmulatedDevice:
                grid: tuple[int, int, int] = (1, 1, 1), block: tuple[int, int, int] = (64, 1, 1),
                dynamic_lds: int = 0) -> list[np.ndarray | None]:
         """Same as runtime.hip.HipDevice.launch: arrays are buffers (returned after the run), numpy
-        scalars by-value arguments (None in the result). EmulatorGap for a kernel amdemu cannot
-        run (runtime.emulator_gaps), before anything runs."""
+        scalars by-value arguments (None in the result). EmulatorGap when the run reaches an
+        instruction of this target that amdemu does not decode (runtime.emulator_gaps)."""
         import amdemu
-        from amdemu.xlane import decode_inst
-        why = refusal(bytes(hsaco), name, amdemu.emu_arch(self.arch), decode_inst)
-        if not why and grid[0] * grid[1] * grid[2] > 1 and GRID_BARRIER in bytes(hsaco):
-            why = (f"amdemu cannot run {name} with {grid[0] * grid[1] * grid[2]} blocks: its code object has a "
-                   "grid-wide barrier (cooperative_groups grid sync), and amdemu runs workgroups one after "
-                   "another, so the first would wait forever")
-        if why:
-            raise EmulatorGap(why)
         args = [np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args]
-        run = amdemu.run_kernel(self.runnable(hsaco)[0], name, args, grid, block, dynamic_lds=dynamic_lds,
-                                target=self.arch)
+        try:
+            run = amdemu.run_kernel(bytes(hsaco), name, args, grid, block, dynamic_lds=dynamic_lds,
+                                    target=self.arch)
+        except ValueError as e:
+            instruction = undecoded(self.arch, e)
+            if not instruction:
+                raise
+            raise EmulatorGap(f"amdemu cannot run {name} on {self.arch}: it does not decode {instruction} "
+                              f"({e})") from e
         return [run.read(i) if isinstance(a, np.ndarray) else None for i, a in enumerate(args)]
-
-    def runnable(self, hsaco: bytes) -> tuple[bytes, dict[str, int]]:
-        """The code object the emulator runs: `hsaco` with the instructions it cannot decode but
-        that do nothing in its model replaced (runtime.emulator_gaps), and how many of each."""
-        import amdemu
-        from amdemu.xlane import decode_inst
-        return replaced(bytes(hsaco), amdemu.emu_arch(self.arch), decode_inst)
-
-
-# The symbol of the CUDA layer's grid-barrier words (stubs/cooperative_groups.h, grid_group::sync),
-# in any code object with a grid-wide barrier (conservative: its other kernels are refused too).
-GRID_BARRIER = b"__shflx_grid_barrier"
 
 
 def _import_amdemu(search: Sequence[Path]) -> tuple[Any, str]:
