@@ -211,3 +211,68 @@ def test_byte_string_tables_are_read_exactly():
     from shflx.ir.text import constant_tables
     line = r'@rev = internal unnamed_addr addrspace(4) constant [4 x i8] c"\00\08\04A", align 1'
     assert constant_tables([line]).images == {"rev": bytes([0, 8, 4, 65])}
+
+
+def _wave_ir(body: str, wave: int) -> str:
+    features = "+wavefrontsize32" if wave == 32 else "+wavefrontsize64"
+    return (HEAD + "define amdgpu_kernel void @k(i32 %v, i32 %n, ptr %o) #0 {\nentry:\n" + body +
+            "  ret void\n}\n" + f'attributes #0 = {{ "target-features"="{features}" }}\n' + DECLS +
+            "declare i32 @llvm.amdgcn.ballot.i32(i1)\ndeclare i32 @llvm.cttz.i32(i32, i1)\n"
+            "declare i32 @llvm.ctpop.i32(i32)\n")
+
+
+LEADER = """  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %p = icmp ugt i32 %t, %n
+{ballot}  %none = icmp eq i32 %bal, 0
+  %tz = tail call range(i32 0, 33) i32 @llvm.cttz.i32(i32 %bal, i1 true)
+  %leader = select i1 %none, i32 -1, i32 %tz
+  %w = mul i32 %t, 3
+  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %w, i32 %leader, i32 31)
+  %r2 = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %w, i32 %r, i32 31)
+"""
+# the CUDA layer's __ballot_sync: the wave's mask on wave32; each warp's half of it on wave64
+BALLOT = {32: "  %bal = call i32 @llvm.amdgcn.ballot.i32(i1 %p)\n",
+          64: "  %b64 = call i64 @llvm.amdgcn.ballot.i64(i1 %p)\n"
+              "  %lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)\n"
+              "  %hi = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lo)\n"
+              "  %half = and i32 %hi, 32\n  %sh = zext i32 %half to i64\n"
+              "  %sel = lshr i64 %b64, %sh\n  %bal = trunc i64 %sel to i32\n"}
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_a_lane_from_a_ballot_or_a_broadcast_is_uniform_only_where_the_warp_is_the_wave(wave):
+    """`__ffs(__ballot_sync(full, p)) - 1` and the result of a full-mask width-32 broadcast are the
+    same in every lane of a wave32 (readlane serves); a wave64 holds two warps, which may differ."""
+    ir = _wave_ir(LEADER.format(ballot=BALLOT[wave]), wave) + (
+        "declare i64 @llvm.amdgcn.ballot.i64(i1)\ndeclare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)\n")
+    leader, chained = find_sites(ir)
+    want = "uniform" if wave == 32 else "dynamic"
+    assert (leader.b.kind, chained.b.kind) == (want, want)
+
+
+@pytest.mark.parametrize("body", [
+    # a count of a lane-dependent value is per lane
+    "  %t = call i32 @llvm.amdgcn.workitem.id.x()\n  %c = call i32 @llvm.ctpop.i32(i32 %t)\n"
+    "  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %c, i32 31)\n",
+    # a broadcast under a partial mask, of width 16, or of a per-lane source lane
+    "  %b = call i32 @__shflx_shfl_sync(i32 3, i32 65535, i32 %v, i32 %n, i32 31)\n"
+    "  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %b, i32 31)\n",
+    "  %b = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %n, i32 4127)\n"
+    "  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %b, i32 31)\n",
+    "  %t = call i32 @llvm.amdgcn.workitem.id.x()\n"
+    "  %b = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %t, i32 31)\n"
+    "  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %b, i32 31)\n",
+    # a shuffle that is not idx (xor 1 of the argument differs between lanes)
+    "  %b = call i32 @__shflx_shfl_sync(i32 2, i32 -1, i32 %v, i32 1, i32 31)\n"
+    "  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %b, i32 31)\n",
+])
+def test_a_lane_that_may_differ_between_lanes_is_never_uniform(body):
+    assert find_sites(_wave_ir(body, 32))[-1].b.kind == "dynamic"
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_a_broadcast_at_a_uniform_lane_is_uniform_only_on_wave32(wave):
+    body = ("  %t = call i32 @llvm.amdgcn.workitem.id.x()\n"
+            "  %b = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %t, i32 %n, i32 31)\n"
+            "  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %b, i32 31)\n")
+    assert find_sites(_wave_ir(body, wave))[-1].b.kind == ("uniform" if wave == 32 else "dynamic")

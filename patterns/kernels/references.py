@@ -200,6 +200,25 @@ def runtime_broadcast(x, src=7):
     return _shfl(x, "idx", src)
 
 
+def leader_broadcast(x, threshold=900):
+    """Each warp's first lane with v > threshold (lane 31 where none: __ffs(0) - 1 = -1, and a
+    shuffle reads lane b & 31) broadcasts 3v; that value, a warp-uniform lane, picks a second."""
+    v = x.view(np.int32).astype(np.int64).reshape(-1, 32)
+    out = np.empty_like(v)
+    for w, row in enumerate(v):
+        hits = np.flatnonzero(row > threshold)
+        base = (row[hits[0] if hits.size else 31] * 3 + 2**31) % 2**32 - 2**31
+        out[w] = row[base & 31] + base
+    return ((out.reshape(-1) + 2**31) % 2**32 - 2**31).astype(np.int32).view(x.dtype)
+
+
+def _leader_inputs(rng, n):
+    """_small, with one warp in four below every threshold the kernel is run with (no leader)."""
+    v = _small(rng, n).view(np.int32).reshape(-1, 32)
+    v[::4] = -np.abs(v[::4])
+    return v.reshape(-1).view(np.uint32)
+
+
 def runtime_width_sum(x, width=8):
     v = x.view(np.int32)
     o = width // 2
@@ -528,6 +547,7 @@ KERNELS: dict[str, tuple[str, Callable, Callable]] = {
     "reduce_sync_ops": ("hw_reduce", lambda r, n: [_u32(r, n)], reduce_sync_ops),
     "half_warp_sum": ("partial_mask", lambda r, n: [_small(r, n)], half_warp_sum),
     "runtime_broadcast": ("runtime_broadcast", lambda r, n: [_u32(r, n)], runtime_broadcast),
+    "leader_broadcast": ("runtime_broadcast", lambda r, n: [_leader_inputs(r, n)], leader_broadcast),
     "runtime_width_sum": ("runtime_width", lambda r, n: [_small(r, n)], runtime_width_sum),
     "corner_cases": ("corner_cases", lambda r, n: [_small(r, n)], corner_cases),
     "cub_reduce_full": ("ptx_predicated", lambda r, n: [_u32(r, n)], cub_reduce_full),
@@ -569,4 +589,4 @@ KERNELS: dict[str, tuple[str, Callable, Callable]] = {
     "half2_max_xor": ("wide_chains", lambda r, n: [r.standard_normal(2 * n).astype(np.float16).view(np.uint32)],
                       half2_max_xor),
 }
-EXTRA_ARGS = {"runtime_broadcast": [7], "runtime_width_sum": [8], "loop_acc_lane0": [3]}
+EXTRA_ARGS = {"runtime_broadcast": [7], "leader_broadcast": [900], "runtime_width_sum": [8], "loop_acc_lane0": [3]}

@@ -21,8 +21,16 @@ from .text import DEF, LABEL, LABEL_REF, call_args
 
 LOW_BIT_OPS = {"add", "sub", "mul", "and", "or", "xor", "shl"}
 CASTS = {"zext", "sext", "trunc"}
+# Calls whose result is the same in every lane of the wave: block ids and sizes, reads of one lane,
+# and the wave-wide lane masks (__ballot_sync/__activemask on wave32; on wave64 the CUDA layer
+# takes each warp's half with a lane-dependent shift, so the slice is lane-dependent there).
 UNIFORM_CALLS = ("llvm.amdgcn.workgroup.id.", "llvm.amdgcn.readfirstlane", "llvm.amdgcn.readlane",
+                 "llvm.amdgcn.ballot.", "llvm.amdgcn.icmp.", "llvm.amdgcn.fcmp.",
                  "llvm.nvvm.read.ptx.sreg.ctaid.", "llvm.nvvm.read.ptx.sreg.ntid.", "llvm.nvvm.read.ptx.sreg.nctaid.")
+# Pure integer intrinsics (__ffs, __popc, __clz, min/max, ...): uniform when every operand is.
+PURE_CALLS = ("llvm.cttz.", "llvm.ctlz.", "llvm.ctpop.", "llvm.umin.", "llvm.umax.", "llvm.smin.", "llvm.smax.",
+              "llvm.abs.", "llvm.bitreverse.", "llvm.bswap.", "llvm.fshl.", "llvm.fshr.")
+SHUFFLE_MARKER = "@__shflx_shfl_sync("      # the CUDA layer's shuffle (ir.sites): mode, mask, value, b, c
 TID_X_CALLS = ("llvm.amdgcn.workitem.id.x", "llvm.nvvm.read.ptx.sreg.tid.x")      # threadIdx.x
 LANE_CALLS = (*TID_X_CALLS, "llvm.amdgcn.mbcnt.lo", "llvm.amdgcn.mbcnt.hi", "llvm.nvvm.read.ptx.sreg.laneid",
               'asm "mov.u32 $0, %laneid;"', 'asm sideeffect "mov.u32 $0, %laneid;"')  # cub::LaneId() (NVPTX IR)
@@ -95,6 +103,13 @@ def mbcnt_kind(inst: str) -> str | None:
     of ballot bits below the lane, not the lane id)."""
     m = re.search(r"@llvm\.amdgcn\.mbcnt\.(lo|hi)\(", inst)
     return m.group(1) if m and call_args(inst)[0] == "-1" else None
+
+
+def callee_args(inst: str) -> list[str]:
+    """The operand tokens of a call, read after the callee's name (a return attribute such as
+    `range(i32 0, 33)` comes before it)."""
+    start = re.search(r"@[\w.$\-]+\(", inst)
+    return call_args(inst[start.start():]) if start else []
 
 
 def phi_incoming(inst: str) -> list[str]:
@@ -229,7 +244,13 @@ class FunctionBody:
                 return None if acc is None else {"lane"} | acc
             if any(c in inst for c in LANE_CALLS):
                 return {"lane"}
-            return {"uniform"} if any(c in inst for c in UNIFORM_CALLS) else None
+            if any(c in inst for c in UNIFORM_CALLS):
+                return {"uniform"}
+            if any(c in inst for c in PURE_CALLS):
+                return self._uniform_if_all(callee_args(inst), seen)
+            if SHUFFLE_MARKER in inst:
+                return self._broadcast_kinds(callee_args(inst), seen)
+            return None
         if op == "load":               # a constant table indexed by a lane-only value: a per-lane lookup
             read = table_read(self.defs, self.constants, inst)
             if read is None:
@@ -253,6 +274,26 @@ class FunctionBody:
         if op in high_bit_ops and "lane" in out:
             out.add("other")  # these look at high bits: a lane-dependent input makes it per-warp
         return out
+
+    def _uniform_if_all(self, operands: list[str], seen: set[str]) -> set[str] | None:
+        """{'uniform'} when every operand is a constant or warp-uniform; None otherwise (the
+        evaluator does not compute these calls per lane)."""
+        for o in operands:
+            k = self._leaf_kinds(o, seen)
+            if k is None or not k <= {"uniform"}:
+                return None
+        return {"uniform"}
+
+    def _broadcast_kinds(self, args: list[str], seen: set[str]) -> set[str] | None:
+        """A width-32 idx shuffle under the full constant mask with a constant or uniform source
+        lane gives every lane of the warp the same value; on wave32 the warp is the wave, so the
+        result is uniform (on wave64 the two warps of a wave may broadcast different values)."""
+        if self.wave != 32 or len(args) != 5:
+            return None
+        mode, mask, _value, b, c = args
+        if (mode, mask) != ("3", "-1") or not re.fullmatch(r"-?\d+", c) or int(c) & 0x1F1F != 0x1F:
+            return None
+        return self._uniform_if_all([b], seen)
 
     def _full(self, token: str, lane: int, depth: int) -> int:
         """The value of `token` in thread `lane` (its threadIdx.x), evaluated through the slice;
