@@ -462,6 +462,9 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     failed = [r for r in results if "error" in r]
     for r in failed:
         print(r["error"], file=sys.stderr)
+    from .driver.report import internal_warnings
+    for line in (w for r in results if "error" not in r for w in internal_warnings(r)):
+        print(line, file=sys.stderr)
     _write_compile_report(ns, [r for r in results if "error" not in r])
     return max((r["exit_code"] for r in failed), default=0)
 

@@ -62,6 +62,19 @@ def test_quiet_success_remarks_at_the_inner_line_and_report_file(src, tmp_path):
     assert r.returncode == 0 and r.stdout == "" and "remark" not in r.stderr
 
 
+def test_a_kept_ds_bpermute_remark_says_why(tmp_path):
+    """The JSON report has the reason a site keeps the exact general lowering; so does its remark."""
+    src = tmp_path / "d.cu"
+    src.write_text("__global__ void k(const int *in, int *out) {\n  int v = in[threadIdx.x];\n"
+                   "  out[threadIdx.x] = __shfl_sync(0xffffffff, v, v & 31) + __shfl_xor_sync(0xffffffff, v, 1);\n}\n")
+    r = run(str(src), "--offload-arch=gfx942", "-o", str(tmp_path / "d.hsaco"), "-Rpass=shflx")
+    assert r.returncode == 0, r.stderr
+    texts = [ln.split(" remark: ", 1)[1] for ln in r.stderr.splitlines() if " remark: " in ln]
+    kept, moved = sorted(texts, key=lambda ln: "ds_bpermute" not in ln)
+    assert "ds_bpermute" in kept and " because the source lane or width differs between lanes at run time;" in kept
+    assert "ds_bpermute" not in moved and " because " not in moved
+
+
 def test_no_install_path_in_outputs_and_g0_drops_line_tables(src, tmp_path):
     out = tmp_path / "k.hsaco"
     assert run(str(src), "--offload-arch=gfx1100", "-o", str(out)).returncode == 0

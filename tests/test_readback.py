@@ -78,6 +78,26 @@ def test_a_site_whose_helper_does_not_read_back_gets_the_exact_lowering(tmp_path
     assert "update.dpp" not in res.output.split("; ---- shflx lowerings ----")[1]
 
 
+def test_an_emitter_bug_caught_at_compile_time_is_a_warning_on_stderr(tmp_path, monkeypatch, capsys):
+    """The fallback keeps the build correct, but a user must hear of the bug, as from a compiler's
+    internal diagnostics: one warning line at the site, exit 0, the output written."""
+    from shflx.cli import main
+    real = llvm_ir.function_ir
+
+    def swapped(plan, name="f", attrs="#0"):
+        fn, need = real(plan, name, attrs)
+        return re.sub(r"update\.dpp\.i32\(i32 ([^,]+), i32 ([^,]+),", r"update.dpp.i32(i32 \2, i32 \1,", fn), need
+
+    monkeypatch.setattr(lowering, "function_ir", swapped)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.cu").write_text('extern "C" __global__ void k(const int *in, int *out) {\n'
+                                   '  int i = threadIdx.x;\n  out[i] = __shfl_xor_sync(0xffffffff, in[i], 5);\n}\n')
+    assert main(["compile", "k.cu", "--offload-arch", "gfx942", "-o", "k.hsaco", "--no-chains"]) == 0
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("k.cu:3:") and ": warning: " in lines[0], lines
+    assert "please report it" in lines[0] and (tmp_path / "k.hsaco").stat().st_size > 0
+
+
 def test_reads_back_with_an_operand_order_independent_of_the_emitters_table():
     """The read-back transcribes LLVM's operand orders on its own (IntrinsicsAMDGPU.td); the
     primitive table the emitters read must say the same, field for field."""

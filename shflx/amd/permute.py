@@ -16,7 +16,8 @@ from .context import StepContext
 from .gather import Gather
 
 HALF_WAVE_ASSUMPTION = ("Q5: on GFX10/11 wave64, ds_(b)permute lanes 32-63 address their own "
-                        "32-lane half (Mesa ACO emit_bpermute; golden_sequences.yaml replay rule)")
+                        "32-lane half (as Mesa's ACO compiler emulates it; RDNA3's pseudocode can be read "
+                        "as lane idx % 32)")
 
 
 def lane_field(index: np.ndarray, ctx: StepContext) -> np.ndarray:

@@ -16,8 +16,8 @@ from .gather import Gather
 
 ROTATE_WRAP_ASSUMPTION = (
     "ds_swizzle rotate wraps inside its 32-lane group: AMD's pseudocode (j = (i & mask) | ((i + rotate) "
-    "& ~mask); j |= i & 0x20) lets a carry reach bit 5 at the group edge (spec/amd_crosslane.md §5.2; "
-    "amdemu AMDEMU_SWIZZLE_ROTATE=group32 vs literal)")
+    "& ~mask); j |= i & 0x20) lets a carry reach bit 5 at the group edge (DS_SWIZZLE_B32 rotate mode, "
+    "AMD RDNA3 ISA Reference Guide; unsettled)")
 
 
 def rotate_wrap_relied_on(offset: int) -> bool:

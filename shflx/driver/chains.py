@@ -20,7 +20,7 @@ from ..pattern import format_pattern
 from ..target import Target
 from ..verify.readback import emitted_differences
 from .cache import lower, synthesize
-from .report import ChainReport
+from .report import READBACK_FAILED, ChainReport
 
 
 def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str, list[ChainReport]]:
@@ -71,7 +71,7 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
         fn, need = function_ir(out.plan, name, INLINE_ATTRS)
         wrong = emitted_differences(out.plan, fn, local_name)
         if wrong:                             # an emitter bug: keep the chain as written (DESIGN 6)
-            entry.reason = f"internal: the emitted code did not read back as the proven plan ({wrong[0]})"
+            entry.reason = f"{READBACK_FAILED} ({wrong[0]})"
             entry.cost = None
             reports.append(entry)
             continue
@@ -88,7 +88,7 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
                 continue
             written, need_w, wrong = written_ir(chain, target, f"{name}.all", INLINE_ATTRS, lower)
             if wrong:                         # an emitter bug: keep the chain as written (DESIGN 6)
-                entry.reason = f"internal: the emitted code did not read back as the proven plan ({wrong[0]})"
+                entry.reason = f"{READBACK_FAILED} ({wrong[0]})"
                 entry.cost = None
                 reports.append(entry)
                 continue
@@ -148,7 +148,7 @@ def group_chain_reports(ir: str, target: Target, reports: list[ChainReport],
         shuffles = sum(len(step) for step in g.steps)
         out.append(ChainReport(
             g.steps[0][0].location, g.function, g.shape, "as written", ", ".join(g.types), None,
-            f"{live} (ir.demand)", shuffles, "step by step",
+            f"{live} (the lanes that use the result)", shuffles, "step by step",
             f"{g.values} value(s) shuffled per step with one lane map and combined by the code's own "
             f"instructions, kept as written (every lane's order of operations is the code's); each "
             f"step's shuffles are lowered for the lanes the later steps use ({used})", "per site", [],

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..errors import InputError, Location, ShflxError, ToolchainError, UsageError
 from ..schemas import versioned
-from .report import compile_entry
+from .report import compile_entry, internal_warnings
 
 HIP_SUFFIXES = (".hip", ".cpp", ".cc", ".cxx", ".c++", ".C", ".hpp")
 CUDA_SUFFIXES = (".cu",)
@@ -224,7 +224,10 @@ def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[st
                            debug_info=debug, code_object_version=cov,
                            nvcc_names=False)   # the user's host stub registers clang's kernel names
         objects[tid] = res.output
-        report.append(versioned(compile_entry(res, cmd.source, tid, cmd.output, semantics="cuda" if cmd.cuda else "hip")))
+        entry = compile_entry(res, cmd.source, tid, cmd.output, semantics="cuda" if cmd.cuda else "hip")
+        for line in internal_warnings(entry):       # a bug shflx caught: never a silent fallback
+            print(line, file=sys.stderr)
+        report.append(versioned(entry))
     return objects, report
 
 

@@ -27,7 +27,7 @@ from ..target import Target
 from ..verify.readback import emitted_differences
 from .cache import lower, uniform_broadcast
 from .chains import insert_premises
-from .report import SiteReport, classify_site, describe_site
+from .report import READBACK_FAILED, SiteReport, classify_site, describe_site
 
 
 def is_uniform_broadcast(site: Any) -> bool:
@@ -145,7 +145,7 @@ def _distinct_plan(text: str, runtime: bool, target: Target, name: str, demand: 
         all_lanes = function_ir(guarded, f"{name}.all", INLINE_ATTRS)
         wrong = emitted_differences(guarded, all_lanes[0], local_name)
     if wrong:
-        notes.append(f"internal: the emitted code did not read back as the proven plan ({wrong[0]})")
+        notes.append(f"{READBACK_FAILED} ({wrong[0]})")
         return None
     return plan, name, made, all_lanes
 
@@ -156,7 +156,7 @@ def _site_broadcast(site: Any, target: Target, name: str) -> tuple[Any, tuple[st
     made = helper_ir(broadcast, name, INLINE_ATTRS)
     wrong = helper_differences(broadcast, made[0])
     if wrong:                         # an emitter bug: the exact general lowering (DESIGN 6)
-        site.notes.append(f"internal: the emitted broadcast did not read back as its proven plans ({wrong[0]})")
+        site.notes.append(f"{READBACK_FAILED} ({wrong[0]})")
         return None
     return broadcast, made
 
@@ -180,8 +180,9 @@ def _broadcast_report(site: Any, broadcast: Any, wave: int, base_cost: float) ->
 
 
 def _general_report(site: Any, cls: str, baseline: bool, base_cost: float) -> SiteReport:
-    why = "baseline" if baseline else ("per-lane dynamic operands" if cls == "dynamic" else
-                                       "runtime operands" if cls == "uniform" else "nothing cheaper proven")
+    why = "--baseline asks for it" if baseline else (
+        "the source lane or width differs between lanes at run time" if cls == "dynamic" else
+        "the operands are known only at run time" if cls == "uniform" else "nothing cheaper proven")
     return SiteReport(site.location, site.function, describe_site(site), cls,
                       ["ds_bpermute_b32 (exact general lowering: index from the CUDA formula)"],
                       base_cost, base_cost, "exact by construction", [why] + site.notes)
@@ -197,12 +198,12 @@ def used_lanes_plans(text: str, plan: Any, demand: Demand | None, target: Target
     if demand.lanes not in (FULL_MASK, 0):         # 0: no lane reads it (left as it is)
         narrow = lower(f"{text} lanes {demand.lanes:#x}", target, runtime_mask=runtime)
         if narrow.cost < plan.cost:
-            notes.append(f"its result is used on lanes {demand.lanes:#x} only (ir.demand)")
+            notes.append(f"its result is used on lanes {demand.lanes:#x} only")
             plan = narrow
     if demand.lanes_tid not in (demand.lanes, 0):
         narrow = lower(f"{text} lanes {demand.lanes_tid:#x}", target, runtime_mask=runtime)
         if narrow.cost + GUARD_COST < plan.cost:
-            notes.append(f"its result is used on lanes {demand.lanes_tid:#x} only (ir.demand), read off threadIdx.x")
+            notes.append(f"its result is used on lanes {demand.lanes_tid:#x} only, read off threadIdx.x")
             return narrow, plan
     return plan, None
 
@@ -255,7 +256,7 @@ def lower_bpermutes(ir: str, target: Target) -> tuple[str, list[SiteReport]]:
         wrong = emitted_differences(plan, fn, local_name)
         if wrong:                             # an emitter bug: keep the (exact) ds_bpermute
             keep.cls = "constant map"
-            keep.notes.append(f"internal: the emitted code did not read back as the proven plan ({wrong[0]})")
+            keep.notes.append(f"{READBACK_FAILED} ({wrong[0]})")
             reports.append(keep)
             continue
         functions.append(fn)

@@ -23,7 +23,8 @@ def remarks(entries: list[dict[str, Any]]) -> list[str]:
         for r in e.get("sites", []):
             frames = [f for f in r.get("inlined") or [r["location"]] if not f.startswith("?")] or [e["file"]]
             steps = "; ".join(step.split("   ;")[0].strip() for step in r["lowering"])
-            out.append(f"{frames[0]}: remark: {arch}: {r['cuda']} ({r['class'].strip()}) -> {steps}; cost "
+            kept = f" because {r['notes'][0]}" if r["proof"] == "exact by construction" and r["notes"] else ""
+            out.append(f"{frames[0]}: remark: {arch}: {r['cuda']} ({r['class'].strip()}) -> {steps}{kept}; cost "
                        f"{r['cost']:g} vs {r['baseline_cost']:g}, {r['proof']} {TAG}")
             out += [f"{f}: note: inlined from here {TAG}" for f in frames[1:]]
     return out

@@ -134,6 +134,24 @@ def instruction_counts(asm: str) -> dict[str, int]:
 
 
 
+# The note on a site or chain whose emitted code did not read back as its proven plan (an emitter
+# bug shflx caught: the exact general lowering was used instead). `internal_warnings` turns each
+# into a compiler-style warning on stderr, so the fallback is never silent.
+READBACK_FAILED = "internal: the emitted code did not read back as the proven plan"
+
+
+def internal_warnings(entry: dict[str, Any]) -> list[str]:
+    """One `LOCATION: warning: ...` line per site or chain of a report entry that fell back because
+    of a bug in shflx, asking for a report."""
+    found = [(s["location"], n) for s in entry.get("sites", ()) for n in s.get("notes", ())
+             if n.startswith(READBACK_FAILED)]
+    found += [(c["location"], c.get("reason") or "") for c in entry.get("chains", ())
+              if (c.get("reason") or "").startswith(READBACK_FAILED)]
+    return [f"{where}: warning: the code shflx emitted for this shuffle did not match its proven plan"
+            f"{detail.removeprefix(READBACK_FAILED)}, so the exact general lowering (ds_bpermute) was used "
+            f"instead ({entry.get('arch')}); this is a bug in shflx, please report it" for where, detail in found]
+
+
 def compile_entry(res: CompileResult, source: str, arch: str, output: str, asm: bool = False,
                   **extra: Any) -> dict[str, Any]:
     """The report entry of one (file, target) compile (docs/report-schema.md), as `shflx compile`

@@ -395,7 +395,7 @@ def _liveness(body: _Body, chain: Chain, readers: dict[str, int], where: dict,
     if not walk.conds:
         return FULL_MASK, "every lane (no use found)"
     how = " through phis" if walk.through_phi else ""
-    return walk.live, f"lanes {walk.live:#x} (uses only under {', '.join(sorted(set(walk.conds)))}{how})"
+    return walk.live, f"lanes {walk.live:#x} (the result is used only under conditions on the lane{how})"
 
 
 class _LiveUses:
