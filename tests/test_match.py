@@ -177,12 +177,12 @@ def test_cli_lower_formats():
 
 
 @pytest.mark.parametrize("args, code, fragment", [
-    (("rotate 1", "--arch", "gfx942"), 1, "unknown pattern kind 'rotate'"),
-    (("xor 1 width 6", "--arch", "gfx942"), 1, "power of two"),
+    (("rotate 1", "--arch", "gfx942"), 2, "unknown pattern kind 'rotate'"),
+    (("xor 1 width 6", "--arch", "gfx942"), 2, "power of two"),
     (("xor 1", "--arch", "gfx999"), 2, "unknown target 'gfx999'; known: gfx801"),
     (("xor 1", "--arch", "gfx942", "--ptx"), 2, "--ptx needs an NVIDIA target"),
     (("xor 1", "--arch", "sm_42", "--ptx"), 2, "unknown"),
-    (("reduce add", "--arch", "gfx942"), 1, "reduction/scan"),
+    (("reduce add", "--arch", "gfx942"), 2, "reduction/scan"),
     (("xor 1", "--arch", "gfx942", "--prefer", "fast"), 2, "invalid choice: 'fast'"),
 ])
 def test_cli_lower_errors(args, code, fragment):
