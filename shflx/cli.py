@@ -96,6 +96,14 @@ def _add_lower(sub: argparse._SubParsersAction) -> None:
     _add_verbosity(lo)
 
 
+class _FlagHelp(argparse.RawDescriptionHelpFormatter):
+    """Help lines that never break inside a flag (`--gpu-architecture`, not `--gpu-` / `architecture`)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 def _add_compile(sub: argparse._SubParsersAction) -> None:
     """`shflx compile`'s help: every flag with its default and choices. The words themselves are
     read by driver.flags (compiler conventions argparse cannot read); this parser only prints help."""
@@ -103,7 +111,7 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
 
     co = sub.add_parser("compile", help="CUDA/HIP device code -> AMD code object (or NVIDIA cubin/PTX), "
                         "shuffles lowered", usage="shflx compile [FLAGS] FILE.cu|.hip|.ll|.bc|DIR ...",
-                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        formatter_class=_FlagHelp,
                         description="Compile the device code of each FILE for each target, lowering every warp "
                         "shuffle to its\ncheapest proven sequence (AMD: DPP, permlane, ...; NVIDIA sm_NN: shfl.sync "
                         "with synthesized\noperands, redux.sync). Flags are read as clang and nvcc read them "
@@ -156,7 +164,7 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
     g = co.add_argument_group("code generation")
     g.add_argument("-O0, -O1, -O2, -O3, -Os, -Oz, -Og, -O, -Ofast", dest="opt", action="store_true",
                    help="optimization level (default -O3; -O is -O1, -O4+ is -O3)")
-    g.add_argument("-g, -g1..3, -ggdb, -gline-tables-only, -gdwarf[-N], -g0", dest="g", action="store_true",
+    g.add_argument("-g, -g1..3, -ggdb, -gline-tables-only, -gdwarf[-N], -g0, -ggdb0", dest="g", action="store_true",
                    help="line tables (default: on; -g0: none)")
     g.add_argument("-mcode-object-version", choices=F.CODE_OBJECT_VERSIONS, help="AMD code object version "
                    "(default: LLVM's)")
