@@ -248,3 +248,15 @@ def test_the_cheap_commands_run_as_written(tmp_path, monkeypatch, capsys):
     assert Path("butterfly.hsaco").stat().st_size > 0 and "ds_bpermute" in Path("base.s").read_text()
     shflx_asm, base_asm = Path("kernel.s").read_text(), Path("base.s").read_text()
     assert shflx_asm.count("ds_bpermute") < base_asm.count("ds_bpermute")    # porting.md, step 3's grep
+
+
+def test_install_instructions_name_the_repository_not_an_index():
+    """shflx is not on a package index: docs and messages install it from a checkout or git URL."""
+    index = re.compile(r"pip install (?:-\S+ )*['\"]?shflx\b[^@\n`]*?(?=['\"`\n]|$)")
+    texts = {p: p.read_text() for p in DOCS}
+    texts.update({p: p.read_text() for p in (ROOT / "shflx").rglob("*") if p.suffix in (".py", ".h")})
+    for path, text in texts.items():
+        for m in index.finditer(text):
+            rest = text[m.end():m.end() + 20]
+            assert "@ git+" in m.group(0) + rest, \
+                f"{path.relative_to(ROOT)}: '{m.group(0)}' installs from an index that has no shflx"
