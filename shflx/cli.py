@@ -131,7 +131,7 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                    "(also code=[sm_NN,compute_NN], --generate-code)")
     g = co.add_argument_group("what to write")
     g.add_argument("-o", metavar="FILE", help="the output (-o - : stdout, one input and one target); with "
-                   "several inputs, a directory (default: NAME.TARGET.SUFFIX beside the working directory)")
+                   "several inputs, a directory (default: NAME.TARGET.SUFFIX in the working directory)")
     g.add_argument("--emit", choices=F.EMIT_CHOICES, help="output kind; AMD: " + ", ".join(F.EMIT_AMD)
                    + "; NVIDIA: " + ", ".join(F.EMIT_NVIDIA) + " (default: hsaco / cubin, asm / ptx with -S)")
     g.add_argument("-c", action="store_true", help="a host object with the device code embedded (clang "
@@ -812,9 +812,18 @@ COMMANDS = {"verify": _cmd_verify, "compile": _cmd_compile, "doctor": _cmd_docto
 
 
 def _own_words(argv: list[str]) -> list[str]:
-    """The words of `shflx compile|launch ...` before a `--` (after it: the files, or the compiler)."""
+    """shflx's own words of `shflx compile|launch ...`: before a `--` (after it: the files, or the
+    compiler); for launch, only its leading options (`shflx launch clang++ --help` is clang's)."""
     words = argv[1:]
-    return words[:words.index("--")] if "--" in words else words
+    words = words[:words.index("--")] if "--" in words else words
+    if argv[:1] != ["launch"]:
+        return words
+    own: list[str] = []
+    for k, w in enumerate(words):
+        if not w.startswith("-") and (k == 0 or words[k - 1] != "--report-file"):
+            break
+        own.append(w)
+    return own
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -81,13 +81,16 @@ def test_launch_help_lists_its_options_and_version_stops_before_the_command(caps
     assert code == 0 and out.startswith("shflx ")
 
 
-def test_launch_passes_a_compilers_own_help_through(capsys, tmp_path):
+def test_launch_passes_a_compilers_own_help_through(capfd, tmp_path):
     """`--help` after `--` belongs to the wrapped compiler."""
     tool = tmp_path / "cc"
     tool.write_text("#!/bin/sh\necho \"compiler got $*\"\n")
     tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
-    code = cli.main(["launch", "--", str(tool), "--help"])
-    assert code == 0
+    for argv in (["launch", "--", str(tool), "--help"], ["launch", str(tool), "--help"],
+                 ["launch", "--report-file", "r/", str(tool), "--version"]):
+        assert cli.main(argv) == 0
+        out = capfd.readouterr().out
+        assert out.startswith("compiler got --") and "usage: shflx" not in out, out
 
 
 def test_ptxas_help_and_version_show_shflx_first_then_nvidias(capfd, tmp_path, monkeypatch):
