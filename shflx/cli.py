@@ -148,7 +148,7 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                    "--report-file, else to stdout (default: no report on stdout; with --report-file, "
                    "json when its name ends in .json, else text)")
     g.add_argument("--report-file", metavar="FILE", help="write the report here (its format: --report, "
-                   "else the extension)")
+                   "else the extension; with -c always JSON)")
     g.add_argument("-Rpass=shflx", dest="remarks", action="store_true",
                    help="one clang-style remark per shuffle site and chain on stderr")
     g = co.add_argument_group("preprocessor and language")
