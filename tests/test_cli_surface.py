@@ -240,3 +240,9 @@ def test_doctor_says_what_missing_means_and_prints_no_python_reprs(capsys):
 def test_targets_has_a_header(capsys):
     code, out, _ = run_main(capsys, "targets")
     assert code == 0 and out.splitlines()[0].split() == ["target", "gen", "family", "features"]
+
+
+def test_hip_probe_reasons_have_no_bytes_reprs():
+    from shflx.runtime.hip import _plain
+    raw = RuntimeError("failed to dlopen 'b'libamdhip64.so'': b'libamdhip64.so: cannot open shared object file'")
+    assert _plain(raw) == "failed to dlopen 'libamdhip64.so': 'libamdhip64.so: cannot open shared object file'"
