@@ -9,7 +9,8 @@ for neither Z3 nor llvmlite; the TYPE_CHECKING block shows type checkers the sam
   shflx.prove(plan)          -> Proof("proved" | "refuted" | "unknown", lane, reason)
   shflx.assert_proved(plan)  raises AssertionError with the counterexample (for unit tests)
   shflx.load_plan(obj|path)  -> Plan
-  shflx.match, shflx.testing (hypothesis strategies; needs hypothesis)"""
+  shflx.plan_to_json(plan)   -> str (the plan file's text); shflx.plan_to_dict(plan) -> dict
+  shflx.match, shflx.testing (hypothesis strategies; needs hypothesis: the `[test]` extra)"""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -22,20 +23,21 @@ _EXPORTS = {
     "prove": "shflx.verify.api", "assert_proved": "shflx.verify.api", "Proof": "shflx.verify.api",
     "equivalent": "shflx.verify.equivalence", "assert_equivalent": "shflx.verify.equivalence",
     "Equivalence": "shflx.verify.equivalence", "LaneDifference": "shflx.verify.equivalence",
-    "lower": "shflx.match", "load_plan": "shflx.plan", "Plan": "shflx.plan", "LaneMap": "shflx.lanes",
+    "lower": "shflx.match", "load_plan": "shflx.plan", "Plan": "shflx.plan",
+    "plan_to_json": "shflx.plan", "plan_to_dict": "shflx.plan", "LaneMap": "shflx.lanes",
     "parse_pattern": "shflx.pattern", "match": "shflx.match", "testing": "shflx.testing",
 }
 
 __all__ = ["__version__", "MODEL_VERSION", "prove", "assert_proved", "Proof", "equivalent", "assert_equivalent",
-           "Equivalence", "LaneDifference", "lower", "load_plan", "Plan", "LaneMap", "parse_pattern", "match",
-           "testing"]
+           "Equivalence", "LaneDifference", "lower", "load_plan", "plan_to_json", "plan_to_dict", "Plan", "LaneMap",
+           "parse_pattern", "match", "testing"]
 
 if TYPE_CHECKING:
     from . import match, testing
     from .lanes import LaneMap
     from .match import lower
     from .pattern import parse_pattern
-    from .plan import Plan, load_plan
+    from .plan import Plan, load_plan, plan_to_dict, plan_to_json
     from .verify.api import Proof, assert_proved, prove
     from .verify.equivalence import Equivalence, LaneDifference, assert_equivalent, equivalent
 
@@ -53,4 +55,8 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+    """The public API and the module's own dunders; not the helpers of this file (Any, TYPE_CHECKING)."""
+    return sorted(set(__all__) | {n for n in globals() if n.startswith("__")} | set(_EXPORTS))
+
+
+del annotations, Any, TYPE_CHECKING        # imported for this file only; `dir(shflx)` is the public API

@@ -1,9 +1,11 @@
 """The `shflx` command: argument parsing, output and exit codes; the core does the work.
 
-Exit codes (DESIGN.md): 0 success / proved; 1 the input is wrong or the plan is refuted;
-2 usage or environment errors. `verify` reports invalid plans (malformed, illegal for the target)
-with 2, and a plan it can neither prove nor refute ("unknown") with 3. Tracebacks only with
---debug."""
+Exit codes (README.md, "Exit codes"), the same in every subcommand: 0 success (compiled, lowered,
+every plan proved); 1 `verify` refuted a plan; 2 an error: usage, input (unreadable or malformed
+files, a bad pattern, source that does not compile, an op the target lacks), environment (missing
+toolchain), or an internal error; 3 `verify` could neither prove nor refute a plan; 130 interrupted.
+`launch` and `ptxas` return the wrapped tool's code when it fails. A run that sees several: the
+first of 2, 1, 3, 0. Tracebacks only with --debug."""
 from __future__ import annotations
 
 import argparse
@@ -41,13 +43,21 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for add in (_add_verify, _add_lower, _add_compile, _add_launch, _add_coverage, _add_ptx, _add_ptxas):
         add(sub)
-    sub.add_parser("doctor", help="what toolchain and runtimes shflx found, and what each is used for")
-    t = sub.add_parser("targets", help="list the known AMD and NVIDIA targets and their features")
-    t.add_argument("--json", action="store_true")
+    d = sub.add_parser("doctor", help="what toolchain and runtimes shflx found, and what each is used for",
+                       description="Each dependency (clang, ld.lld, llvmlite, NVPTX, CUDA headers, ptxas, "
+                       "z3-solver, an AMD GPU, cuda-python, the plan cache): found or not, where, and what it "
+                       "is for. Exit 0 when `shflx compile` can work for AMD targets, 2 when it cannot.")
+    t = sub.add_parser("targets", help="list the known AMD and NVIDIA targets and their features",
+                       description="One line per target: its name, generation and family (AMD), and its "
+                       "cross-lane features; the names --offload-arch, --arch and -arch take.")
+    t.add_argument("--json", action="store_true", help="a JSON list, one object per target")
     se = sub.add_parser("server", help="the compile server that SHFLX_SERVER=on sends compile and launch to",
                         description="start: the server for this environment (SHFLX_SERVER=on starts it on "
                         "first use anyway); status: every server of this user; stop: stop them all.")
     se.add_argument("action", choices=["start", "status", "stop"])
+    for each in sub.choices.values():            # `shflx compile --version`, as clang answers it anywhere
+        each.add_argument("--version", action="version", version=f"shflx {__version__}",
+                          help="print shflx's version and exit")
     return p
 
 
@@ -55,11 +65,13 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:
     v = sub.add_parser("verify", help="prove plans (JSON) against their target pattern",
                        description="Prove each PLAN.json against its 'target' (or --target). "
                        "Exit 0: all proved; 1: some refuted (counterexample printed); "
-                       "2: invalid input; 3: some unknown (open question or timeout).")
+                       "2: invalid input (wins over 1 and 3); 3: some unknown (open question or timeout; "
+                       "1 wins over it).")
     v.add_argument("plans", nargs="+", metavar="PLAN.json", help="plan files or directories of them")
     v.add_argument("--target", help="pattern text to prove against instead of the plan's own")
     v.add_argument("--json", action="store_true", help="one JSON object per plan on stdout")
-    v.add_argument("--timeout-ms", type=int, default=2000, help="Z3 time limit per query")
+    v.add_argument("--timeout-ms", type=int, default=2000, metavar="MS",
+                   help="Z3 time limit per query (default: %(default)s)")
     v.add_argument("--diagram", action="store_true", help="draw the lanes of every plan that is not proved")
     _add_verbosity(v)
 
@@ -69,7 +81,8 @@ def _add_lower(sub: argparse._SubParsersAction) -> None:
                         description="Synthesize, prove and print the cheapest sequence for PATTERN, e.g. "
                         "'xor 5', 'down 1 width 16', 'shfl.idx b=3 c=0x181f', 'map 1,0,...'.")
     lo.add_argument("pattern", metavar="PATTERN")
-    lo.add_argument("--arch", required=True, help="gfxNNN (AMD) or sm_NN (NVIDIA)")
+    lo.add_argument("--arch", required=True, metavar="TARGET",
+                    help="gfxNNN (AMD) or sm_NN (NVIDIA); `shflx targets` lists them")
     lo.add_argument("--wave64", action="store_true", help="wave64 on RDNA (default wave32 there)")
     fmt = lo.add_mutually_exclusive_group()
     for flag, what in (("json", "the plan JSON (input of `shflx verify`)"), ("asm", "AMDGCN assembly"),
@@ -83,36 +96,138 @@ def _add_lower(sub: argparse._SubParsersAction) -> None:
     _add_verbosity(lo)
 
 
+class _FlagHelp(argparse.RawDescriptionHelpFormatter):
+    """Help lines that never break inside a flag (`--gpu-architecture`, not `--gpu-` / `architecture`)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 def _add_compile(sub: argparse._SubParsersAction) -> None:
+    """`shflx compile`'s help: every flag with its default and choices. The words themselves are
+    read by driver.flags (compiler conventions argparse cannot read); this parser only prints help."""
+    from .driver import flags as F
+
     co = sub.add_parser("compile", help="CUDA/HIP device code -> AMD code object (or NVIDIA cubin/PTX), "
-                        "shuffles lowered", description="Compile the device code of FILE for each --offload-arch, "
-                        "lowering every warp shuffle to its cheapest proven sequence (AMD: DPP, permlane, ...; "
-                        "NVIDIA sm_NN: shfl.sync with synthesized operands, redux.sync, load -> shuffle). Flags "
-                        "are read like clang's and nvcc's: -c (host object with the device code embedded), -S, "
-                        "-E, -o, -I/-isystem/-include/-D/-U, -std=, -x cuda|hip, -O0..3/s/z/g, -g/-g0, "
-                        "-MD/-MMD/-MF/-MT/-MP, -W*/-w, -Xclang, @file, --offload-arch=gfx942:xnack+,gfx1100, "
-                        "-arch=sm_NN, -gencode arch=..,code=.., -Xptxas, -mcode-object-version=N; shflx's own: "
-                        "--emit, --report text|json, --report-file F, -Rpass=shflx, --baseline, --wave64, "
-                        "--fp-reassoc, --prefer cycles|lds-free, --no-chains, --llvm-bin, --host-cxx, -j N. The table: docs/compile-flags.md. "
-                        "Quiet on success: the report goes to --report-file (or stdout with --report json).")
-    co.add_argument("args", nargs=argparse.REMAINDER, metavar="FLAGS FILE.cu")
+                        "shuffles lowered", usage="shflx compile [FLAGS] FILE.cu|.hip|.ll|.bc|DIR ...",
+                        formatter_class=_FlagHelp,
+                        description="Compile the device code of each FILE for each target, lowering every warp "
+                        "shuffle to its\ncheapest proven sequence (AMD: DPP, permlane, ...; NVIDIA sm_NN: shfl.sync "
+                        "with synthesized\noperands, redux.sync). Flags are read as clang and nvcc read them "
+                        "(docs/compile-flags.md).\nQuiet on success: the report goes to --report-file, or to "
+                        "stdout when --report is given.",
+                        epilog="@FILE: a response file, expanded in place. Any other flag is an error, except in the "
+                        "pass-through\nfamilies: -Xclang X (device front end), -Xcompiler X (host compile of -c), "
+                        "-Xptxas X (ptxas).\nExit codes: README.md, 'Exit codes'.")
+    co.add_argument("files", nargs="*", metavar="FILE", help=".cu, .hip, .ll, .bc, or a directory of .cu/.hip "
+                    "(compiled in parallel)")
+    g = co.add_argument_group("targets (at least one)")
+    g.add_argument("--offload-arch", metavar="ID[,ID...]", help="AMD target IDs (gfx942, gfx90a:xnack+, "
+                   "gfx1100) or sm_NN; also --offload-arch=..., --cuda-gpu-arch=...; see `shflx targets`")
+    g.add_argument("-arch", metavar="sm_NN", help="NVIDIA target (compute_NN reads as sm_NN); also "
+                   "--gpu-architecture=sm_NN")
+    g.add_argument("-gencode", metavar="arch=compute_NN,code=sm_NN", help="nvcc's form: the sm_NN of code= "
+                   "(also code=[sm_NN,compute_NN], --generate-code)")
+    g = co.add_argument_group("what to write")
+    g.add_argument("-o", metavar="FILE", help="the output (-o - : stdout, one input and one target); with "
+                   "several inputs, a directory (default: NAME.TARGET.SUFFIX in the working directory)")
+    g.add_argument("--emit", choices=F.EMIT_CHOICES, help="output kind; AMD: " + ", ".join(F.EMIT_AMD)
+                   + "; NVIDIA: " + ", ".join(F.EMIT_NVIDIA) + " (default: hsaco / cubin, asm / ptx with -S)")
+    g.add_argument("-c", action="store_true", help="a host object with the device code embedded (clang "
+                   "offload bundle), by the HIP compiler (--host-cxx); AMD targets")
+    g.add_argument("-S", action="store_true", help="assembly: AMDGCN per AMD target, PTX per sm_NN")
+    g.add_argument("-E", action="store_true", help="the preprocessed device source (first target) on "
+                   "stdout or -o")
+    g.add_argument("--cuda-device-only", action="store_true", help="accepted (device code objects are the "
+                   "default); also --offload-device-only")
+    g.add_argument("-MD, -MMD, -MF F, -MT T, -MQ T, -MP", dest="deps", action="store_true",
+                   help="a depfile (default OUTPUT.d, target OUTPUT)")
+    g = co.add_argument_group("reports")
+    g.add_argument("--report", choices=F.REPORT_CHOICES, help="write the report in this format: to "
+                   "--report-file, else to stdout (default: no report on stdout; with --report-file, "
+                   "json when its name ends in .json, else text)")
+    g.add_argument("--report-file", metavar="FILE", help="write the report here (its format: --report, "
+                   "else the extension; with -c always JSON)")
+    g.add_argument("-Rpass=shflx", dest="remarks", action="store_true",
+                   help="one clang-style remark per shuffle site and chain on stderr")
+    g = co.add_argument_group("preprocessor and language")
+    g.add_argument("-I DIR, -isystem DIR, -iquote DIR, -idirafter DIR, -include F, -D N[=V], -U N",
+                   dest="pp", action="store_true", help="as clang, in command-line order (joined -IDIR, -DN too)")
+    g.add_argument("-std=STD", dest="std", action="store_true", help="the language standard (default C++17)")
+    g.add_argument("-x", choices=F.LANGUAGE_CHOICES, help="the language of -c (default: from the suffix; "
+                   ".cu is CUDA)")
+    g.add_argument("-W..., -w", dest="warn", action="store_true", help="warnings, device and host; "
+                   "-Wl,/-Wa,/-Wp, host only")
+    g.add_argument("-f...", dest="f", action="store_true", help="only the -f flags of docs/compile-flags.md "
+                   "(device: -ffast-math, -ffp-contract=, -fno-rtti, ...; host: -fPIC, -fvisibility=, ...)")
+    g = co.add_argument_group("code generation")
+    g.add_argument("-O0, -O1, -O2, -O3, -Os, -Oz, -Og, -O, -Ofast", dest="opt", action="store_true",
+                   help="optimization level (default -O3; -O is -O1, -O4+ is -O3)")
+    g.add_argument("-g, -g1..3, -ggdb, -gline-tables-only, -gdwarf[-N], -g0, -ggdb0", dest="g", action="store_true",
+                   help="line tables (default: on; -g0: none)")
+    g.add_argument("-mcode-object-version", choices=F.CODE_OBJECT_VERSIONS, help="AMD code object version "
+                   "(default: LLVM's)")
+    g.add_argument("--wave64", action="store_true", help="wave64 on RDNA (default wave32 there); also "
+                   "-mwavefrontsize64 / -mno-wavefrontsize64")
+    g.add_argument("-m64, -m32, -march=, -mtune=, -mcpu=, -pthread, -v", dest="m", action="store_true",
+                   help="host compile only")
+    g = co.add_argument_group("shflx")
+    g.add_argument("--baseline", action="store_true", help="every shuffle as ds_bpermute (AMD) or as "
+                   "written (NVIDIA), for comparison")
+    g.add_argument("--prefer", choices=F.PREFER_CHOICES, default="cycles", help="AMD: cycles: the cheapest "
+                   "plan; lds-free: the cheapest plan without an LDS-crossbar op where one exists "
+                   "(default: %(default)s)")
+    g.add_argument("--fp-reassoc", action="store_true", help="re-associate float reduction chains (changes "
+                   "float results; default: only where the IR says reassoc)")
+    g.add_argument("--no-chains", action="store_true", help="lower each shuffle on its own, no chain "
+                   "re-synthesis")
+    g.add_argument("--load-shuffle", action="store_true", help="NVIDIA: the load -> shuffle search (slow; "
+                   "default off)")
+    g = co.add_argument_group("tools and jobs")
+    g.add_argument("-j", metavar="N", help="parallel jobs for several files or targets (default: the CPU "
+                   "count; also -jN)")
+    g.add_argument("--llvm-bin", metavar="DIR", help="the LLVM tools to use (else SHFLX_LLVM_BIN, ROCm, "
+                   "clang on PATH, the ziglang wheel)")
+    g.add_argument("--host-cxx", metavar="CMD", help="-c's HIP compiler (else SHFLX_HOST_CXX, hipcc, "
+                   "clang++ on PATH)")
+    g.add_argument("-Xclang, -Xcompiler, -Xptxas", metavar="X", dest="xflags",
+                   help="pass X to the device front end, the host compile, ptxas (-Xptxas A,B too)")
+    g.add_argument("--debug", action="store_true", help="tracebacks of internal errors")
 
 
 def _add_launch(sub: argparse._SubParsersAction) -> None:
     la = sub.add_parser("launch", help="compiler launcher: run a HIP compile with shflx's device code embedded",
-                        description="shflx launch [--baseline] [--report-file F] [-Rpass=shflx] -- clang++ ... -c "
-                        "a.hip -o a.o. For CMAKE_HIP_COMPILER_LAUNCHER and Makefiles: per -c, device code is "
+                        usage="shflx launch [OPTIONS] -- COMPILER ARGS...",
+                        description="For CMAKE_HIP_COMPILER_LAUNCHER and Makefiles: per -c, device code is "
                         "lowered by shflx and embedded (clang offload bundle) in the host object the original "
-                        "command writes; every other command runs unchanged.")
-    la.add_argument("args", nargs=argparse.REMAINDER, metavar="-- COMPILER ARGS")
+                        "command writes; every other command runs unchanged. The command's exit code is the "
+                        "compiler's, or shflx's own (2) when shflx fails.")
+    la.add_argument("--baseline", action="store_true", help="every shuffle as ds_bpermute, for comparison")
+    la.add_argument("--report-file", metavar="F", help="the JSON report (F ending in /: one file per object, "
+                    "DIR/a.o.shflx.json)")
+    la.add_argument("-Rpass=shflx", dest="remarks", action="store_true", help="clang-style remarks on stderr")
+    la.add_argument("--no-chains", action="store_true", help="lower each shuffle on its own")
+    la.add_argument("--fp-reassoc", action="store_true", help="re-associate float reduction chains")
+    la.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMPILER ARGS",
+                    help="the compiler command, unchanged (clang++, hipcc, ...)")
+
+
+COVERAGE_DEFAULTS = "gfx90a, gfx942, gfx950, gfx1030, gfx1100, gfx1200"   # driver.coverage.DEFAULT_TARGETS (a test
+                                                                         # compares; importing it costs numpy)
 
 
 def _add_coverage(sub: argparse._SubParsersAction) -> None:
-    cov = sub.add_parser("coverage", help="how every uniform shfl.sync map lowers, per target")
-    cov.add_argument("--arch", action="append", help="target (repeatable; default: the main six)")
-    cov.add_argument("--out", help="write the JSON here (default benchmarks/results/coverage.json "
-                     "in a checkout, else no file)")
-    cov.add_argument("--limit", type=int, help="only the first N maps (a quick look)")
+    cov = sub.add_parser("coverage", help="how every uniform shfl.sync map lowers, per target",
+                         description="Lower every one of the distinct lane maps that uniform shfl.sync operands "
+                         "can produce, plus the pattern catalog, for each target; print a table per target "
+                         "(plans avoiding ds_bpermute, LDS-free plans, mean cost) and write the JSON with --out.")
+    cov.add_argument("--arch", action="append", metavar="TARGET",
+                     help="target (repeatable; default: " + COVERAGE_DEFAULTS + ")")
+    cov.add_argument("--out", metavar="FILE", help="write the JSON here (default: benchmarks/results/coverage.json "
+                     "when shflx runs from a source checkout that has that directory; from an installed "
+                     "package, no file)")
+    cov.add_argument("--limit", type=int, metavar="N", help="only the first N maps (a quick look)")
     _add_prefer(cov)
     _add_verbosity(cov)
 
@@ -125,15 +240,20 @@ def _add_ptx(sub: argparse._SubParsersAction) -> None:
     px.add_argument("-o", dest="output", help="write the rewritten PTX here (atomically); without it, report only")
     px.add_argument("--sm", help="the GPU it will run on (NN or sm_NN); rewrites must be legal there and on "
                     "the PTX's .target (default: the .target)")
-    px.add_argument("--report", choices=["text", "json"], default="text")
+    px.add_argument("--report", choices=["text", "json"], default="text",
+                    help="the report's format on stdout (default: %(default)s)")
     px.add_argument("--no-load-shuffle", action="store_true", help="skip the load -> shuffle synthesis")
 
 
 def _add_ptxas(sub: argparse._SubParsersAction) -> None:
     pa = sub.add_parser("ptxas", help="rewrite the input PTX, then run the real ptxas with the same arguments",
-                        description="A ptxas wrapper: the real ptxas comes from SHFLX_PTXAS or PATH (skipping "
-                        "shflx wrappers). The input file is never modified.")
-    pa.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
+                        usage="shflx ptxas [PTXAS ARGS...] IN.ptx",
+                        description="A ptxas wrapper: the input PTX's shuffles get proven rewrites (redux.sync, "
+                        "load -> shuffle) in a temporary copy, then the real ptxas (SHFLX_PTXAS, else PATH, "
+                        "skipping shflx wrappers, else the nvcc wheel's) runs with the same arguments on it. "
+                        "Every argument is ptxas's; the input file is never modified; the exit code is ptxas's. "
+                        "--help and --version print shflx's part, then the real ptxas's.")
+    pa.add_argument("args", nargs=argparse.REMAINDER, metavar="PTXAS ARGS", help="ptxas's own arguments")
 
 
 def _add_prefer(p: argparse.ArgumentParser) -> None:
@@ -238,6 +358,7 @@ def _cmd_targets(ns: argparse.Namespace) -> int:
     if ns.json:
         print(json.dumps(rows, indent=1))
     else:
+        print(f"{'target':<8} {'gen':<8} {'family':<8} features")
         for r in rows:
             head = f"{r['name']:<8} {r.get('generation', ''):<8} {r.get('family', ''):<8}"
             print(f"{head} {' '.join(r['features'])}")
@@ -265,7 +386,7 @@ def _cmd_lower(ns: argparse.Namespace) -> int:
     if ns.diagram:
         sys.stdout.write(_plan_diagram(plan, None, ns.diagram))
     elif ns.format == "json":
-        print(json.dumps(versioned(plan_to_json(plan)), indent=1))
+        print(plan_to_json(plan))
     elif ns.format == "llvm":
         from .amd.llvm_ir import kernel_ir
         sys.stdout.write(kernel_ir(plan))
@@ -429,7 +550,7 @@ def _compile_namespace(words: list[str]) -> argparse.Namespace:
 
     f = parse_compile_args(words)
     return argparse.Namespace(command="compile", files=f.sources, jobs=int(f.jobs or 0), archs=f.archs, output=f.output,
-                              emit=f.emit, opt=f.opt_level, report=f.report, baseline=f.baseline, wave64=f.wave64,
+                              emit=f.emit, opt=f.opt_level, report=f.report_format, baseline=f.baseline, wave64=f.wave64,
                               fp_reassoc=f.fp_reassoc, no_chains=f.no_chains, llvm_bin=f.llvm_bin, flags=f,
                               load_shuffle=f.load_shuffle, prefer=f.prefer,
                               debug=f.traceback)
@@ -451,8 +572,8 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     jobs = _compile_jobs(ns, opts, sources)
     many = len(sources) > 1
     _check_outputs(sources, [Path(j[2]) for j in jobs], many and bool(ns.output), ns.output)
-    if ns.output == STDOUT and ns.report == "json" and not f.report_file:
-        raise UsageError("-o - and --report json both write to standard output; give the report --report-file")
+    if ns.output == STDOUT and f.report and not f.report_file:
+        raise UsageError(f"-o - and --report {f.report} both write to standard output; give the report --report-file")
     if many and ns.output and ns.output != STDOUT:
         try:
             Path(ns.output).mkdir(parents=True, exist_ok=True)
@@ -519,7 +640,8 @@ def _run_compile_jobs(jobs: list[tuple], jobs_flag: int | None) -> list[dict]:
 
 
 def _write_compile_report(ns: argparse.Namespace, good: list[dict]) -> None:
-    """-Rpass=shflx remarks on stderr; the report to --report-file, or on stdout with --report json."""
+    """-Rpass=shflx remarks on stderr; the report to --report-file, else on stdout when --report
+    asked for it (text or json); without either, nothing: quiet on success."""
     f = ns.flags
     if f.remarks:
         from .driver.remarks import remarks
@@ -533,7 +655,7 @@ def _write_compile_report(ns: argparse.Namespace, good: list[dict]) -> None:
             write_atomically(Path(f.report_file), report + "\n")
         except OSError as e:
             raise UsageError(f"cannot write the report to {f.report_file}: {e.strerror or e}") from None
-    elif ns.report == "json":                   # asked for on stdout; the text report is not (quiet)
+    elif f.report:                              # asked for, and no file named: stdout
         print(report)
 
 
@@ -598,9 +720,22 @@ def _cmd_ptx(ns: argparse.Namespace) -> int:
 
 
 def _cmd_ptxas(ns: argparse.Namespace) -> int:
+    """The wrapper; --help and --version print shflx's part first, then the real ptxas's."""
     from .nvidia.ptxas import wrap
 
-    return wrap(ns.args[1:] if ns.args[:1] == ["--"] else ns.args)
+    args = ns.args[1:] if ns.args[:1] == ["--"] else ns.args
+    ask = next((w for w in args if w in ("-h", "--help", "--version", "-V")), None)
+    if ask:
+        parser = _build_parser()
+        ptxas = next(a for a in parser._subparsers._group_actions if a.dest == "command").choices["ptxas"]
+        print(f"shflx {__version__} (ptxas wrapper)" if ask in ("--version", "-V") else ptxas.format_help())
+        print("The real ptxas:", flush=True)
+        try:
+            return wrap([ask])
+        except ShflxError as e:
+            print(f"  (not found: {e.reason})")
+            return 0
+    return wrap(args)
 
 
 def _cmd_launch(ns: argparse.Namespace) -> int:
@@ -643,7 +778,7 @@ def _cmd_doctor(ns: argparse.Namespace) -> int:
         rows.append(("llvmlite", f"{version('llvmlite')} (LLVM {'.'.join(map(str, llvm.llvm_version_info))}, AMDGPU)",
                      "IR verification and AMDGPU code generation"))
     except Exception as e:  # noqa: BLE001 - any failure here means codegen cannot work
-        rows.append(("llvmlite", f"MISSING ({e})", "IR verification and AMDGPU code generation"))
+        rows.append(("llvmlite", f"MISSING ({getattr(e, 'reason', e)})", "IR verification and AMDGPU code generation"))
         ok = False
     try:
         from .codegen.nvptx import ptx_version
@@ -667,7 +802,10 @@ def _cmd_doctor(ns: argparse.Namespace) -> int:
     from .driver.cache import status
     rows.append(("plan cache", status(), "solved patterns"))
     width = max(len(r[0]) for r in rows)
+    print("MISSING marks what `shflx compile` needs and lacks (exit 2); \"not found\", \"not installed\" and "
+          "\"none\" mark optional parts.")
     for name, state, use in rows:
+        state = state.replace("shflx: error: ", "")      # a reason is one message, not a nested diagnostic
         print(f"{name:<{width}}  {state}\n{'':<{width}}  -> {use}")
     return 0 if ok else 2
 
@@ -676,16 +814,34 @@ COMMANDS = {"verify": _cmd_verify, "compile": _cmd_compile, "doctor": _cmd_docto
             "ptx": _cmd_ptx, "ptxas": _cmd_ptxas, "launch": _cmd_launch, "server": _cmd_server}
 
 
+def _own_words(argv: list[str]) -> list[str]:
+    """shflx's own words of `shflx compile|launch ...`: before a `--` (after it: the files, or the
+    compiler); for launch, only its leading options (`shflx launch clang++ --help` is clang's)."""
+    words = argv[1:]
+    words = words[:words.index("--")] if "--" in words else words
+    if argv[:1] != ["launch"]:
+        return words
+    own: list[str] = []
+    for k, w in enumerate(words):
+        if not w.startswith("-") and (k == 0 or words[k - 1] != "--report-file"):
+            break
+        own.append(w)
+    return own
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = argv[1:] if argv[:1] == ["--debug"] and argv[1:2] in (["compile"], ["launch"], ["ptxas"]) else argv
     try:
+        own = _own_words(argv)             # compile/launch's words before `--`: -h/--help/--version are shflx's
         if argv[:1] == ["ptxas"]:          # ptxas's own flags (-arch=sm_90 ...) go through untouched
             ns = argparse.Namespace(command="ptxas", args=argv[1:])
+        elif argv[:1] in (["launch"], ["compile"]) and {"-h", "--help", "--version"} & set(own):
+            ns = _build_parser().parse_args(argv[:1] + [next(w for w in own if w in ("-h", "--help", "--version"))])
         elif argv[:1] == ["launch"]:       # the wrapped compiler's flags go through untouched
             ns = argparse.Namespace(command="launch", args=argv[1:])
-        elif argv[:1] == ["compile"] and not {"-h", "--help"} & set(argv[1:]):
+        elif argv[:1] == ["compile"]:
             ns = _compile_namespace(argv[1:])       # compiler flags: -isystem, -gencode, -Os, @file
         else:
             ns = _build_parser().parse_args(argv)

@@ -24,9 +24,10 @@ class Location:
 
 
 class ShflxError(Exception):
-    """Base of all user-facing errors; `exit_code` is what the CLI returns."""
+    """Base of all user-facing errors; `exit_code` is what the CLI returns: 2 for every error
+    (README "Exit codes"; 1 is kept for a verdict, `verify`'s refuted plan)."""
 
-    exit_code = 1
+    exit_code = 2
 
     def __init__(self, reason: str, where: Location | None = None):
         self.reason = reason
@@ -39,11 +40,11 @@ class ShflxError(Exception):
 
 
 class InputError(ShflxError):
-    """Bad pattern, plan, .cu/.ll/.ptx: exit 1."""
+    """Bad pattern, plan, .cu/.ll/.ptx: exit 2, as a usage error."""
 
 
 class IllegalOp(InputError):
-    """A step the target does not have (e.g. row_xmask on gfx9): exit 1, or 2 for `verify`."""
+    """A step the target does not have (e.g. row_xmask on gfx9): exit 2."""
 
 
 class UsageError(ShflxError):

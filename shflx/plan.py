@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError, Location
-from .schemas import SCHEMA_VERSION
+from .schemas import SCHEMA_VERSION, versioned
 from .target import Target, plan_target
 from .steps import (  # re-exported (__all__): the plan's vocabulary, imported from here elsewhere
     COMBINE_FNS, SPECIAL_REFS, STEP_TYPES, Combine, DsBpermute, DsBpermuteFi, DsPermute, DsSwizzle, MovDpp8,
@@ -18,7 +18,7 @@ from .steps import (  # re-exported (__all__): the plan's vocabulary, imported f
     Readfirstlane, Readlane, Ref, Select, Step, UpdateDpp, Writelane)
 
 PROOF_STATUSES = ("proved", "refuted", "unknown")
-__all__ = ["Plan", "PROOF_STATUSES", "PLAN_EXTRAS", "plan_from_json", "plan_to_json", "step_to_json", "load_plan",
+__all__ = ["Plan", "PROOF_STATUSES", "PLAN_EXTRAS", "plan_from_json", "plan_to_json", "plan_to_dict", "step_to_json", "load_plan",
            "parse_plan_text", "check_references", "with_proof", "rename_steps",
            # the steps (shflx.steps), imported from here by most of the package
            "Ref", "SPECIAL_REFS", "COMBINE_FNS", "STEP_TYPES", "Step", "UpdateDpp", "MovDpp8", "DsSwizzle",
@@ -213,7 +213,14 @@ def step_to_json(step: Step) -> dict:
     return out
 
 
-def plan_to_json(plan: Plan) -> dict:
+def plan_to_json(plan: Plan) -> str:
+    """The plan as JSON text, as `shflx lower --json` prints it (with `schema_version`); the input
+    of `shflx verify` and `load_plan`. plan_to_dict is the same as a dict."""
+    return json.dumps(versioned(plan_to_dict(plan)), indent=1)
+
+
+def plan_to_dict(plan: Plan) -> dict:
+    """The plan as a JSON-ready dict (json.dumps of it is a plan file)."""
     out: dict[str, Any] = {"arch": plan.arch, "wave": plan.wave, "target": plan.target,
                            "steps": [step_to_json(s) for s in plan.steps], "result": plan.result,
                            "cost": plan.cost}

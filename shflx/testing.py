@@ -13,7 +13,8 @@ from typing import Any
 try:
     from hypothesis import strategies as st
 except ImportError as e:            # pragma: no cover - exercised by a subprocess test
-    raise ImportError("shflx.testing needs hypothesis: pip install hypothesis (or shflx[test])") from e
+    raise ImportError("shflx.testing needs hypothesis: pip install hypothesis, or install shflx "
+                      "with its test extra (pip install '.[test]' in the shflx checkout)") from e
 
 from .target import resolve_target
 from .pattern import KINDS

@@ -42,7 +42,8 @@ def test_testing_without_hypothesis_says_what_to_install():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 1
     assert out.stderr.strip().splitlines()[-1] == (
-        "ImportError: shflx.testing needs hypothesis: pip install hypothesis (or shflx[test])")
+        "ImportError: shflx.testing needs hypothesis: pip install hypothesis, or install shflx "
+        "with its test extra (pip install '.[test]' in the shflx checkout)")
 
 
 def test_to_asm_is_one_line_per_step():

@@ -33,7 +33,8 @@ def test_without_cccl_a_cccl_header_is_a_shflx_error_at_its_include(tmp_path, mo
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx942")
     assert str(e.value) == (f"{src}:2:10: error: shflx does not support '{header}' on AMD targets without NVIDIA's "
-                            "CCCL headers (CUB, Thrust, libcu++: pip install 'shflx[cuda]')")
+                            "CCCL headers (CUB, Thrust, libcu++: install shflx's cuda extra (pip install '.[cuda]' in the "
+                            "shflx checkout))")
 
 
 def test_without_cccl_the_error_names_the_project_header_that_includes_cub(tmp_path, monkeypatch):

@@ -17,7 +17,7 @@ from shflx.chains import ChainStep, chain_multisets, classify, synthesize
 from shflx.cuda import intrinsic_operands
 from shflx.match.cost import chain_cost
 from shflx.pattern import Collective, parse_pattern
-from shflx.plan import load_plan, plan_to_json
+from shflx.plan import load_plan, plan_to_dict
 from shflx.verify.api import prove
 from tests.reference.golden import GOLDEN, _waves, golden_target_text, golden_to_plan, needs_golden
 from tests.reference.judge import ref_judge
@@ -132,7 +132,7 @@ def test_strided_reductions_are_synthesized_proven_and_replayed(arch, wave, bits
     out = synthesize(coll, arch, wave, chain)
     assert prove(out.plan).proved, out.family
     assert "butterfly" in out.families and "butterfly" not in out.refuted
-    verdict, lane = ref_judge(plan_to_json(out.plan))
+    verdict, lane = ref_judge(plan_to_dict(out.plan))
     assert verdict == "proved", (out.family, lane)
     assert out.plan.cost <= out.step_by_step_cost
 
@@ -162,7 +162,7 @@ def test_chain_plans_are_proven_and_replayed_by_the_reference(arch, wave, fn, wi
         out = synthesize(coll, arch, wave, chain)
         plan = out.plan
         assert prove(plan).proved, (name, out.family)
-        verdict, lane = ref_judge(plan_to_json(plan))
+        verdict, lane = ref_judge(plan_to_dict(plan))
         assert verdict == "proved", (name, out.family, lane)
         assert plan.cost <= out.step_by_step_cost, name
         assert plan.cost == pytest.approx(chain_cost(plan.on, plan.steps))

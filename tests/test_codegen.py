@@ -175,7 +175,7 @@ def test_ir_that_does_not_parse_is_a_located_input_error():
     for compile_fn in (compile_ir, compile_ir_isolated):
         with pytest.raises(IRError, match="could not parse") as e:
             compile_fn(bad, "gfx942", source="bad.ll")
-        assert e.value.where.file == "bad.ll" and e.value.where.line == 3 and e.value.exit_code == 1
+        assert e.value.where.file == "bad.ll" and e.value.where.line == 3 and e.value.exit_code == 2
 
 
 def test_ir_that_does_not_verify_is_an_input_error():

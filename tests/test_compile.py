@@ -113,8 +113,8 @@ def test_cli_outputs_and_json_report(tmp_path):
 
 
 @pytest.mark.parametrize("source, args, code, fragment", [
-    ("__global__ void k(int *p) { p[0] = 1 }\n", (), 1, "expected ';'"),
-    ('__global__ void k(int **p) { p[0] = (int *)malloc(4); }\n', (), 1, "shflx does not support 'malloc' in device code on AMD targets"),
+    ("__global__ void k(int *p) { p[0] = 1 }\n", (), 2, "expected ';'"),
+    ('__global__ void k(int **p) { p[0] = (int *)malloc(4); }\n', (), 2, "shflx does not support 'malloc' in device code on AMD targets"),
     ("__global__ void k(int *p) { p[0] = __shfl_sync(0xffffffff, p[1], 0); }\n", ("--offload-arch", "gfx999"), 2,
      "unknown --offload-arch 'gfx999'; known: gfx801"),
     ("__global__ void k(int *p) { p[0] = 0; }\n", ("--llvm-bin", "/nonexistent"), 2, "--llvm-bin=/nonexistent"),
@@ -131,11 +131,11 @@ def test_bad_input_gets_a_clear_error_and_no_output(tmp_path, source, args, code
 
 def test_unreadable_and_binary_inputs(tmp_path):
     r = run(str(tmp_path / "missing.cu"), "--offload-arch", "gfx942")
-    assert r.returncode == 1 and "missing.cu" in r.stderr
+    assert r.returncode == 2 and "missing.cu" in r.stderr
     blob = tmp_path / "blob.cu"
     blob.write_bytes(bytes(range(256)) * 4)
     r = run(str(blob), "--offload-arch", "gfx942")
-    assert r.returncode == 1 and "blob.cu" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "blob.cu" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_inline_ptx_shuffles_are_lowered_and_other_ptx_is_named(tmp_path):
@@ -214,7 +214,7 @@ def test_undefined_device_functions_fail_loudly(tmp_path):
     src.write_text("__device__ int helper(int);\n__global__ void k(int *p) { p[0] = helper(p[1]); }\n")
     out = tmp_path / "ext.hsaco"
     r = run(str(src), "--offload-arch", "gfx942", "-o", str(out))
-    assert r.returncode == 1 and "undefined device function" in r.stderr and "helper" in r.stderr
+    assert r.returncode == 2 and "undefined device function" in r.stderr and "helper" in r.stderr
     assert not out.exists()
 
 
@@ -228,7 +228,7 @@ def test_amdgpu_inline_asm_compiles_and_bad_asm_is_named(tmp_path):
     bad = tmp_path / "bad.cu"
     bad.write_text('__global__ void k(int *p) {\n  int r;\n  asm volatile("bogus.instr %0" : "=v"(r));\n  p[0] = r;\n}\n')
     r = run(str(bad), "--offload-arch", "gfx942", "-o", str(tmp_path / "bad.hsaco"))
-    assert r.returncode == 1 and "invalid instruction" in r.stderr and not (tmp_path / "bad.hsaco").exists()
+    assert r.returncode == 2 and "invalid instruction" in r.stderr and not (tmp_path / "bad.hsaco").exists()
 
 
 def test_a_lane_dependent_load_is_never_taken_as_uniform(tmp_path):

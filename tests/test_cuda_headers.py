@@ -142,7 +142,7 @@ def test_unused_missing_host_headers_are_skipped_and_said(arch, tmp_path):
 def test_a_missing_header_device_code_uses_is_the_error(arch, tmp_path):
     (tmp_path / "k.cu").write_text(USED)
     r = _shflx("compile", "k.cu", "--offload-arch", arch, "-o", "k.out", cwd=tmp_path)
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert (f"k.cu:1:10: error: shflx does not support 'nccl.h' on {'NVIDIA' if arch.startswith('sm_') else 'AMD'} "
             "targets (NCCL is not installed and host code in this file uses it") in r.stderr
     assert "the device pass fails at: k.cu:2:" in r.stderr and "'ncclComm_t'" in r.stderr   # where, and why
@@ -218,7 +218,7 @@ def test_host_code_that_uses_a_missing_library_names_both(arch, tmp_path):
     (tmp_path / "k.cu").write_text("#include <nccl.h>\n__global__ void k(int* y) { y[0] = 1; }\n"
                                    "int host() { ncclComm_t c; return c != 0; }\n")
     r = _shflx("compile", "k.cu", "--offload-arch", arch, "-o", "k.out", cwd=tmp_path)
-    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "k.cu:1:10: error: shflx does not support 'nccl.h'" in r.stderr
     assert "with an empty stand-in, the device pass fails at: k.cu:3:" in r.stderr
 

@@ -17,7 +17,7 @@ import shflx
 from shflx import diagram
 from shflx.driver.progress import Progress
 from shflx.pattern import parse_pattern
-from shflx.plan import plan_to_json
+from shflx.plan import plan_to_dict
 from tests.reference.amd_ref import ref_replay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +27,7 @@ WRONG = ROOT / "patterns" / "plans" / "wrong" / "gfx942_xor2_wrong_quad_perm.jso
 def _ref_cells(plan) -> list[str]:
     """What the diagram's last step row must show, from the reference replay."""
     out = []
-    for v in ref_replay(plan_to_json(plan)):
+    for v in ref_replay(plan_to_dict(plan)):
         out.append(str(v[1]) if v[0] == "x" else {"zero": "0!", "undef": "?"}.get(v[0], "~"))
     return out
 

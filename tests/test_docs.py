@@ -11,7 +11,7 @@ import pytest
 
 import shflx
 from shflx.amd.permute import HALF_WAVE_ASSUMPTION
-from shflx.plan import STEP_TYPES, plan_to_json
+from shflx.plan import STEP_TYPES, plan_to_dict
 from shflx.verify.api import OPEN_QUESTION_TEXT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +34,7 @@ def test_plan_examples_are_the_shipped_plans_and_prove(block):
     doc = json.loads(block)
     assert shflx.prove(doc).status == "proved"
     shipped = [json.loads(p.read_text()) for p in (ROOT / "patterns" / "plans" / "correct").glob("*.json")]
-    assert any(plan_to_json(shflx.load_plan(s))["steps"] == plan_to_json(shflx.load_plan(doc))["steps"]
+    assert any(plan_to_dict(shflx.load_plan(s))["steps"] == plan_to_dict(shflx.load_plan(doc))["steps"]
                for s in shipped)
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import shflx
 from shflx.errors import ShflxError
-from shflx.plan import plan_to_json
+from shflx.plan import plan_to_dict
 from shflx.testing import lane_maps, plans, shuffle_patterns
 from tests.reference.equiv_ref import ref_differing_lanes
 from tests.test_random_plans import random_plan
@@ -23,7 +23,7 @@ FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthChe
 
 def _as_ref(side):
     """The same side for the reference: plans as JSON dicts, everything else as it is."""
-    return plan_to_json(side) if isinstance(side, shflx.Plan) else side
+    return plan_to_dict(side) if isinstance(side, shflx.Plan) else side
 
 
 def _check_against_reference(a, b, **kw):

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from shflx.driver import cache
-from shflx.plan import plan_to_json
+from shflx.plan import plan_to_dict
 from shflx.target import Target, resolve_target
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,7 +127,7 @@ def test_a_stored_plan_that_is_not_the_one_proven_is_solved_and_proven_again(tmp
     other = cache.cached_lower("xor 1", target, match.lower)
     assert right.proof["status"] == other.proof["status"] == "proved" and right.steps != other.steps
     k = cache.key("xor 3", target)
-    cache._db().execute(f"UPDATE {cache.TABLE} SET plan = ? WHERE key = ?", (json.dumps(plan_to_json(other)), k))
+    cache._db().execute(f"UPDATE {cache.TABLE} SET plan = ? WHERE key = ?", (json.dumps(plan_to_dict(other)), k))
     assert cache.get(k) is None
     solved: list[str] = []
     again = cache.cached_lower("xor 3", target, lambda p, t: solved.append(p) or match.lower(p, t))

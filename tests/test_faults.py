@@ -113,14 +113,14 @@ def test_verify_on_a_directory_names_every_bad_plan_and_goes_on(tmp_path):
 
 @pytest.mark.parametrize("pattern,same", [("xor 99", "xor 3"), ("down 40", "down 8")])
 def test_lane_arguments_out_of_range_are_errors(pattern, same):
-    clean_error(shflx("lower", pattern, "--arch", "gfx942"), 1, f"would do '{same}'")
+    clean_error(shflx("lower", pattern, "--arch", "gfx942"), 2, f"would do '{same}'")
 
 
 def test_a_malformed_shfl_in_ptx_names_its_line(tmp_path):
     ptx = tmp_path / "bad.ptx"
     ptx.write_text(".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
                    " .reg .b32 %r<5>;\n shfl.sync.bfly.b32 %r1, %r0, 1;\n ret;\n}\n")
-    clean_error(shflx("ptx", str(ptx)), 1, f"{ptx}:7: error", "takes 5 operands")
+    clean_error(shflx("ptx", str(ptx)), 2, f"{ptx}:7: error", "takes 5 operands")
 
 
 def test_llvm_bin_without_clang_is_an_error_naming_the_setting(src, tmp_path):
@@ -142,7 +142,7 @@ def test_empty_binary_and_missing_sources(tmp_path, content, words):
     if words is None:
         assert r.returncode == 0 and r.stdout == "" and "0 shuffle site(s)" in report.read_text()
     else:
-        clean_error(r, 1, f"{source}: error: {words}")
+        clean_error(r, 2, f"{source}: error: {words}")
         assert not (tmp_path / "k.hsaco").exists()
 
 

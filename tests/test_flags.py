@@ -48,13 +48,21 @@ def test_nvidia_flags_and_gencode_is_not_debug():
     (["k.cu", "--offload-arch=gfx900:sramecc-"], "gfx900 has no 'sramecc' target feature (it takes: xnack)"),
     (["k.cu", "--offload-arch=gfx942,"], "empty target"),
     (["k.cu", "-gencode", "arch=compute_80"], "-gencode: expected arch="),
-    (["k.cu", "--offload-arch=gfx942", "-x", "c"], "-x c: shflx compiles CUDA or HIP"),
-    (["k.cu", "--offload-arch=gfx942", "-mcode-object-version=3"], "expected 4, 5 or 6"),
+    (["k.cu", "--offload-arch=gfx942", "-x", "c"], "invalid value 'c' for -x; valid values: cuda, hip"),
+    (["k.cu", "--offload-arch=gfx942", "-mcode-object-version=3"], "invalid value '3' for -mcode-object-version; valid values: 4, 5, 6"),
     (["k.cu", "--offload-arch=gfx942", "-fgpu-rdc"], "relocatable device code"),
     (["k.cu"], "no target"),
     (["--offload-arch=gfx942"], "no input files"),
     (["k.cu", "--offload-arch=gfx942", "-o"], "-o needs a value"),
-    (["k.cu", "--offload-arch=gfx942", "--prefer", "fast"], "--prefer fast: expected cycles or lds-free"),
+    (["k.cu", "--offload-arch=gfx942", "--prefer", "fast"], "invalid value 'fast' for --prefer; valid values: cycles, lds-free"),
+    # issue 27: every enumerated flag lists its choices; -foo is not read as a host -f flag
+    (["k.cu", "--offload-arch=gfx942", "--emit", "bogus"],
+     "invalid value 'bogus' for --emit; valid values: hsaco, obj, asm, llvm, cubin, ptx"),
+    (["k.cu", "--offload-arch=gfx942", "--emit=cubin"], "valid values: hsaco, obj, asm, llvm"),
+    (["k.cu", "--offload-arch=gfx942", "--report", "xml"], "invalid value 'xml' for --report; valid values: text, json"),
+    (["k.cu", "--offload-arch=gfx942", "-foo"], "unknown flag '-foo'"),
+    (["k.cu", "--offload-arch=gfx942", "-fno-such-thing"], "unknown flag '-fno-such-thing'"),
+    (["k.cu", "--offload-arch=gfx942", "--version=2"], "unknown flag '--version=2'"),
 ])
 def test_bad_flags_are_named(words, fragment):
     with pytest.raises(UsageError) as e:

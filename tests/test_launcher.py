@@ -249,7 +249,7 @@ def test_a_failing_device_compile_leaves_no_object(tmp_path):
     out = tmp_path / "bad.o"
     r = subprocess.run([sys.executable, "-m", "shflx", "launch", "--", "clang++", "-x", "hip",
                         "--offload-arch=gfx90a", "-c", str(bad), "-o", str(out)], capture_output=True, text=True)
-    assert r.returncode == 1 and "undefined_name" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "undefined_name" in r.stderr and "Traceback" not in r.stderr
     assert not out.exists()
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from shflx.isa import amd_target, known_amd_targets
 from shflx.match import lower
 from shflx.pattern import parse_pattern
-from shflx.plan import plan_to_json
+from shflx.plan import plan_to_dict
 from shflx.target import resolve_target
 from tests.reference import amd_ref
 
@@ -39,7 +39,7 @@ def independent_replay_ok(plan) -> bool:
     want = parse_pattern(plan.target).lane_map(plan.wave)
     if not plan.steps:                       # nothing to do: every care lane reads itself
         return plan.result == "x" and bool((want.src[want.care] == np.flatnonzero(want.care)).all())
-    got = amd_ref.ref_replay(plan_to_json(plan))
+    got = amd_ref.ref_replay(plan_to_dict(plan))
     return all(got[i] == ("x", int(want.src[i])) for i in np.flatnonzero(want.care))
 
 
@@ -177,12 +177,12 @@ def test_cli_lower_formats():
 
 
 @pytest.mark.parametrize("args, code, fragment", [
-    (("rotate 1", "--arch", "gfx942"), 1, "unknown pattern kind 'rotate'"),
-    (("xor 1 width 6", "--arch", "gfx942"), 1, "power of two"),
+    (("rotate 1", "--arch", "gfx942"), 2, "unknown pattern kind 'rotate'"),
+    (("xor 1 width 6", "--arch", "gfx942"), 2, "power of two"),
     (("xor 1", "--arch", "gfx999"), 2, "unknown target 'gfx999'; known: gfx801"),
     (("xor 1", "--arch", "gfx942", "--ptx"), 2, "--ptx needs an NVIDIA target"),
     (("xor 1", "--arch", "sm_42", "--ptx"), 2, "unknown"),
-    (("reduce add", "--arch", "gfx942"), 1, "reduction/scan"),
+    (("reduce add", "--arch", "gfx942"), 2, "reduction/scan"),
     (("xor 1", "--arch", "gfx942", "--prefer", "fast"), 2, "invalid choice: 'fast'"),
 ])
 def test_cli_lower_errors(args, code, fragment):
@@ -208,7 +208,7 @@ def test_cache_hit_is_identical_and_survives_parallel_writers(tmp_path, monkeypa
     assert json.loads(first.stdout) == written[3]                  # a hit: its search record too
     for k, plan in written.items():                                # every writer's entry landed, intact
         hit = cache.get(cache.key(f"xor {k}", resolve_target("gfx90a", 64)))
-        assert hit is not None and plan_to_json(hit)["steps"] == plan["steps"], k
+        assert hit is not None and plan_to_dict(hit)["steps"] == plan["steps"], k
 
 
 def test_cache_keys_change_with_isa_data_and_model(monkeypatch):

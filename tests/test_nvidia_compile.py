@@ -217,8 +217,10 @@ def test_cli_ptx_output_and_text_report(tmp_path):
 
 @pytest.mark.parametrize("args, words", [
     (["--offload-arch", "sm_99"], ["unknown --offload-arch 'sm_99'", "sm_90", "sm_100a"]),
-    (["--offload-arch", "sm_90", "--emit", "hsaco"], ["--emit hsaco is for AMD targets", "cubin, ptx, llvm"]),
-    (["--offload-arch", "gfx942", "--emit", "cubin"], ["--emit cubin is not for AMD targets"]),
+    (["--offload-arch", "sm_90", "--emit", "hsaco"], ["invalid value 'hsaco' for --emit with NVIDIA target sm_90",
+                                                      "cubin, ptx, llvm"]),
+    (["--offload-arch", "gfx942", "--emit", "cubin"], ["invalid value 'cubin' for --emit with AMD target gfx942",
+                                                       "hsaco, obj, asm, llvm"]),
 ])
 def test_bad_target_or_emit_is_a_usage_error(tmp_path, args, words):
     out = tmp_path / "k.out"
@@ -234,7 +236,7 @@ def test_source_error_names_file_and_line(tmp_path):
     src.write_text("extern \"C\" __global__ void k(int *o) {\n  o[0] = undefined_name;\n}\n")
     out = tmp_path / "bad.ptx"
     r = run(str(src), "--offload-arch", "sm_90", "--emit", "ptx", "-o", str(out))
-    assert r.returncode == 1 and f"{src}:2:" in r.stderr and not out.exists()
+    assert r.returncode == 2 and f"{src}:2:" in r.stderr and not out.exists()
 
 
 def test_precise_math_without_the_cuda_headers_is_named(tmp_path, monkeypatch):

@@ -13,7 +13,7 @@ from shflx.codegen.llvm import compile_ir
 from shflx.emulate import Provenance, Trace, result
 from shflx.errors import IllegalOp, ToolchainError
 from shflx.lanes import OPEN, UNDEF
-from shflx.plan import Plan, plan_to_json
+from shflx.plan import Plan, plan_to_dict
 from shflx.steps import PermlaneBcast, PermlaneDown, PermlaneUp, PermlaneXor
 from shflx.verify.api import prove
 from shflx.verify.readback import emitted_differences
@@ -32,7 +32,7 @@ def _plan(kind: str, sel: int, width: int, exec_: int | None = None, target: str
 def _ref_lanes(plan: Plan) -> list[int]:
     """The reference's provenance in shflx's encoding (input lane, UNDEF or OPEN)."""
     out = []
-    for v in amd_ref.ref_replay(plan_to_json(plan)):
+    for v in amd_ref.ref_replay(plan_to_dict(plan)):
         out.append(v[1] if v[0] == "x" else UNDEF if v == amd_ref.UNDEF else OPEN if v[0] == "open" else None)
     return out
 

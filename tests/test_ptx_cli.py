@@ -58,7 +58,7 @@ def test_bad_input_names_file_line_and_reason_and_writes_nothing(tmp_path, capsy
     out = tmp_path / "out.ptx"
     code = main(["ptx", str(src), "-o", str(out), "--no-load-shuffle"])
     err = capsys.readouterr().err
-    assert code == 1 and words in err, err
+    assert code == 2 and words in err, err
     if line is None:
         line = text.splitlines().index("\tadd.s32 %r1, , %r2;") + 1
     assert err.startswith(f"{src}:{line}:"), err
@@ -70,14 +70,14 @@ def test_bad_input_names_file_line_and_reason_and_writes_nothing(tmp_path, capsy
 def test_unsupported_target_lists_the_supported_ones(tmp_path, capsys):
     src = tmp_path / "t.ptx"
     src.write_text(GOOD.replace(".target sm_90", ".target sm_61"))
-    assert main(["ptx", str(src)]) == 1
+    assert main(["ptx", str(src)]) == 2
     err = capsys.readouterr().err
     for t in ("sm_70", "sm_80", "sm_90", "sm_100a", "sm_120"):
         assert t in err
 
 
 def test_missing_file_and_unknown_sm(tmp_path, capsys):
-    assert main(["ptx", str(tmp_path / "nope.ptx")]) == 1
+    assert main(["ptx", str(tmp_path / "nope.ptx")]) == 2
     assert "nope.ptx" in capsys.readouterr().err
     src = tmp_path / "k.ptx"
     src.write_text(GOOD)

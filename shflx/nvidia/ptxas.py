@@ -43,8 +43,8 @@ def real_ptxas() -> str:
     wheel = _wheel_ptxas()
     if wheel is not None:
         return wheel
-    raise ToolchainError("ptxas not found: install the CUDA toolkit's ptxas on PATH, `pip install "
-                         "'shflx[cuda]'` (NVIDIA's nvcc wheel has it), or set SHFLX_PTXAS to it (shflx ptxas "
+    raise ToolchainError("ptxas not found: install the CUDA toolkit's ptxas on PATH, install "
+                         "shflx's cuda extra (`pip install '.[cuda]'` in the shflx checkout: NVIDIA's nvcc wheel has it), or set SHFLX_PTXAS to it (shflx ptxas "
                          "rewrites the PTX and then runs the real ptxas)")
 
 

@@ -125,6 +125,13 @@ def _arch_name(value: Any) -> str:
     return text.split("\0", 1)[0].strip()
 
 
+def _plain(e: Exception) -> str:
+    """An exception's text without Python's bytes reprs: hip-python says
+    "failed to dlopen 'b'libamdhip64.so''" where a person reads "failed to dlopen 'libamdhip64.so'"."""
+    import re
+    return re.sub(r"'?b'([^']*)''?", r"'\1'", str(e)).replace("''", "'")
+
+
 def probe_hip(index: int = 0, hip_module: Any = None) -> tuple[HipDevice | None, str]:
     """(device, "") or (None, why not): the §8.3 steps, never raising.
 
@@ -141,7 +148,7 @@ def probe_hip(index: int = 0, hip_module: Any = None) -> tuple[HipDevice | None,
     try:
         result = hip.hipGetDeviceCount()
     except RuntimeError as e:
-        return None, f"the HIP runtime library cannot be loaded ({e})"
+        return None, f"the HIP runtime library cannot be loaded ({_plain(e)})"
     except Exception as e:
         return None, f"hipGetDeviceCount raised {type(e).__name__}: {e}"
     try:

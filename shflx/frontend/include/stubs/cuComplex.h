@@ -6,5 +6,5 @@
 #if defined(__SHFLX_REAL_CUCOMPLEX_H)
 #include __SHFLX_REAL_CUCOMPLEX_H
 #else
-#error "shflx does not support 'cuComplex.h' on AMD targets (NVIDIA's header-only cuComplex.h is read from the CUDA runtime wheel, which is not installed: pip install 'shflx[cuda]')"
+#error "shflx does not support 'cuComplex.h' on AMD targets (NVIDIA's header-only cuComplex.h is read from the CUDA runtime wheel, which is not installed: pip install '.[cuda]' in the shflx checkout)"
 #endif
