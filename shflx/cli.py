@@ -151,6 +151,9 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                    "else the extension; with -c always JSON)")
     g.add_argument("-Rpass=shflx", dest="remarks", action="store_true",
                    help="one clang-style remark per shuffle site and chain on stderr")
+    g.add_argument("--time-report", "-ftime-report", dest="time_report", action="store_true",
+                   help="each (file, target) compile's wall time per stage on stderr (front end, shuffle "
+                   "lowering, LLVM optimization, code generation, link, ptxas)")
     g = co.add_argument_group("preprocessor and language")
     g.add_argument("-I DIR, -isystem DIR, -iquote DIR, -idirafter DIR, -include F, -D N[=V], -U N",
                    dest="pp", action="store_true", help="as clang, in command-line order (joined -IDIR, -DN too)")
@@ -464,7 +467,7 @@ def _compile_one(job: tuple) -> dict:
         return {"file": source, "arch": arch, "exit_code": UsageError.exit_code,
                 "error": f"shflx: error: cannot write {out}: {e.strerror or e}"}
     from .driver.report import compile_entry       # after the compile: its imports ran beside clang
-    return compile_entry(res, source, arch, out, asm=ns_emit == "asm")
+    return {**compile_entry(res, source, arch, out, asm=ns_emit == "asm"), "times": res.times}
 
 
 STDOUT = "-"                 # -o -: the one output on standard output, as clang writes it
@@ -586,6 +589,11 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     from .driver.report import internal_warnings
     for line in (w for r in results if "error" not in r for w in internal_warnings(r)):
         print(line, file=sys.stderr)
+    for r in results:                     # the stage times go to stderr when asked, never in the report
+        times = r.pop("times", None)
+        if f.time_report and times:
+            from .timing import table
+            print("\n".join(table(f"{r['file']} ({r['arch']})", times)), file=sys.stderr)
     _write_compile_report(ns, [r for r in results if "error" not in r])
     return max((r["exit_code"] for r in failed), default=0)
 

@@ -136,3 +136,19 @@ def test_nvidia_flags_reach_ptxas(src, tmp_path):
     assert r.returncode == 0 and out.read_bytes()[:4] == b"\x7fELF", r.stderr
     r = run(str(src), "-arch=sm_90", "-Xptxas", "--no-such-ptxas-option", "-o", str(tmp_path / "bad.cubin"))
     assert r.returncode == 2 and "no-such-ptxas-option" in r.stderr and not (tmp_path / "bad.cubin").exists()
+
+
+def test_time_report_gives_each_stage_and_the_total_on_stderr_only(src, tmp_path):
+    report = tmp_path / "r.json"
+    r = run(str(src), "--offload-arch=gfx942", "-o", str(tmp_path / "k.hsaco"), "--time-report",
+            "--report", "json", "--report-file", str(report))
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0] == f"shflx: time report for {src} (gfx942):", lines
+    rows = {ln.split("  ")[1].strip(): float(ln.split()[-3] if ln.endswith("%") else ln.split()[-2])
+            for ln in lines[1:] if ln.startswith("  ")}
+    assert list(rows)[:1] == ["front end (clang)"] and {"code generation", "link (ld.lld)"} <= set(rows)
+    assert abs(rows.pop("total") - sum(rows.values())) < 0.01
+    assert "times" not in json.loads(report.read_text())[0]        # a console report, not a schema field
+    quiet = run(str(src), "--offload-arch=gfx942", "-o", str(tmp_path / "k.hsaco"))
+    assert quiet.returncode == 0 and quiet.stderr == ""

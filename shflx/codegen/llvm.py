@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Location, ShflxError, ToolchainError
+from ..timing import stage
 
 TRIPLE = "amdgcn-amd-amdhsa"
 EMITS = ("obj", "asm")
@@ -99,9 +100,11 @@ def compile_ir(ir_text: str, cpu: str, *, wave: int | None = None, emit: str = "
         raise ValueError(f"wave must be 32 or 64, got {wave!r}")
     llvm = _binding()
     tm = _target_machine(cpu, wave, opt, tuple(features))
-    module = optimized_module(llvm, tm, ir_text, TRIPLE, opt, source)
+    with stage("LLVM optimization"):
+        module = optimized_module(llvm, tm, ir_text, TRIPLE, opt, source)
     try:
-        return tm.emit_object(module) if emit == "obj" else tm.emit_assembly(module)
+        with stage("code generation"):
+            return tm.emit_object(module) if emit == "obj" else tm.emit_assembly(module)
     except RuntimeError as e:
         raise ToolchainError(f"LLVM code generation for {cpu} failed: {' '.join(str(e).split())}") from None
 

@@ -23,6 +23,7 @@ from ..isa import known_amd_targets
 from ..target import Target, resolve_target
 from .inputs import check_resolved, read_ir, source_location
 from .prefetch import imports_in_background
+from ..timing import recording, stage
 
 # What compile_file needs after the front end, imported while clang runs (driver.prefetch)
 BACK_END = ("shflx.ir.inline_ptx", "shflx.driver.lowering", "shflx.driver.chains", "shflx.driver.report",
@@ -42,14 +43,15 @@ def device_ir(source: Path, target: Target, opts: FrontendOptions = FrontendOpti
         ir = read_ir(source)
     else:
         check_source_text(source, "CUDA or HIP source")
-        with imports_in_background(BACK_END):          # the back end's imports run beside clang
+        with imports_in_background(BACK_END), stage("front end (clang)"):   # imports beside clang
             ir = compile_to_ir(source, target.llvm_cpu, wave, opts, _selectable_wave(target))
         if nvcc_names and source.suffix != ".hip":     # CUDA sources: kernel symbols as nvcc names them
             ir = nvcc_kernel_names(ir)
     from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 
     try:
-        return translate_inline_ptx(ir, wave)
+        with stage("inline PTX"):
+            return translate_inline_ptx(ir, wave)
     except InlinePtxError as e:
         raise InputError(e.what, source_location(e.location, source)) from None
 
@@ -64,7 +66,17 @@ def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, e
     lds-free`: target.PREFERENCES), and passed down. `debug_info=False` (-g0) drops the line tables
     from the output once the report has read them; `code_object_version` overrides the module's;
     `used_lanes=False` lowers every shuffle for all lanes (benchmarks compare the two). Returns a
-    report.CompileResult."""
+    report.CompileResult, with the wall time of each stage (`times`)."""
+    with recording() as times:
+        result = _compile_file(source, arch, wave, emit, opts, baseline, fp_reassoc, chains, features, debug_info,
+                               code_object_version, nvcc_names, prefer, used_lanes)
+    result.times = times
+    return result
+
+
+def _compile_file(source: Path, arch: str | Target, wave: int | None, emit: str, opts: FrontendOptions,
+                  baseline: bool, fp_reassoc: bool, chains: bool, features: tuple[str, ...], debug_info: bool,
+                  code_object_version: int | None, nvcc_names: bool, prefer: str | None, used_lanes: bool) -> Any:
     if isinstance(arch, str) and arch not in known_amd_targets():
         raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
     target = resolve_target(arch, wave, features, prefer)
@@ -83,9 +95,12 @@ def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, e
     found: list[ChainReport] = []
     if not baseline:                     # only the input's own ds.bpermute calls, before ours exist
         if chains:
-            ir, found = lower_chains(ir, target, fp_reassoc)
-        ir, more = lower_bpermutes(ir, target)
-    lowered, reports = lower_module(ir, target, baseline, used_lanes)
+            with stage("reduction/scan chains"):
+                ir, found = lower_chains(ir, target, fp_reassoc)
+        with stage("shuffle lowering"):
+            ir, more = lower_bpermutes(ir, target)
+    with stage("shuffle lowering"):
+        lowered, reports = lower_module(ir, target, baseline, used_lanes)
     reports += more
     check_resolved(lowered, source)
     if not debug_info:
@@ -107,9 +122,11 @@ def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, e
     from ..codegen.inspect import inspect_code_object
     from ..codegen.link import link_hsaco
 
-    hsaco = link_hsaco(obj)
+    with stage("link (ld.lld)"):
+        hsaco = link_hsaco(obj)
     result.output = hsaco
-    result.kernels = kernel_summaries(inspect_code_object(hsaco), reports, found)
+    with stage("code object read"):
+        result.kernels = kernel_summaries(inspect_code_object(hsaco), reports, found)
     return result
 
 
@@ -128,5 +145,7 @@ def _codegen(ir: str, target: Target, opts: FrontendOptions) -> Any:
         return lambda text, cpu, *, wave, emit: compile_ir(text, cpu, wave=wave, emit=emit, features=features)
     from ..frontend.clang import codegen_with_clang
 
-    return lambda text, cpu, *, wave, emit: codegen_with_clang(text, cpu, wave, emit, _selectable_wave(target),
-                                                               opts.llvm_bin, features)
+    def with_clang(text, cpu, *, wave, emit):   # noqa: E306 - clang's optimization and code generation
+        with stage("optimization + code generation (clang)"):
+            return codegen_with_clang(text, cpu, wave, emit, _selectable_wave(target), opts.llvm_bin, features)
+    return with_clang

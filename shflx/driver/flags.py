@@ -22,6 +22,7 @@ SWITCHES = {
     "--baseline": ("baseline", True), "--wave64": ("wave64", True), "-mwavefrontsize64": ("wave64", True),
     "-mno-wavefrontsize64": ("wave64", False), "--fp-reassoc": ("fp_reassoc", True),
     "--no-chains": ("no_chains", True), "--load-shuffle": ("load_shuffle", True), "-Rpass=shflx": ("remarks", True), "--debug": ("traceback", True),
+    "--time-report": ("time_report", True), "-ftime-report": ("time_report", True),
     "-g0": ("debug", False), "-ggdb0": ("debug", False), "-g": ("debug", True), "-ggdb": ("debug", True),
     "-gline-tables-only": ("debug", True), "-gdwarf": ("debug", True),
     "--cuda-device-only": ("action", "device"), "--offload-device-only": ("action", "device"),
@@ -97,6 +98,7 @@ class CompileFlags:
     report: str | None = None        # --report as given (None: the default, see report_format)
     report_file: str | None = None
     remarks: bool = False
+    time_report: bool = False        # each compile's stage times on stderr (shflx.timing)
     baseline: bool = False
     wave64: bool = False
     fp_reassoc: bool = False

@@ -42,6 +42,7 @@ from ..lanes import s32
 from ..amd.llvm_ir import combine_ir
 from ..ir.text import declared_names
 from ..ir.rewrite import replace_call, rewrite
+from ..timing import recording, stage
 
 EMITS = ("cubin", "ptx", "llvm")
 INTRINSIC = "llvm.nvvm.shfl.sync.{mode}.i32"
@@ -312,18 +313,29 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
     `load_shuffle`: run the load -> shuffle search (`--load-shuffle`). Off by default: it proves
     candidate pairs of loads with Z3 one by one (minutes on real files with many kernels: 183 s for
     one 657-instruction kernel of apex's group norm), and on sm_90 its cost model has kept every
-    load it found (README); `shflx ptx` runs it by default."""
+    load it found (README); `shflx ptx` runs it by default. `times`: each stage's wall time."""
+    with recording() as times:
+        result = _compile_cuda(source, arch, emit, opts, baseline, chains_on, load_shuffle, ptxas_args)
+    result.times = times
+    return result
+
+
+def _compile_cuda(source: Path, arch: str, emit: str, opts: FrontendOptions, baseline: bool, chains_on: bool,
+                  load_shuffle: bool, ptxas_args: tuple[str, ...]) -> CompileResult:
     from ..codegen.nvptx import compile_to_ptx, ptx_version
     from ..nvidia.ptxpass import run
 
     target = nvidia_arch(arch)
     if emit not in EMITS:
         raise UsageError(f"--emit {emit} is for AMD targets; for {arch}: {', '.join(EMITS)}")
-    ir = device_ir(source, target, opts)
+    with stage("front end (clang)"):
+        ir = device_ir(source, target, opts)
     chains: list[ChainReport] = []
     if not baseline and chains_on:
-        ir, chains = lower_reductions(ir, target, _version_tuple(ptx_version(target.name)))
-    lowered, reports = lower_shuffles(ir, target, baseline)
+        with stage("reduction chains (redux.sync)"):
+            ir, chains = lower_reductions(ir, target, _version_tuple(ptx_version(target.name)))
+    with stage("shuffle lowering"):
+        lowered, reports = lower_shuffles(ir, target, baseline)
     check_resolved(lowered, source, "NVIDIA", NVPTX_PROVIDED)
     result = CompileResult(arch, 32, lowered, reports, chains=chains, notes=skipped_headers(ir) + nvcc_syntax.notes(ir))
     if source.suffix not in (".ll", ".bc") and cuda_headers(opts) is None:
@@ -331,12 +343,14 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
     if emit == "llvm":
         result.output = lowered
         return result
-    ptx = compile_to_ptx(lowered, target.name, opt=max(opts.opt, 1), source=str(source))
+    with stage("LLVM optimization + PTX emission"):
+        ptx = compile_to_ptx(lowered, target.name, opt=max(opts.opt, 1), source=str(source))
     # redux.sync is decided on the IR, where the chains have source lines; the PTX pass's own
     # rewrite runs only when the IR had no chain (e.g. .ll input from another front end, shuffles
     # in inline PTX): it would also meet the fallback chains of guarded helpers
-    passed = run(ptx, str(source), sm=target.name, load_shuffle=load_shuffle and not baseline,
-                 redux_sync=chains_on and not baseline and not chains)
+    with stage("PTX pass"):
+        passed = run(ptx, str(source), sm=target.name, load_shuffle=load_shuffle and not baseline,
+                     redux_sync=chains_on and not baseline and not chains)
     result.loads = passed.loads
     asm = _inline_asm_lines(passed.module)
     result.sites += [_ptx_site(r, source) for r in passed.sites if r["line"] in asm]
@@ -344,7 +358,8 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
     if emit == "ptx":
         result.output = passed.text
         return result
-    cubin, info = assemble(passed.text, target.name, opts.opt, ptxas_args)
+    with stage("ptxas"):
+        cubin, info = assemble(passed.text, target.name, opts.opt, ptxas_args)
     result.output = cubin
     result.kernels = kernel_summaries(info, result)
     return result

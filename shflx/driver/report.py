@@ -43,6 +43,7 @@ class CompileResult:
     chains: list[ChainReport] = field(default_factory=list)
     loads: list[dict[str, Any]] = field(default_factory=list)     # NVIDIA: load -> shuffle entries
     notes: list[str] = field(default_factory=list)     # about the whole file (skipped host-only headers)
+    times: dict[str, float] = field(default_factory=dict)   # stage -> wall seconds (shflx.timing)
 
 
 @dataclass
