@@ -51,7 +51,7 @@ def open_dir(d: str) -> int:
     try:
         fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as e:
-        if e.errno == errno.ELOOP:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(d):
             raise AddressError(f"{d} is a symbolic link, not this user's private directory; "
                                "not using it for the compile server") from None
         if e.errno == errno.ENOTDIR:

@@ -2,8 +2,12 @@
 
 `served(argv)` sends the command with this process's working directory, environment, umask and
 stdin/stdout/stderr to the server for this code and environment (address.py), starting it when
-none answers, and returns the worker's exit code. Ctrl-C, SIGTERM, SIGHUP and SIGQUIT sent to the
-client go on to the worker's process group. Standard library only: it runs before shflx's imports."""
+none answers, and returns the worker's exit code. It sends nothing before it has checked that the
+server runs as this user (SO_PEERCRED) in this user's private directory (connect). Ctrl-C, SIGTERM,
+SIGHUP and SIGQUIT sent to the client go on to the worker's process group. A server that closes the
+connection or says `stale` before it names a worker (it is stopping, or out of date) is
+Unavailable: the command then runs in this process. Standard library only: it runs before shflx's
+imports."""
 from __future__ import annotations
 
 import os
