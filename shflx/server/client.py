@@ -76,6 +76,10 @@ def connect(path: str | os.PathLike) -> socket.socket | None:
         except AddressError as e:
             sock.close()
             raise Unavailable(str(e)) from None
+        except OSError as e:
+            sock.close()
+            raise Unavailable(f"cannot tell who runs the compile server at {os.fspath(path)} "
+                              f"({e.strerror or e})") from None
         except BaseException:
             sock.close()
             raise
@@ -101,8 +105,9 @@ def _lock_held(dfd: int, name: str, d: str) -> bool:
         os.close(fd)
 
 
-# the server imports shflx from where this client did: it gets the client's sys.path ('' made the
-# client's directory) before it imports anything of shflx, and checks it found this PACKAGE
+# the server imports shflx from where this client did: it gets the client's sys.path (relative
+# entries made absolute, '' the client's directory) before it imports anything of shflx, and checks
+# that it found this PACKAGE
 BOOT = ("import sys, marshal; sys.path[:] = marshal.loads(bytes.fromhex(sys.argv[1])); "
         "from shflx.daemon import main; raise SystemExit(main(sys.argv[2:]))")
 
@@ -123,7 +128,7 @@ def start_server(path: str) -> socket.socket:
     except AddressError as e:
         raise Unavailable(str(e)) from None
     try:
-        search = marshal.dumps([p or os.getcwd() for p in sys.path]).hex()
+        search = marshal.dumps([os.path.abspath(p) for p in sys.path]).hex()   # '' is this directory
         deadline = time.monotonic() + START_S
         proc = None
         while time.monotonic() < deadline:
@@ -142,6 +147,8 @@ def start_server(path: str) -> socket.socket:
                     proc = subprocess.Popen([sys.executable, "-c", BOOT, search, path, repr(idle), PACKAGE],
                                             stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd="/",
                                             start_new_session=True, close_fds=True)
+                except OSError as e:
+                    raise Unavailable(f"cannot start the compile server ({e.strerror or e})") from None
                 finally:
                     os.close(out)
             time.sleep(0.02)

@@ -30,7 +30,8 @@ def send_request(sock: socket.socket, request: dict, fds: list[int] | None = Non
     if fds:
         sent = socket.send_fds(sock, [frame], fds)
         frame = frame[sent:]
-    sock.sendall(frame)
+    if frame:                       # no empty send: it fails once the server has answered and closed
+        sock.sendall(frame)
 
 
 class RequestReader:
