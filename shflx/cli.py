@@ -53,8 +53,11 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("--json", action="store_true", help="a JSON list, one object per target")
     se = sub.add_parser("server", help="the compile server that SHFLX_SERVER=on sends compile and launch to",
                         description="start: the server for this environment (SHFLX_SERVER=on starts it on "
-                        "first use anyway); status: every server of this user; stop: stop them all.")
+                        "first use anyway); status: every server of this user; stop: the server for this "
+                        "environment (with --all: every server of this user).")
     se.add_argument("action", choices=["start", "status", "stop"])
+    se.add_argument("--all", action="store_true", help="stop: every server of this user, not only the one "
+                    "this environment's compiles use")
     for each in sub.choices.values():            # `shflx compile --version`, as clang answers it anywhere
         each.add_argument("--version", action="version", version=f"shflx {__version__}",
                           help="print shflx's version and exit")
@@ -344,7 +347,9 @@ def _plan_diagram(source: object, target: str | None, kind: str) -> str:
 
 def _cmd_server(ns: argparse.Namespace) -> int:
     from .server import control
-    return {"start": control.start, "status": control.status, "stop": control.stop}[ns.action]()
+    if ns.action == "stop":
+        return control.stop(every=ns.all)
+    return {"start": control.start, "status": control.status}[ns.action]()
 
 
 def _cmd_targets(ns: argparse.Namespace) -> int:

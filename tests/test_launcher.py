@@ -165,7 +165,7 @@ def test_a_build_through_the_compile_server_embeds_the_same_code_objects(builds)
                                    "--"], served)
         assert "warning" not in log and list(server_dir.glob("*.sock")), log
     finally:
-        subprocess.run([sys.executable, "-m", "shflx", "server", "stop"], env=served, capture_output=True)
+        subprocess.run([sys.executable, "-m", "shflx", "server", "stop", "--all"], env=served, capture_output=True)
         shutil.rmtree(server_dir, ignore_errors=True)
     for name in OBJECTS:
         ours = code_objects(tools, build / "CMakeFiles" / "demo.dir" / f"{name}.o", tmp)

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -33,7 +34,7 @@ def server_dir():
     every server started there is stopped afterwards."""
     d = Path(tempfile.mkdtemp(prefix="sx", dir="/tmp"))
     yield d
-    shflx("server", "stop", env={"SHFLX_SERVER_DIR": str(d)})
+    shflx("server", "stop", "--all", env={"SHFLX_SERVER_DIR": str(d)})
     deadline = time.time() + 20
     while time.time() < deadline and list(d.glob("*.sock")):
         time.sleep(0.1)
@@ -327,3 +328,427 @@ def test_ctrl_c_while_the_server_starts_is_an_interrupt_not_a_traceback(server_d
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130 and err.splitlines()[-1] == "shflx: interrupted", (p.returncode, err)
     assert "Traceback" not in err and not out.exists()
+
+
+# --- trust at the edges (issue 26): other users, stopping servers, slow or dead clients, changed code
+
+
+@pytest.fixture
+def second_user():
+    """(uid, gid) of another local user: created for the test and removed after it when running as
+    root, as CI does (elsewhere the test skips, which CI=true turns into a failure)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to create a second local user (CI runs as root)")
+    if not (shutil.which("useradd") and shutil.which("userdel")):
+        pytest.skip("useradd/userdel are not installed")
+    import pwd
+    name = f"shflxt{os.getpid()}"[:32]
+    subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True,
+                   capture_output=True)
+    try:
+        entry = pwd.getpwnam(name)
+        yield entry.pw_uid, entry.pw_gid
+    finally:
+        subprocess.run(["userdel", name], capture_output=True)
+
+
+def as_user(uid: int, gid: int, body) -> int:
+    """Run body(ready) in a forked child that has become user `uid` (the other user's process); it
+    calls ready() once set up. Returns the child's pid once it is ready (or has exited)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(r)
+            os.setgroups([])
+            os.setgid(gid)
+            os.setuid(uid)
+            body(lambda: os.write(w, b"."))
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    os.read(r, 1)
+    os.close(r)
+    return pid
+
+
+def fake_server(uid: int, gid: int, where: Path) -> int:
+    """Another user's process that listens at where/fake.sock and answers every connection as a
+    compile server would ('pid 1', 'exit 0'), appending what it received to where/got."""
+    where.parent.chmod(0o755)
+    where.mkdir()
+    os.chown(where, uid, gid)
+
+    def body(ready):
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(where / "fake.sock"))
+        listener.listen(8)
+        ready()
+        while True:
+            conn, _ = listener.accept()
+            conn.settimeout(5)
+            got = b""
+            try:
+                got = conn.recv(1 << 20)
+                conn.sendall(b"pid 1\nexit 0\n")
+            except OSError:
+                pass
+            with open(where / "got", "ab") as f:
+                f.write(got)
+            conn.close()
+
+    return as_user(uid, gid, body)
+
+
+def end(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
+def full_env(d: Path | None = None, **extra: str) -> dict:
+    return {**os.environ, "PYTHONPATH": str(ROOT), **(served(d) if d else {}), **extra}
+
+
+def test_another_users_server_is_refused_before_anything_is_sent(second_user, server_dir, tmp_path, monkeypatch):
+    """Another user's process listening at this client's socket (the end of a won race between the
+    directory check and connect, put there directly): the client checks the server's uid before it
+    sends a byte, and compiles in its own process."""
+    uid, gid = second_user
+    env = full_env(server_dir)
+    monkeypatch.setenv("SHFLX_SERVER_DIR", str(server_dir))
+    path = address.socket_path(env)
+    where = Path(tempfile.mkdtemp(prefix="sx", dir="/tmp"))
+    attacker = fake_server(uid, gid, where / "a")
+    try:
+        os.rename(where / "a" / "fake.sock", path)
+        out = tmp_path / "out.hsaco"
+        r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(KERNEL), "--offload-arch", "gfx942", "-o",
+                            str(out)], capture_output=True, text=True, env=env, timeout=300)
+        got = (where / "a" / "got").read_bytes() if (where / "a" / "got").exists() else b""
+        assert got == b"", f"the other user's server received {len(got)} bytes"
+        assert r.returncode == 0 and out.stat().st_size > 0, r.stderr
+        (line,) = r.stderr.splitlines()
+        assert line.startswith("shflx: warning: ") and f"belongs to uid {uid}" in line, line
+    finally:
+        end(attacker)
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def test_a_planted_link_for_the_socket_directory_is_refused(second_user, tmp_path, monkeypatch):
+    """No XDG_RUNTIME_DIR: the socket directory is <tmp>/shflx-<uid>, and another user plants that
+    name first, as a link to a private directory of this user that holds the other user's server
+    (what a swap loop between two targets gives at the moment of the check). The link is refused
+    as a link, and the command compiles in its own process."""
+    uid, gid = second_user
+    tmp = Path(tempfile.mkdtemp(prefix="sx", dir="/tmp"))
+    tmp.chmod(0o1777)                                      # a /tmp of the test's own: sticky, anyone writes
+    private = Path(tempfile.mkdtemp(prefix="sx", dir="/tmp"))
+    where = Path(tempfile.mkdtemp(prefix="sx", dir="/tmp"))
+    link = tmp / f"shflx-{os.getuid()}"
+    env = {k: v for k, v in full_env().items() if k not in ("XDG_RUNTIME_DIR", "SHFLX_SERVER_DIR")}
+    env.update(SHFLX_SERVER="on", TMPDIR=str(tmp))
+    monkeypatch.setenv("SHFLX_SERVER_DIR", str(private))
+    path = Path(address.socket_path(env))
+    attacker = fake_server(uid, gid, where / "a")
+    try:
+        os.waitpid(as_user(uid, gid, lambda ready: (os.symlink(private, link), ready())), 0)
+        assert link.is_symlink() and link.lstat().st_uid == uid
+        os.rename(where / "a" / "fake.sock", private / path.name)
+        out = tmp_path / "out.hsaco"
+        r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(KERNEL), "--offload-arch", "gfx942", "-o",
+                            str(out)], capture_output=True, text=True, env=env, timeout=300)
+        got = (where / "a" / "got").read_bytes() if (where / "a" / "got").exists() else b""
+        assert got == b"", f"the other user's server received {len(got)} bytes"
+        assert r.returncode == 0 and out.stat().st_size > 0, r.stderr
+        (line,) = r.stderr.splitlines()
+        assert line.startswith("shflx: warning: ") and f"{link} is a symbolic link" in line, line
+        assert not list(private.glob("*.lock")), "nothing was created through the link"
+    finally:
+        end(attacker)
+        for d in (tmp, private, where):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def test_an_unwritable_server_directory_costs_no_wait(tmp_path):
+    """A socket directory this user cannot write (root without CAP_DAC_OVERRIDE, as an ordinary user
+    would be): one warning naming the directory at once, no log that does not exist, a local compile."""
+    d = tmp_path / "ro"
+    d.mkdir()
+    d.chmod(0o500)
+    out = tmp_path / "out.hsaco"
+    cmd = [sys.executable, "-m", "shflx", "compile", str(KERNEL), "--offload-arch", "gfx942", "-o", str(out)]
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("setpriv (util-linux) is needed to drop root's CAP_DAC_OVERRIDE")
+        caps = "-dac_override,-dac_read_search"
+        cmd = ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}", *cmd]
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, text=True, env=full_env(d), timeout=300)
+    took = time.monotonic() - t0
+    assert r.returncode == 0 and out.stat().st_size > 0, r.stderr
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("shflx: warning: ") and str(d) in line and ".log" not in line, line
+    assert took < 30, f"{took:.0f} s"
+    assert not list(d.iterdir())
+
+
+MARK = """
+_checkout_main = main
+
+
+def main(argv=None):
+    import sys
+    print("shflx: this checkout", file=sys.stderr)
+    return _checkout_main(argv)
+"""
+
+
+def test_a_checkout_is_served_by_its_own_code(server_dir, tmp_path):
+    """`python -m shflx` in a checkout (no PYTHONPATH, another shflx installed): the server runs the
+    checkout's code, as the command in its own process does."""
+    co = tmp_path / "co"
+    shutil.copytree(ROOT / "shflx", co / "shflx", ignore=shutil.ignore_patterns("__pycache__"))
+    for data in ("isa", "patterns"):
+        (co / data).symlink_to(ROOT / data)
+    cli = co / "shflx" / "cli.py"
+    cli.write_text(cli.read_text() + MARK)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    runs = []
+    for mode in ("off", "on"):
+        runs.append(subprocess.run([sys.executable, "-m", "shflx", "compile", str(KERNEL), "--offload-arch", "gfx942",
+                                    "-o", str(tmp_path / f"{mode}.hsaco")], capture_output=True, text=True, cwd=co,
+                                   env={**env, **served(server_dir), "SHFLX_SERVER": mode}, timeout=300))
+    local, remote = runs
+    assert local.returncode == 0 and local.stderr == "shflx: this checkout\n", local.stderr
+    assert (remote.returncode, remote.stderr) == (0, local.stderr)
+    assert (tmp_path / "on.hsaco").read_bytes() == (tmp_path / "off.hsaco").read_bytes()
+    (one,) = servers(server_dir)
+    assert one["served"] == 1 and one["code"] == os.path.realpath(co / "shflx")
+
+
+def _socket_fds(pid: int) -> bool:
+    try:
+        return any(os.readlink(f"/proc/{pid}/fd/{n}").startswith("socket:") for n in os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("how", ["stop", "sigterm"])
+def test_a_compile_queued_on_a_stopping_server_compiles_here(server_dir, tmp_path, how):
+    """A compile that reached the server's queue as it stops (`shflx server stop`, SIGTERM): no
+    ConnectionResetError, at most one warning line (served, or run here), and the command's result."""
+    env = full_env(server_dir)
+    assert shflx("server", "start", env=env).returncode == 0
+    (one,) = servers(server_dir)
+    (path,) = server_dir.glob("*.sock")
+    os.kill(one["pid"], signal.SIGSTOP)                   # hold it while both requests queue up
+    try:
+        if how == "stop":
+            asker = socket.socket(socket.AF_UNIX)
+            asker.connect(str(path))
+            protocol.send_request(asker, {"op": "stop"})
+        else:
+            os.kill(one["pid"], signal.SIGTERM)
+        out = tmp_path / "out.hsaco"
+        p = subprocess.Popen([sys.executable, "-m", "shflx", "compile", str(KERNEL), "--offload-arch", "gfx942", "-o",
+                              str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        deadline = time.time() + 60
+        while time.time() < deadline and not _socket_fds(p.pid) and p.poll() is None:
+            time.sleep(0.05)
+        time.sleep(1.5)                                    # connected; its request sent
+    finally:
+        os.kill(one["pid"], signal.SIGCONT)
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 0 and out.stat().st_size > 0, err
+    assert "Traceback" not in err and "Error" not in err, err
+    lines = err.splitlines()
+    assert lines == [] or (len(lines) == 1 and lines[0].startswith("shflx: warning: the compile server")
+                           and lines[0].endswith("; compiling without the server")), err
+
+
+def test_a_silent_or_trickling_connection_delays_no_other_compile(server_dir, tmp_path):
+    """One connection that says nothing and one that sends a byte a second: neither holds up a
+    compile, and the server drops both within its request deadline."""
+    env = full_env(server_dir)
+    assert shflx("server", "start", env=env).returncode == 0
+    (path,) = server_dir.glob("*.sock")
+    silent = socket.socket(socket.AF_UNIX)
+    silent.connect(str(path))
+    trickle = socket.socket(socket.AF_UNIX)
+    trickle.connect(str(path))
+    t0 = time.monotonic()
+    trickle.sendall(protocol.HEADER.pack(1000))            # a request of 1,000 bytes, one a second
+
+    def drip():
+        try:
+            for _ in range(100):
+                trickle.send(b"\0")
+                time.sleep(1)
+        except OSError:
+            pass
+
+    threading.Thread(target=drip, daemon=True).start()
+    with silent, trickle:
+        r = shflx("compile", str(KERNEL), "--offload-arch", "gfx942", "-o", str(tmp_path / "a.hsaco"), env=env,
+                  timeout=120)
+        took = time.monotonic() - t0
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        silent.setblocking(False)
+        if took < 9:                                       # the compile did not wait for the silent one
+            with pytest.raises(BlockingIOError):
+                silent.recv(1)
+        for conn in (silent, trickle):
+            conn.settimeout(40)
+            assert conn.recv(1) == b""                     # dropped by the server
+        assert time.monotonic() - t0 < 30
+    assert servers(server_dir)[0]["served"] == 1
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _launch_sleeping(d: Path) -> tuple[subprocess.Popen, int, int]:
+    """A served `shflx launch -- sleep 120`: the client, its worker and the worker's sleep."""
+    before = {w for s in servers(d) for w in s["workers"]}
+    p = subprocess.Popen([sys.executable, "-m", "shflx", "launch", "--", "sleep", "120"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env(d))
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        new = [w for s in servers(d) for w in s["workers"] if w not in before]
+        if new and (kids := _children(new[0])):
+            return p, new[0], kids[0]
+        time.sleep(0.05)
+    p.kill()
+    raise AssertionError("no worker ran sleep")
+
+
+def test_a_client_killed_by_sigkill_takes_its_worker_with_it(server_dir):
+    p, worker, sleeper = _launch_sleeping(server_dir)
+    p.kill()
+    p.wait()
+    deadline = time.time() + 20
+    while time.time() < deadline and (_alive(worker) or _alive(sleeper)):
+        time.sleep(0.1)
+    assert not _alive(worker) and not _alive(sleeper)
+    assert servers(server_dir)[0]["running"] == 0
+
+
+def test_a_worker_holds_no_descriptor_of_the_server_or_of_other_clients(server_dir, tmp_path):
+    """Each worker holds its client's three descriptors and its own connection, nothing else (not
+    the server's lock or listening socket, not another client's connection): so after `shflx server
+    stop` with long commands still running, the next compile starts a new server at once."""
+    env = full_env(server_dir)
+    launched = []
+    try:
+        for _ in range(2):
+            launched.append(_launch_sleeping(server_dir))
+        for _, worker, _ in launched:
+            links = [os.readlink(f"/proc/{worker}/fd/{n}") for n in os.listdir(f"/proc/{worker}/fd")]
+            assert not [x for x in links if x.endswith(".lock")], links
+            assert sum(x.startswith("socket:") for x in links) == 1, links
+        assert shflx("server", "stop", env=env).stdout == "stopped 1 shflx compile server(s)\n"
+        t0 = time.monotonic()
+        r = shflx("compile", str(KERNEL), "--offload-arch", "gfx942", "-o", str(tmp_path / "a.hsaco"), env=env,
+                  timeout=300)
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        assert time.monotonic() - t0 < 40
+        assert [s["served"] for s in servers(server_dir)] == [1]   # a new server, while the old one's workers run
+    finally:
+        for p, worker, sleeper in launched:
+            p.kill()
+            p.wait()
+            for pid in (worker, sleeper):
+                if _alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def test_a_dependency_changed_on_disk_is_not_served_from_memory(server_dir, tmp_path):
+    """llvmlite (a copy on PYTHONPATH) broken on disk after the server imported it: the command in its
+    own process fails, and so does the served one; it does not succeed with the module in memory."""
+    import llvmlite
+    src = Path(llvmlite.__file__).parent
+    dep = tmp_path / "dep"
+
+    def copy(a, b):
+        return shutil.copy2(a, b) if a.endswith(".py") else os.symlink(a, b)
+
+    shutil.copytree(src, dep / "llvmlite", ignore=shutil.ignore_patterns("__pycache__"), copy_function=copy)
+    env = full_env(server_dir, PYTHONPATH=f"{ROOT}{os.pathsep}{dep}")
+    args = ["compile", str(KERNEL), "--offload-arch", "gfx942", "-o", str(tmp_path / "a.hsaco")]
+    r = shflx(*args, env=env)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    (one,) = servers(server_dir)
+    ffi = dep / "llvmlite" / "binding" / "ffi.py"
+    ffi.write_text("raise ImportError('llvmlite is broken on disk')\n")
+    local = shflx(*args, env={**env, "SHFLX_SERVER": "off"})
+    remote = shflx(*args, env=env)
+    assert local.returncode != 0, local.stderr
+    assert remote.returncode == local.returncode and remote.stdout == local.stdout, remote.stderr
+    first, *rest = remote.stderr.splitlines()
+    assert first.startswith("shflx: warning: the compile server is out of date") and str(ffi) in first, first
+    assert rest == local.stderr.splitlines()
+    deadline = time.time() + 20
+    while time.time() < deadline and _alive(one["pid"]):
+        time.sleep(0.1)
+    assert not _alive(one["pid"]), "the out-of-date server stopped"
+
+
+def test_stop_stops_only_the_server_this_environment_uses(server_dir):
+    """`shflx server stop` leaves other projects' and other environments' servers alone; `--all`
+    stops every server of this user in the socket directory."""
+    said = {}
+    for value in ("a", "b"):
+        r = shflx("server", "start", env=full_env(server_dir, SHFLX_TEST_SETTING=value))
+        assert r.returncode == 0, r.stderr
+        said[value] = r.stdout.rsplit("socket ", 1)[1].strip()
+    assert len(servers(server_dir)) == 2
+    r = shflx("server", "stop", env=full_env(server_dir, SHFLX_TEST_SETTING="a"))
+    assert r.stdout == "stopped 1 shflx compile server(s)\n"
+    deadline = time.time() + 20
+    while time.time() < deadline and len(list(server_dir.glob("*.sock"))) > 1:
+        time.sleep(0.1)
+    assert [s["socket"] for s in servers(server_dir)] == [said["b"]]
+    r = shflx("server", "stop", "--all", env=full_env(server_dir))
+    assert r.stdout == "stopped 1 shflx compile server(s)\n"
+    deadline = time.time() + 20
+    while time.time() < deadline and list(server_dir.glob("*.sock")):
+        time.sleep(0.1)
+    assert not servers(server_dir)
+
+
+def test_a_directory_swapped_while_connecting_is_refused(server_dir, monkeypatch):
+    """The directory is checked again after connect: one renamed away and replaced between the
+    check and the connection (here from inside the connect) is refused, not used."""
+    from shflx.server import client
+    assert shflx("server", "start", env=full_env(server_dir)).returncode == 0
+    (path,) = server_dir.glob("*.sock")
+    real_through = client.through
+
+    def swap(fd, name, p):
+        server_dir.rename(server_dir.with_name(server_dir.name + "-old"))
+        server_dir.mkdir(mode=0o700)
+        return real_through(fd, name, p)
+
+    monkeypatch.setattr(client, "through", swap)
+    try:
+        with pytest.raises(client.Unavailable, match="changed while connecting"):
+            client.connect(path)
+    finally:
+        shutil.rmtree(server_dir)
+        server_dir.with_name(server_dir.name + "-old").rename(server_dir)

@@ -8,6 +8,10 @@ umask and its own stdin/stdout/stderr (passed as file descriptors) to a server f
 this environment (address.py), starting one when none runs. The server (shflx.daemon) has imported
 everything once and forks a worker per compile; the worker runs `shflx.cli.main` exactly as the
 command line would, writing to the client's own descriptors, and the client exits with its code.
-Signals the client gets (Ctrl-C, make's SIGTERM) reach the worker and its clang. Where no server
-can be reached or started, the client says so on one line and compiles in its own process: the
-server only ever costs speed, never a result."""
+Signals the client gets (Ctrl-C, make's SIGTERM) reach the worker and its clang; a client that
+dies without a word (SIGKILL) takes its worker with it. Nothing another local user controls is
+trusted: the socket directory is opened without following links and must be this user's, mode
+700, and the client checks the server's user before it sends anything (address.py, client.py).
+Where no server can be reached, started or trusted, or the server is stopping or out of date, the
+client says so on one line and compiles in its own process: the server only ever costs speed,
+never a result."""

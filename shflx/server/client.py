@@ -2,8 +2,12 @@
 
 `served(argv)` sends the command with this process's working directory, environment, umask and
 stdin/stdout/stderr to the server for this code and environment (address.py), starting it when
-none answers, and returns the worker's exit code. Ctrl-C, SIGTERM, SIGHUP and SIGQUIT sent to the
-client go on to the worker's process group. Standard library only: it runs before shflx's imports."""
+none answers, and returns the worker's exit code. It sends nothing before it has checked that the
+server runs as this user (SO_PEERCRED) in this user's private directory (connect). Ctrl-C, SIGTERM,
+SIGHUP and SIGQUIT sent to the client go on to the worker's process group. A server that closes the
+connection or says `stale` before it names a worker (it is stopping, or out of date) is
+Unavailable: the command then runs in this process. Standard library only: it runs before shflx's
+imports."""
 from __future__ import annotations
 
 import os
@@ -12,8 +16,8 @@ import socket
 import sys
 import time
 
-from .address import AddressError, socket_path
-from .protocol import read_line, send_request
+from .address import PACKAGE, AddressError, open_dir, same_dir, socket_path, through
+from .protocol import peer_uid, read_line, send_request
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 START_S = 60.0                  # the server's imports, on a loaded machine
@@ -46,50 +50,113 @@ def idle_seconds() -> float:
 
 
 def connect(path: str | os.PathLike) -> socket.socket | None:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    """A connection to the server at `path`, or None when nothing listens there. The directory is
+    opened without following a link and checked (address.open_dir), the socket is reached through
+    that descriptor, the server's user is checked before anything is sent (SO_PEERCRED), and the
+    directory is checked again; another user's server, or a directory that fails a check, is
+    Unavailable (the client then compiles in its own process)."""
+    d, name = os.path.split(os.fspath(path))
     try:
-        sock.connect(os.fspath(path))
+        dfd = open_dir(d)
+    except AddressError as e:
+        raise Unavailable(str(e)) from None
+    try:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(through(dfd, name, os.fspath(path)))
+        except OSError:
+            sock.close()
+            return None
+        try:
+            uid = peer_uid(sock)
+            if uid != os.getuid():
+                raise Unavailable(f"the compile server at {os.fspath(path)} belongs to uid {uid}, not to this "
+                                  f"user (uid {os.getuid()}); not using it")
+            same_dir(d, dfd)
+        except AddressError as e:
+            sock.close()
+            raise Unavailable(str(e)) from None
+        except OSError as e:
+            sock.close()
+            raise Unavailable(f"cannot tell who runs the compile server at {os.fspath(path)} "
+                              f"({e.strerror or e})") from None
+        except BaseException:
+            sock.close()
+            raise
         return sock
-    except OSError:
-        sock.close()
-        return None
+    finally:
+        os.close(dfd)
 
 
-def _lock_held(path: str) -> bool:
-    """Whether a server (running, starting or exiting) holds SOCKET.lock (shflx.daemon takes it)."""
+def _lock_held(dfd: int, name: str, d: str) -> bool:
+    """Whether a server (running, starting or exiting) holds SOCKET.lock (shflx.daemon takes it);
+    Unavailable when the lock cannot even be opened (an unwritable directory)."""
     import fcntl
     try:
-        with open(f"{path}.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return False
+        fd = os.open(f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd)
+    except OSError as e:
+        raise Unavailable(f"cannot start the compile server in {d}: {e.strerror or e}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
     except OSError:
         return True
+    finally:
+        os.close(fd)
+
+
+# the server imports shflx from where this client did: it gets the client's sys.path (relative
+# entries made absolute, '' the client's directory) before it imports anything of shflx, and checks
+# that it found this PACKAGE
+BOOT = ("import sys, marshal; sys.path[:] = marshal.loads(bytes.fromhex(sys.argv[1])); "
+        "from shflx.daemon import main; raise SystemExit(main(sys.argv[2:]))")
 
 
 def start_server(path: str) -> socket.socket:
     """Start the server for `path` (detached: its own session, no terminal) and connect to it. A
     server that exits at once found another holding the lock: wait for that one to listen, or, if
-    it was exiting, start another."""
+    it was exiting, start another. A directory where no lock or log can be written is Unavailable
+    at once."""
+    import marshal
     import subprocess
     idle = idle_seconds()
-    log = path.removesuffix(".sock") + ".log"
-    deadline = time.monotonic() + START_S
-    proc = None
-    while time.monotonic() < deadline:
-        sock = connect(path)
-        if sock is not None:
-            return sock
-        if proc is not None and proc.poll() is not None and proc.returncode:
-            raise Unavailable(f"the compile server did not start (exit {proc.returncode}; see {log})")
-        if (proc is None or proc.poll() is not None) and not _lock_held(path):
-            with open(log, "ab") as out:
-                proc = subprocess.Popen([sys.executable, "-m", "shflx.daemon", path, repr(idle)],
-                                        stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd="/",
-                                        start_new_session=True, close_fds=True)
-        time.sleep(0.02)
-    if proc is not None and proc.poll() is None:
-        proc.kill()
-    raise Unavailable(f"the compile server did not answer within {START_S:.0f} s (see {log})")
+    d, name = os.path.split(path)
+    stem = name.removesuffix(".sock")
+    log = os.path.join(d, f"{stem}.log")
+    try:
+        dfd = open_dir(d)
+    except AddressError as e:
+        raise Unavailable(str(e)) from None
+    try:
+        search = marshal.dumps([os.path.abspath(p) for p in sys.path]).hex()   # '' is this directory
+        deadline = time.monotonic() + START_S
+        proc = None
+        while time.monotonic() < deadline:
+            sock = connect(path)
+            if sock is not None:
+                return sock
+            if proc is not None and proc.poll() is not None and proc.returncode:
+                raise Unavailable(f"the compile server did not start (exit {proc.returncode}; see {log})")
+            if (proc is None or proc.poll() is not None) and not _lock_held(dfd, name, d):
+                try:
+                    out = os.open(f"{stem}.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                  0o600, dir_fd=dfd)
+                except OSError as e:
+                    raise Unavailable(f"cannot start the compile server in {d}: {e.strerror or e}") from None
+                try:
+                    proc = subprocess.Popen([sys.executable, "-c", BOOT, search, path, repr(idle), PACKAGE],
+                                            stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd="/",
+                                            start_new_session=True, close_fds=True)
+                except OSError as e:
+                    raise Unavailable(f"cannot start the compile server ({e.strerror or e})") from None
+                finally:
+                    os.close(out)
+            time.sleep(0.02)
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        raise Unavailable(f"the compile server did not answer within {START_S:.0f} s (see {log})")
+    finally:
+        os.close(dfd)
 
 
 def served(argv: list[str]) -> int:
@@ -130,14 +197,22 @@ def served(argv: list[str]) -> int:
         try:
             stream = sock.makefile("rb")
             while True:
-                said = read_line(stream)
+                try:
+                    said = read_line(stream)
+                except OSError as e:                # a server that stopped with this request queued
+                    if not worker:
+                        raise Unavailable(f"the compile server stopped before it ran the command "
+                                          f"({e.strerror or e})") from None
+                    said = None
                 if said is None:
                     if not worker:
-                        raise Unavailable("the compile server closed the connection before it started a worker")
+                        raise Unavailable("the compile server stopped before it ran the command")
                     print("shflx: error: the compile server's worker stopped without an exit code",
                           file=sys.stderr)
                     return 2
                 word, rest = said
+                if word == "stale" and not worker:
+                    raise Unavailable(f"the compile server is out of date ({rest})")
                 if word == "pid":
                     worker.append(int(rest))
                     for sig in pending:

@@ -11,8 +11,11 @@ from .protocol import send_request
 
 
 def _ask(path, op: str) -> str | None:
-    """The server's one-line answer to `op`, or None when nothing listens at `path`."""
-    sock = connect(path)
+    """The server's one-line answer to `op`, or None when nothing (of this user) listens at `path`."""
+    try:
+        sock = connect(path)
+    except Unavailable:
+        return None
     if sock is None:
         return None
     with sock:
@@ -45,7 +48,7 @@ def start() -> int:
 
 
 def status() -> int:
-    """One line per running server (pid, requests served, compiles running, age)."""
+    """One line per running server of this user (pid, requests served, compiles running, age)."""
     import time
     rows = []
     for path in _sockets():
@@ -58,8 +61,17 @@ def status() -> int:
     return 0
 
 
-def stop() -> int:
-    """Ask every server of this user to exit (compiles already running finish first)."""
-    stopped = sum(_ask(path, "stop") is not None for path in _sockets())
+def stop(every: bool = False) -> int:
+    """Ask the server this environment's clients use (every server in this user's socket
+    directory with `every`: other projects' and other environments' too) to stop; it stops
+    listening at once and exits when the compiles it runs have finished."""
+    if every:
+        paths = _sockets()
+    else:
+        try:
+            paths = [socket_path(dict(os.environ))]
+        except AddressError as e:
+            raise ShflxError(str(e)) from None
+    stopped = sum(_ask(path, "stop") is not None for path in paths)
     print(f"stopped {stopped} shflx compile server(s)")
     return 0
