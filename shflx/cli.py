@@ -661,6 +661,7 @@ def _write_compile_report(ns: argparse.Namespace, good: list[dict]) -> None:
 
 def _text_report(good: list[dict]) -> str:
     """The report as text (--report-file): per file and target, kernels, chains and sites."""
+    from .driver.report import written
     lines: list[str] = []
     for e in good:
         s = e["summary"]
@@ -693,7 +694,7 @@ def _text_report(good: list[dict]) -> str:
             for line in c["lowering"]:
                 lines.append(f"      {line.split('   ;')[0]}")
         for r in e["sites"]:
-            lines.append(f"  {r['location']}: {r['class']:<12} {r['cuda']}  cost {r['cost']:g}/{r['baseline_cost']:g}, {r['proof']}")
+            lines.append(f"  {r['location']}: {r['class']:<12} {written(r)}  cost {r['cost']:g}/{r['baseline_cost']:g}, {r['proof']}")
             for line in r["lowering"]:
                 lines.append(f"      {line.split('   ;')[0]}")
             for n in r["notes"]:

@@ -16,11 +16,11 @@ from ..amd.guard import GUARD_COST, PREMISE, PREMISE_NOTE, dispatcher_ir
 from ..amd.llvm_ir import function_ir, local_name
 from ..cuda import FULL_MASK
 from ..errors import InputError
-from ..frontend.clang import PRELUDE_PREFIX
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
 from ..ir.demand import Demand, module_demands
 from ..ir.sites import MODE_NAMES, find_sites, site_map
-from ..ir.text import inline_chains
+from ..ir.frames import place
+from ..ir.text import inline_frames
 from ..match.broadcast import helper_differences, helper_ir
 from ..match.cost import bpermute_cost
 from ..target import Target
@@ -87,8 +87,7 @@ def lower_module(ir: str, target: Target, baseline: bool = False,
         edits[site.line_index] = replace_call(lines[site.line_index], site, name,
                                               [site.mask.text, site.value, site.b.text, site.c.text])
         reports.append(_general_report(site, cls, baseline, base_cost))
-    for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):
-        rep.inlined = user_frames(frames)
+    placed(reports, lines, [site.line_index for site in sites])
     helpers.needed |= insert_premises(lines, edits, premises, target.wave)
     return rewrite(ir, edits, helpers.functions, helpers.needed), reports
 
@@ -208,11 +207,12 @@ def used_lanes_plans(text: str, plan: Any, demand: Demand | None, target: Target
     return plan, None
 
 
-def user_frames(frames: list[str]) -> list[str]:
-    """The frames of a site's location that are the user's: shflx's own CUDA layer and HIP's warp
-    function headers (hip/amd_detail/) drop out, unless nothing else is left."""
-    mine = [f for f in frames if not f.startswith(PRELUDE_PREFIX) and "/hip/amd_detail/" not in f]
-    return mine or frames
+def placed(reports: list[SiteReport], lines: list[str], indices: list[int]) -> None:
+    """Each report's location, inlined chain and intrinsic as written (ir.frames.place): the user's
+    innermost line, the header frames inside it, the CUB / cooperative-groups / CUDA call it is in."""
+    for rep, frames in zip(reports, inline_frames(lines, indices)):
+        where, rep.inlined, rep.intrinsic = place(frames)
+        rep.location = where or rep.location
 
 
 def lower_bpermutes(ir: str, target: Target) -> tuple[str, list[SiteReport]]:
@@ -269,8 +269,7 @@ def lower_bpermutes(ir: str, target: Target) -> tuple[str, list[SiteReport]]:
                                   "constant map", [step_asm(s, target) for s in plan.steps]
                                   or ["(no instruction: every lane keeps its value)"], plan.cost,
                                   base_cost, plan.proof["status"], list(plan.proof.get("assumptions", []))))
-    for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):
-        rep.inlined = user_frames(frames)
+    placed(reports, lines, [site.line_index for site in sites])
     return rewrite(ir, edits, functions, needed, final=False), reports
 
 

@@ -437,9 +437,9 @@ def kernel_summaries(info: dict[str, dict[str, int]], result: CompileResult) -> 
     out = []
     for name, facts in info.items():
         sites = [r for r in result.sites if r.function == name]
-        chains = [c for c in result.chains if c.function == name and c.cost is not None]
+        chains = [c for c in result.chains if c.function == name and c.cost is not None]   # costed as a whole
         out.append({"name": name, "registers": facts.get("registers"), "smem_bytes": facts.get("smem_bytes", 0),
                     "spill_bytes": facts.get("spill_bytes", 0), "shuffle_sites": len(sites),
-                    "chains": len(chains), "cost": sum(r.cost for r in sites) + sum(c.cost for c in chains),
+                    "chains": sum(c.function == name for c in result.chains), "cost": sum(r.cost for r in sites) + sum(c.cost for c in chains),
                     "baseline_cost": sum(r.baseline_cost for r in sites) + sum(c.baseline_cost for c in chains)})
     return out

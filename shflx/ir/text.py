@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any, Iterator, Mapping
 
 from .constants import ModuleConstants, module_constants
+from .frames import Frame, user_index
 
 DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
 DBG = re.compile(r"!dbg (![0-9]+)")
@@ -98,6 +99,19 @@ def _frame(meta: dict[str, str], loc: str) -> str:
     return f"{file_of(_field(loc, 'scope'))}:{_field(loc, 'line')}:{_field(loc, 'column')}"
 
 
+def _function(meta: dict[str, str], loc: str) -> str:
+    """The name of the DISubprogram a DILocation is in (through its lexical blocks), else ""."""
+    scope = _field(loc, "scope")
+    for _ in range(30):
+        text = meta.get(scope or "")
+        if text is None:
+            return ""
+        if text.startswith("!DISubprogram"):
+            return (_field(text, "name") or '""').strip('"')
+        scope = _field(text, "scope")
+    return ""
+
+
 def _chain(meta: dict[str, str], key: str) -> list[str]:
     """The DILocations of !key: itself, then each inlinedAt (at most 50)."""
     out = []
@@ -121,7 +135,8 @@ class _Locations(Mapping[str, str]):
             text = self._meta.get(key)
             if text is None or not text.startswith("!DILocation"):
                 raise KeyError(key)
-            self._known[key] = _frame(self._meta, _chain(self._meta, key)[-1])
+            frames = [Frame(_frame(self._meta, loc)) for loc in _chain(self._meta, key)]
+            self._known[key] = frames[user_index(frames) or 0].where
         return self._known[key]
 
     def __iter__(self) -> Iterator[str]:
@@ -132,7 +147,8 @@ class _Locations(Mapping[str, str]):
 
 
 def locations(lines: list[str]) -> Mapping[str, str]:
-    """!N -> "file:line:col" for every DILocation, through inlinedAt to the outermost call site."""
+    """!N -> "file:line:col" for every DILocation: its innermost frame in the user's files, through
+    inlinedAt (ir.frames: a shuffle inside CUB is placed at the user's call of CUB)."""
     return _Locations(_metadata(lines))
 
 
@@ -145,6 +161,17 @@ def inline_chains(lines: list[str], indices: list[int]) -> list[list[str]]:
         m = re.search(r"!dbg (![0-9]+)", lines[i])
         out.append([_frame(meta, loc) for loc in _chain(meta, m.group(1))] if m else [])
     return out
+
+
+def inline_frames(lines: list[str], indices: list[int]) -> list[list[Frame]]:
+    """As inline_chains, each frame with the name of the function it is in (ir.frames.place)."""
+    meta = _metadata(lines)
+    out = []
+    for i in indices:
+        m = re.search(r"!dbg (![0-9]+)", lines[i])
+        out.append([Frame(_frame(meta, loc), _function(meta, loc)) for loc in _chain(meta, m.group(1))] if m else [])
+    return out
+
 
 def constant_tables(lines: list[str]) -> ModuleConstants:
     """The module's immutable integer constants (lookup tables) and type layout (ir.constants)."""

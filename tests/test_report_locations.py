@@ -1,0 +1,96 @@
+"""Reports a porting engineer reads (issue 27): one location convention for the report and
+-Rpass=shflx (the user's innermost line, header frames listed with it, paths relative to the
+working directory), intrinsics named as written, counts that add up, types as written."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from shflx.driver.remarks import remarks
+from shflx.driver.report import relative, written
+from shflx.ir.frames import Frame, place
+
+CUB = "/venv/lib/python3.11/site-packages/nvidia/cu13/include/cccl/cub/warp"
+
+
+def test_a_site_inside_cub_is_placed_at_the_users_call_and_names_cub():
+    frames = [Frame(f"{CUB}/specializations/warp_reduce_shfl.cuh:223:5", "ReduceStep<float, 1>"),
+              Frame(f"{CUB}/specializations/warp_reduce_shfl.cuh:675:12", "Reduce<true, plus<void> >"),
+              Frame(f"{CUB}/warp_reduce.cuh:257:54", "Sum"),
+              Frame("k.cu:6:21", "wsum"), Frame("k.cu:20:3", "outer")]
+    where, inlined, intrinsic = place(frames)
+    assert where == "k.cu:6:21" and intrinsic == "cub::WarpReduce::Sum"
+    assert inlined == [f.where for f in frames]            # the header frames stay in the chain
+
+
+def test_a_layer_intrinsic_is_named_and_the_layer_frames_left_out():
+    frames = [Frame("<shflx>/include/shflx_cuda.h:126:10", "__shflx_i32<0, 31>"),
+              Frame("<shflx>/include/shflx_intrinsics.h:40:3", "__match_any_sync"),
+              Frame("m.cu:4:16", "groups")]
+    assert place(frames) == ("m.cu:4:16", ["m.cu:4:16"], "__match_any_sync")
+    # the user's own shuffle: no intrinsic beyond the call itself; a helper in the user's header is theirs
+    mine = [Frame("<shflx>/include/shflx_cuda.h:148:1", "__shfl_xor_sync"), Frame("/src/helper.h:3:10", "rot"),
+            Frame("/src/k.cu:4:3", "k")]
+    assert place(mine) == ("/src/helper.h:3:10", ["/src/helper.h:3:10", "/src/k.cu:4:3"], "__shfl_xor_sync")
+    assert written({"cuda": "__shfl_xor_sync(0xffffffff, v, 1, 32)", "intrinsic": "__shfl_xor_sync"}) == \
+        "__shfl_xor_sync(0xffffffff, v, 1, 32)"
+    assert written({"cuda": "__shfl_sync(0xffffffff, v, <dynamic>, 32)", "intrinsic": "__match_any_sync"}) == \
+        "__match_any_sync, through __shfl_sync(0xffffffff, v, <dynamic>, 32)"
+
+
+def test_paths_are_relative_to_the_working_directory_where_under_it():
+    assert relative("/w/src/k.cu:4:3", "/w") == "src/k.cu:4:3"
+    assert relative("/elsewhere/k.cu:4:3", "/w") == "/elsewhere/k.cu:4:3"
+    assert relative("k.cu:4:3", "/w") == "k.cu:4:3" and relative("?", "/w") == "?"
+
+
+def test_a_remark_inside_cub_is_at_the_users_line_with_the_header_as_a_note():
+    site = {"location": "k.cu:6:21", "inlined": [f"{CUB}/specializations/warp_reduce_shfl.cuh:223:5",
+                                                 f"{CUB}/warp_reduce.cuh:257:54", "k.cu:6:21", "k.cu:20:3"],
+            "intrinsic": "cub::WarpReduce::Sum", "cuda": "__shfl_down_sync(0xffffffff, v, 1, 32)", "class": "down",
+            "lowering": ["v_mov_b32_dpp v_f, v_x"], "cost": 7, "baseline_cost": 71, "proof": "proved", "notes": []}
+    lines = remarks([{"arch": "gfx1100", "file": "k.cu", "sites": [site], "chains": []}])
+    assert lines[0].startswith("k.cu:6:21: remark: gfx1100: cub::WarpReduce::Sum, through __shfl_down_sync(")
+    assert lines[1].startswith(f"{CUB}/specializations/warp_reduce_shfl.cuh:223:5: note: the shuffle is here, "
+                               "in cub::WarpReduce::Sum (1 more header frame(s) between)")
+    assert lines[2] == "k.cu:20:3: note: inlined from here [-Rpass=shflx]" and len(lines) == 3
+
+
+KERNELS = """#include <cuda_fp16.h>
+__global__ void groups(const int *in, int *out) {
+  int v = in[threadIdx.x];
+  unsigned m = __match_any_sync(0xffffffffu, v);
+  out[threadIdx.x] = m;
+}
+__global__ void hsum(const __half2 *in, __half2 *out) {
+  __half2 v = in[threadIdx.x];
+  for (int o = 16; o > 0; o /= 2) v = __hadd2(v, __shfl_xor_sync(0xffffffffu, v, o));
+  out[threadIdx.x] = v;
+}
+__global__ void isum(const int *in, int *out) {
+  int v = in[threadIdx.x];
+  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+  out[threadIdx.x] = v;
+}
+"""
+
+
+def test_intrinsics_types_counts_and_relative_paths_in_a_compile(tmp_path):
+    src = tmp_path / "m.cu"
+    src.write_text(KERNELS)
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", "gfx1100",
+                        "-o", str(tmp_path / "m.hsaco"), "--report", "json", "-Rpass=shflx"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    (entry,) = json.loads(r.stdout)
+    match = [s for s in entry["sites"] if s["intrinsic"] == "__match_any_sync"]
+    assert match and all(s["location"] == "m.cu:4:16" for s in match)      # relative: under the cwd
+    assert "m.cu:4:16: remark: gfx1100: __match_any_sync, through __shfl_sync(" in r.stderr
+    assert str(tmp_path) not in r.stderr
+    half = [c for c in entry["chains"] if c["location"].startswith("m.cu:9:")]
+    assert half and half[0]["type"] == "__half2"
+    # every chain counted per kernel, as the file counts them; sites too
+    assert sum(k["chains"] for k in entry["kernels"]) == entry["summary"]["chains"] == 2
+    assert sum(k["shuffle_sites"] for k in entry["kernels"]) == entry["summary"]["sites"]
+    assert {k["name"]: k["chains"] for k in entry["kernels"]}["_Z4hsumPK7__half2PS_"] == 1
