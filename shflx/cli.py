@@ -151,6 +151,8 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                    "else the extension; with -c always JSON)")
     g.add_argument("-Rpass=shflx", dest="remarks", action="store_true",
                    help="one clang-style remark per shuffle site and chain on stderr")
+    g.add_argument("-Wshflx-headers", dest="header_warnings", action="store_true",
+                   help="also show LLVM's warnings located in the CUDA/CCCL headers (default, -Wno-shflx-headers: silent, as nvcc)")
     g = co.add_argument_group("preprocessor and language")
     g.add_argument("-I DIR, -isystem DIR, -iquote DIR, -idirafter DIR, -include F, -D N[=V], -U N",
                    dest="pp", action="store_true", help="as clang, in command-line order (joined -IDIR, -DN too)")
@@ -564,7 +566,7 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     if f.action == "c":
         from .driver.launch import compile_object
         return compile_object(f)
-    opts = FrontendOptions((), (), ns.opt, True, ns.llvm_bin, device_words(f))
+    opts = FrontendOptions((), (), ns.opt, True, ns.llvm_bin, device_words(f), header_warnings=f.header_warnings)
     sources = _sources(ns.files)
     if f.action == "E":
         from .driver.preprocess import preprocess

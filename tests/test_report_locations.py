@@ -94,3 +94,33 @@ def test_intrinsics_types_counts_and_relative_paths_in_a_compile(tmp_path):
     assert sum(k["chains"] for k in entry["kernels"]) == entry["summary"]["chains"] == 2
     assert sum(k["shuffle_sites"] for k in entry["kernels"]) == entry["summary"]["sites"]
     assert {k["name"]: k["chains"] for k in entry["kernels"]}["_Z4hsumPK7__half2PS_"] == 1
+
+
+LOOP_HEADER = """__device__ inline int spin(int v, int n) {
+#pragma unroll
+  for (int i = 0; i < n; ++i) v += __shfl_xor_sync(0xffffffffu, v, 1) * i;
+  return v;
+}
+"""
+
+
+def test_llvm_warnings_inside_installed_headers_are_silent_unless_asked_for(tmp_path):
+    """LLVM's `loop not unrolled` for a `#pragma unroll` inside an installed (site-packages) header:
+    nvcc is silent on it, so is shflx unless -Wshflx-headers; in the user's file it is shown."""
+    from shflx.codegen.diagnostics import without_header_warnings
+
+    inc = tmp_path / "site-packages" / "lib"
+    inc.mkdir(parents=True)
+    (inc / "loop.cuh").write_text(LOOP_HEADER)
+    src = tmp_path / "h.cu"
+    src.write_text('#include <loop.cuh>\n__global__ void k(int *p, int n) { p[threadIdx.x] = spin(p[threadIdx.x], n); }\n')
+
+    def compile_(*extra):
+        return subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "-I", str(inc), "--offload-arch",
+                               "gfx1100", "-o", str(tmp_path / "h.hsaco"), *extra], capture_output=True, text=True)
+    quiet, loud = compile_(), compile_("-Wshflx-headers")
+    assert quiet.returncode == loud.returncode == 0, loud.stderr
+    assert quiet.stderr == ""
+    assert "loop.cuh:3:3: loop not unrolled" in loud.stderr
+    mine = "warning: k.cu:4:3: loop not unrolled: the optimizer was unable\n"
+    assert without_header_warnings(f"warning: /x/site-packages/cub/a.cuh:1:2: loop not unrolled\n{mine}") == mine

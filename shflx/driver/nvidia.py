@@ -331,7 +331,8 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
     if emit == "llvm":
         result.output = lowered
         return result
-    ptx = compile_to_ptx(lowered, target.name, opt=max(opts.opt, 1), source=str(source))
+    ptx = compile_to_ptx(lowered, target.name, opt=max(opts.opt, 1), source=str(source),
+                         header_warnings=opts.header_warnings)
     # redux.sync is decided on the IR, where the chains have source lines; the PTX pass's own
     # rewrite runs only when the IR had no chain (e.g. .ll input from another front end, shuffles
     # in inline PTX): it would also meet the fallback chains of guarded helpers
