@@ -524,7 +524,7 @@ def _compile_in_worker(job: tuple) -> dict:
         return {"file": job[0], "arch": job[1], "error": "shflx: interrupted", "exit_code": 130}
 
 
-def _compile_parallel(jobs: list[tuple], workers: int) -> list[dict]:
+def _compile_parallel(jobs: list[tuple], workers: int, progress) -> list[dict]:
     """The jobs in worker processes, in input order; Ctrl-C stops the workers at once (no partial
     outputs: each is written atomically by its worker, or not at all)."""
     import multiprocessing
@@ -532,9 +532,8 @@ def _compile_parallel(jobs: list[tuple], workers: int) -> list[dict]:
     results: list[dict] = []
     pool = multiprocessing.Pool(workers)
     try:
-        for k, r in enumerate(pool.imap_unordered(_compile_in_worker, jobs), 1):
-            state = "error" if "error" in r else f"{r['summary']['sites']} site(s)"
-            print(f"[{k}/{len(jobs)}] {r['file']} ({r['arch']}): {state}", file=sys.stderr, flush=True)
+        for r in pool.imap_unordered(_compile_in_worker, jobs):
+            progress.advance(f"{r['file']} ({r['arch']})")
             results.append(r)
         pool.close()
     except BaseException:
@@ -635,10 +634,23 @@ def _run_compile_jobs(jobs: list[tuple], jobs_flag: int | None) -> list[dict]:
     in worker processes."""
     import os
 
+    from .driver.progress import Progress
+
     workers = jobs_flag or os.cpu_count() or 1
+    progress = Progress("compile")            # shown only for a run of several jobs past ~2 s
+    for j in jobs:
+        progress.plan(_job_name(j), 1)
     if len(jobs) == 1 or workers == 1:
-        return [_compile_one(j) for j in jobs]
-    return _compile_parallel(jobs, min(workers, len(jobs)))
+        out = []
+        for j in jobs:
+            out.append(_compile_one(j))
+            progress.advance(_job_name(j))
+        return out
+    return _compile_parallel(jobs, min(workers, len(jobs)), progress)
+
+
+def _job_name(job: tuple) -> str:
+    return f"{job[0]} ({job[1]})"
 
 
 def _write_compile_report(ns: argparse.Namespace, good: list[dict]) -> None:

@@ -4,6 +4,7 @@ working directory), intrinsics named as written, counts that add up, types as wr
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -124,3 +125,23 @@ def test_llvm_warnings_inside_installed_headers_are_silent_unless_asked_for(tmp_
     assert "loop.cuh:3:3: loop not unrolled" in loud.stderr
     mine = "warning: k.cu:4:3: loop not unrolled: the optimizer was unable\n"
     assert without_header_warnings(f"warning: /x/site-packages/cub/a.cuh:1:2: loop not unrolled\n{mine}") == mine
+
+
+def test_compile_progress_only_for_several_jobs_past_the_delay(monkeypatch, capsys):
+    """README: success is quiet. A run of jobs that ends within driver.progress.DELAY prints nothing
+    (the pool used to print `[1/2] ...` lines for a 1.7 s two-target compile); past it, one plain
+    line per finished job when stderr is not a terminal (a log), counted over the whole run."""
+    from shflx import cli
+    from shflx.driver import progress
+
+    monkeypatch.setattr(cli, "_compile_one", lambda j: {"file": j[0], "arch": j[1], "summary": {"sites": 0}})
+    jobs = [("a.cu", arch) for arch in ("gfx942", "gfx1100", "sm_90")]
+    assert [r["arch"] for r in cli._run_compile_jobs(jobs, 1)] == ["gfx942", "gfx1100", "sm_90"]
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(progress, "DELAY", 0.0)      # as if each job took long
+    cli._run_compile_jobs(jobs, 1)
+    lines = [re.sub(r", [\d.]+ s\)", ")", ln) for ln in capsys.readouterr().err.splitlines()]
+    assert lines == ["compile: a.cu (gfx942) done (1/3)", "compile: a.cu (gfx1100) done (2/3)",
+                     "compile: a.cu (sm_90) done (3/3)"]
+    cli._run_compile_jobs(jobs[:1], 1)                # one job: nothing to count
+    assert capsys.readouterr().err == ""
