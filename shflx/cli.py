@@ -675,7 +675,7 @@ def _write_compile_report(ns: argparse.Namespace, good: list[dict]) -> None:
 
 def _text_report(good: list[dict]) -> str:
     """The report as text (--report-file): per file and target, kernels, chains and sites."""
-    from .driver.report import written
+    from .driver.report import chain_inside, written
     lines: list[str] = []
     for e in good:
         s = e["summary"]
@@ -702,7 +702,7 @@ def _text_report(good: list[dict]) -> str:
             base = "" if nvidia else f", ds_bpermute {c['baseline_cost']:g}"
             cost = f"cost {c['cost']:g}{sbs}{base}, {c['proof']}" \
                 if c["cost"] is not None else "each shuffle lowered and costed as its own site below"
-            lines.append(f"  {c['location']}: chain of {c['shuffles']} shuffles, {what}: {c['status']}, {cost}")
+            lines.append(f"  {c['location']}: chain of {c['shuffles']} shuffles{chain_inside(c)}, {what}: {c['status']}, {cost}")
             lines.append(f"      live: {c['live']}")
             lines.append(f"      {'why' if c['status'] != 're-synthesized' else 'target'}: {c['reason']}")
             for line in c["lowering"]:

@@ -19,15 +19,13 @@ from ..errors import InputError
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
 from ..ir.demand import Demand, module_demands
 from ..ir.sites import MODE_NAMES, find_sites, site_map
-from ..ir.frames import place
-from ..ir.text import inline_frames
 from ..match.broadcast import helper_differences, helper_ir
 from ..match.cost import bpermute_cost
 from ..target import Target
 from ..verify.readback import emitted_differences
 from .cache import lower, uniform_broadcast
 from .chains import insert_premises
-from .report import READBACK_FAILED, SiteReport, classify_site, describe_site
+from .report import READBACK_FAILED, SiteReport, classify_site, describe_site, placed
 
 
 def is_uniform_broadcast(site: Any) -> bool:
@@ -205,14 +203,6 @@ def used_lanes_plans(text: str, plan: Any, demand: Demand | None, target: Target
             notes.append(f"its result is used on lanes {demand.lanes_tid:#x} only, read off threadIdx.x")
             return narrow, plan
     return plan, None
-
-
-def placed(reports: list[SiteReport], lines: list[str], indices: list[int]) -> None:
-    """Each report's location, inlined chain and intrinsic as written (ir.frames.place): the user's
-    innermost line, the header frames inside it, the CUB / cooperative-groups / CUDA call it is in."""
-    for rep, frames in zip(reports, inline_frames(lines, indices)):
-        where, rep.inlined, rep.intrinsic = place(frames)
-        rep.location = where or rep.location
 
 
 def lower_bpermutes(ir: str, target: Target) -> tuple[str, list[SiteReport]]:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .report import ChainReport, CompileResult, SiteReport, classify_site, describe_site
+from .report import ChainReport, CompileResult, SiteReport, classify_site, describe_site, placed
 from .inputs import check_resolved
 
 # Device functions the CUDA driver links into every module (printf, the device heap, assert).
@@ -98,7 +98,8 @@ def lower_shuffles(ir: str, target: NvidiaTarget, baseline: bool = False) -> tup
     edits: dict[int, str] = {}
     reports: list[SiteReport] = []
     used: set[str] = set()
-    for site in find_sites(ir):
+    sites = find_sites(ir)
+    for site in sites:
         if site.mode.kind != "const":
             raise InputError(f"{site.location}: a shuffle whose mode is not a constant (internal prelude misuse)")
         mode = MODE_NAMES[site.mode.value & 3]
@@ -124,6 +125,7 @@ def lower_shuffles(ir: str, target: NvidiaTarget, baseline: bool = False) -> tup
         cost = cost_of[found is not None or site.b.kind == "const"]
         reports.append(SiteReport(site.location, site.function, describe_site(site), cls, [chosen.ptx()], cost,
                                   as_written, proof, notes))
+    placed(reports, lines, [site.line_index for site in sites])
     declared = declared_names(ir)
     decls = [_DECLS[n] for n in sorted(INTRINSIC.format(mode=m) for m in used) if n not in declared]
     return rewrite(ir, edits, decls, set()), reports
@@ -168,6 +170,7 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
         return ir, reports
     declared = declared_names(ir)
     decls = [_DECLS[n] for n in sorted(module.used) if n not in declared]
+    placed(reports, ir.splitlines(), [c.sites[0].line_index for c in chains])
     return rewrite(ir, module.edits, decls + module.functions, module.needed, final=False), reports
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .report import written
+from .report import chain_inside, written
 
 TAG = "[-Rpass=shflx]"
 
@@ -24,7 +24,8 @@ def remarks(entries: list[dict[str, Any]]) -> list[str]:
             what = f"{c['shape']} {c['op']} {c['type']}"
             how = (f"re-synthesized as {c['family']}, cost {c['cost']:g} vs {c['baseline_cost']:g}, {c['proof']}"
                    if c["status"] == "re-synthesized" else f"lowered shuffle by shuffle: {c['reason']}")
-            out.append(f"{c['location']}: remark: {arch}: chain of {c['shuffles']} shuffles ({what}) {how} {TAG}")
+            out.append(f"{c['location']}: remark: {arch}: chain of {c['shuffles']} shuffles{chain_inside(c)} ({what}) "
+                       f"{how} {TAG}")
         for r in e.get("sites", []):
             where = r["location"] if not r["location"].startswith("?") else e["file"]
             frames = [f for f in r.get("inlined") or [] if not f.startswith("?")]

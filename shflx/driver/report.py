@@ -10,7 +10,9 @@ from typing import Any
 import numpy as np
 
 from ..cuda import cuda_call
+from ..ir.frames import place
 from ..ir.sites import MODE_NAMES, Site
+from ..ir.text import inline_frames
 from ..lanes import s32
 
 
@@ -68,9 +70,20 @@ class ChainReport:
     step_by_step_cost: float | None
     baseline_cost: float
     proof: str
+    inlined: list[str] = field(default_factory=list)    # its first shuffle's frames, as a site's
+    intrinsic: str | None = None     # the call as written that holds it (`cub::WarpReduce::Sum`)
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+def placed(entries: list[SiteReport] | list[ChainReport], lines: list[str], indices: list[int]) -> None:
+    """Each entry's location, inlined chain and intrinsic as written (ir.frames.place), from the
+    line `lines[indices[k]]` of its (first) shuffle: the user's innermost line, the header frames
+    inside it, the CUB / cooperative-groups / CUDA call it is in."""
+    for entry, frames in zip(entries, inline_frames(lines, indices)):
+        where, entry.inlined, entry.intrinsic = place(frames)
+        entry.location = where or entry.location
 
 
 def describe_site(site: Site) -> str:
@@ -177,6 +190,15 @@ def written(site: dict[str, Any]) -> str:
     library call it is inside (`__match_any_sync`, `cub::WarpReduce::Sum`) when that is another."""
     cuda, intrinsic = site["cuda"], site.get("intrinsic")
     return f"{intrinsic}, through {cuda}" if intrinsic and not cuda.startswith(f"{intrinsic}(") else cuda
+
+
+SHUFFLES = frozenset(f"__shfl{kind}{sync}" for kind in ("", "_up", "_down", "_xor") for sync in ("", "_sync"))
+
+
+def chain_inside(chain: dict[str, Any]) -> str:
+    """` in cub::WarpReduce::Sum` for a chain inside an intrinsic or library call, else ""."""
+    name = chain.get("intrinsic")
+    return f" in {name}" if name and name not in SHUFFLES else ""
 
 
 def _relative_entries(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
