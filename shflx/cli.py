@@ -721,6 +721,10 @@ def _cmd_ptx(ns: argparse.Namespace) -> int:
     from .nvidia.ptxpass import read_ptx, report_text, run
 
     result = run(read_ptx(ns.input), ns.input, sm=ns.sm, load_shuffle=not ns.no_load_shuffle)
+    from .driver.report import relative
+    for row in (*result.sites, *result.chains, *result.loads):    # one location convention (compile's)
+        if row.get("source_location"):
+            row["source_location"] = relative(row["source_location"])
     if ns.output:
         write_atomically(Path(ns.output), result.text)
     if ns.report == "json":

@@ -183,3 +183,5 @@ def test_shflx_ptx_places_shflx_s_own_sm90_ptx_at_the_users_line(tmp_path):
     assert r.returncode == 0, r.stderr
     (entry,) = json.loads(r.stdout)
     assert [s["source_location"] for s in entry["sites"]] == [f"{src}:3:22"]
+    r = subprocess.run([sys.executable, "-m", "shflx", "ptx", str(ptx)], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0 and "(u.cu:3:22)" in r.stdout, r.stdout + r.stderr      # relative under the cwd
