@@ -185,3 +185,18 @@ def test_shflx_ptx_places_shflx_s_own_sm90_ptx_at_the_users_line(tmp_path):
     assert [s["source_location"] for s in entry["sites"]] == [f"{src}:3:22"]
     r = subprocess.run([sys.executable, "-m", "shflx", "ptx", str(ptx)], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0 and "(u.cu:3:22)" in r.stdout, r.stdout + r.stderr      # relative under the cwd
+
+
+def test_a_cooperative_groups_reduce_chain_is_named(tmp_path):
+    src = tmp_path / "cg.cu"
+    src.write_text("#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n"
+                   "namespace cg = cooperative_groups;\n__global__ void k(const int *in, int *out) {\n"
+                   "  auto tile = cg::tiled_partition<32>(cg::this_thread_block());\n"
+                   "  out[threadIdx.x] = cg::reduce(tile, in[threadIdx.x], cg::plus<int>());\n}\n")
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", "gfx1100",
+                        "-o", str(tmp_path / "cg.hsaco"), "--report", "json", "-Rpass=shflx"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    (entry,) = json.loads(r.stdout)
+    assert [(c["location"], c["intrinsic"]) for c in entry["chains"]] == [("cg.cu:6:22", "cooperative_groups::reduce")]
+    assert "cg.cu:6:22: remark: gfx1100: chain of 5 shuffles in cooperative_groups::reduce (" in r.stderr
