@@ -709,11 +709,23 @@ def _text_report(good: list[dict]) -> str:
                 lines.append(f"      {line.split('   ;')[0]}")
         for r in e["sites"]:
             lines.append(f"  {r['location']}: {r['class']:<12} {written(r)}  cost {r['cost']:g}/{r['baseline_cost']:g}, {r['proof']}")
+            lines += _frame_lines(r)
             for line in r["lowering"]:
                 lines.append(f"      {line.split('   ;')[0]}")
             for n in r["notes"]:
                 lines.append(f"      note: {n}")
     return "\n".join(lines)
+
+
+def _frame_lines(site: dict) -> list[str]:
+    """The text report's lines for a site's other frames (as -Rpass=shflx's notes): the header line
+    that holds the shuffle when it is inside CUB & co, and the call sites it was inlined into."""
+    frames = [f for f in site.get("inlined") or [] if not f.startswith("?")]
+    if site["location"] not in frames:
+        return []
+    k = frames.index(site["location"])
+    out = [f"      in {site.get('intrinsic') or 'a header'} at {frames[0]}"] if k > 0 else []
+    return out + ([f"      inlined from {', '.join(frames[k + 1:])}"] if frames[k + 1:] else [])
 
 
 def _cmd_ptx(ns: argparse.Namespace) -> int:

@@ -200,3 +200,19 @@ def test_a_cooperative_groups_reduce_chain_is_named(tmp_path):
     (entry,) = json.loads(r.stdout)
     assert [(c["location"], c["intrinsic"]) for c in entry["chains"]] == [("cg.cu:6:22", "cooperative_groups::reduce")]
     assert "cg.cu:6:22: remark: gfx1100: chain of 5 shuffles in cooperative_groups::reduce (" in r.stderr
+
+
+def test_the_text_report_lists_a_sites_other_frames_as_the_remarks_do():
+    from shflx import cli
+
+    site = {"location": "k.cu:6:21", "inlined": [f"{CUB}/specializations/warp_reduce_shfl.cuh:223:5", "k.cu:6:21",
+                                                 "k.cu:20:3"],
+            "intrinsic": "cub::WarpReduce::Sum", "cuda": "__shfl_down_sync(0xffffffff, v, 1, 32)", "class": "down",
+            "lowering": ["v_mov_b32_dpp v_f, v_x"], "cost": 7, "baseline_cost": 71, "proof": "proved", "notes": []}
+    entry = {"file": "k.cu", "output": "k.hsaco", "arch": "gfx1100", "wave": 32, "kernels": [], "chains": [],
+             "sites": [site], "summary": {"sites": 1, "chains": 0, "cost": 7, "baseline_cost": 71}}
+    text = cli._text_report([entry]).splitlines()
+    assert text[1] == "  k.cu:6:21: down         cub::WarpReduce::Sum, through __shfl_down_sync(0xffffffff, v, 1, 32)  " \
+                      "cost 7/71, proved"
+    assert text[2] == f"      in cub::WarpReduce::Sum at {CUB}/specializations/warp_reduce_shfl.cuh:223:5"
+    assert text[3] == "      inlined from k.cu:20:3"
