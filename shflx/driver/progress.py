@@ -15,6 +15,7 @@ import time
 from typing import TextIO
 
 BAR = 30
+LABEL = 36          # characters of the group's name on the bar line
 DELAY = 2.0          # seconds: a run shorter than this shows no progress
 
 
@@ -58,8 +59,9 @@ class Progress:
         self.shown = True
         if self.tty:
             filled = BAR * min(self.done, self.total) // max(self.total, 1)
+            label = group if len(group) <= LABEL else "..." + group[3 - LABEL:]    # a path's end says most
             self.stream.write(f"\r{self.what} [{'#' * filled}{'.' * (BAR - filled)}] {self.done}/{self.total} "
-                              f"{group:<20.20} {seconds:5.0f} s")
+                              f"{label:<{LABEL}} {seconds:5.0f} s")
             if self.done >= self.total:
                 self.stream.write("\n")
             self.stream.flush()
