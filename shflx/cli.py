@@ -157,6 +157,8 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--time-report", "-ftime-report", dest="time_report", action="store_true",
                    help="each (file, target) compile's wall time per stage on stderr (front end, shuffle "
                    "lowering, LLVM optimization, code generation, link, ptxas)")
+    g.add_argument("-Wshflx-headers", dest="header_warnings", action="store_true",
+                   help="also show LLVM's warnings located in the CUDA/CCCL headers (default, -Wno-shflx-headers: silent, as nvcc)")
     g = co.add_argument_group("preprocessor and language")
     g.add_argument("-I DIR, -isystem DIR, -iquote DIR, -idirafter DIR, -include F, -D N[=V], -U N",
                    dest="pp", action="store_true", help="as clang, in command-line order (joined -IDIR, -DN too)")
@@ -530,7 +532,7 @@ def _compile_in_worker(job: tuple) -> dict:
         return {"file": job[0], "arch": job[1], "error": "shflx: interrupted", "exit_code": 130}
 
 
-def _compile_parallel(jobs: list[tuple], workers: int) -> list[dict]:
+def _compile_parallel(jobs: list[tuple], workers: int, progress) -> list[dict]:
     """The jobs in worker processes, in input order; Ctrl-C stops the workers at once (no partial
     outputs: each is written atomically by its worker, or not at all)."""
     import multiprocessing
@@ -538,9 +540,8 @@ def _compile_parallel(jobs: list[tuple], workers: int) -> list[dict]:
     results: list[dict] = []
     pool = multiprocessing.Pool(workers)
     try:
-        for k, r in enumerate(pool.imap_unordered(_compile_in_worker, jobs), 1):
-            state = "error" if "error" in r else f"{r['summary']['sites']} site(s)"
-            print(f"[{k}/{len(jobs)}] {r['file']} ({r['arch']}): {state}", file=sys.stderr, flush=True)
+        for r in pool.imap_unordered(_compile_in_worker, jobs):
+            progress.advance(f"{r['file']} ({r['arch']})")
             results.append(r)
         pool.close()
     except BaseException:
@@ -572,7 +573,7 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     if f.action == "c":
         from .driver.launch import compile_object
         return compile_object(f)
-    opts = FrontendOptions((), (), ns.opt, True, ns.llvm_bin, device_words(f))
+    opts = FrontendOptions((), (), ns.opt, True, ns.llvm_bin, device_words(f), header_warnings=f.header_warnings)
     sources = _sources(ns.files)
     if f.action == "E":
         from .driver.preprocess import preprocess
@@ -646,10 +647,23 @@ def _run_compile_jobs(jobs: list[tuple], jobs_flag: int | None) -> list[dict]:
     in worker processes."""
     import os
 
+    from .driver.progress import Progress
+
     workers = jobs_flag or os.cpu_count() or 1
+    progress = Progress("compile")            # shown only for a run of several jobs past ~2 s
+    for j in jobs:
+        progress.plan(_job_name(j), 1)
     if len(jobs) == 1 or workers == 1:
-        return [_compile_one(j) for j in jobs]
-    return _compile_parallel(jobs, min(workers, len(jobs)))
+        out = []
+        for j in jobs:
+            out.append(_compile_one(j))
+            progress.advance(_job_name(j))
+        return out
+    return _compile_parallel(jobs, min(workers, len(jobs)), progress)
+
+
+def _job_name(job: tuple) -> str:
+    return f"{job[0]} ({job[1]})"
 
 
 def _write_compile_report(ns: argparse.Namespace, good: list[dict]) -> None:
@@ -674,6 +688,7 @@ def _write_compile_report(ns: argparse.Namespace, good: list[dict]) -> None:
 
 def _text_report(good: list[dict]) -> str:
     """The report as text (--report-file): per file and target, kernels, chains and sites."""
+    from .driver.report import chain_inside, written
     lines: list[str] = []
     for e in good:
         s = e["summary"]
@@ -700,13 +715,14 @@ def _text_report(good: list[dict]) -> str:
             base = "" if nvidia else f", ds_bpermute {c['baseline_cost']:g}"
             cost = f"cost {c['cost']:g}{sbs}{base}, {c['proof']}" \
                 if c["cost"] is not None else "each shuffle lowered and costed as its own site below"
-            lines.append(f"  {c['location']}: chain of {c['shuffles']} shuffles, {what}: {c['status']}, {cost}")
+            lines.append(f"  {c['location']}: chain of {c['shuffles']} shuffles{chain_inside(c)}, {what}: {c['status']}, {cost}")
             lines.append(f"      live: {c['live']}")
             lines.append(f"      {'why' if c['status'] != 're-synthesized' else 'target'}: {c['reason']}")
             for line in c["lowering"]:
                 lines.append(f"      {line.split('   ;')[0]}")
         for r in e["sites"]:
-            lines.append(f"  {r['location']}: {r['class']:<12} {r['cuda']}  cost {r['cost']:g}/{r['baseline_cost']:g}, {r['proof']}")
+            lines.append(f"  {r['location']}: {r['class']:<12} {written(r)}  cost {r['cost']:g}/{r['baseline_cost']:g}, {r['proof']}")
+            lines += _frame_lines(r)
             for line in r["lowering"]:
                 lines.append(f"      {line.split('   ;')[0]}")
             for n in r["notes"]:
@@ -714,11 +730,26 @@ def _text_report(good: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def _frame_lines(site: dict) -> list[str]:
+    """The text report's lines for a site's other frames (as -Rpass=shflx's notes): the header line
+    that holds the shuffle when it is inside CUB & co, and the call sites it was inlined into."""
+    frames = [f for f in site.get("inlined") or [] if not f.startswith("?")]
+    if site["location"] not in frames:
+        return []
+    k = frames.index(site["location"])
+    out = [f"      in {site.get('intrinsic') or 'a header'} at {frames[0]}"] if k > 0 else []
+    return out + ([f"      inlined from {', '.join(frames[k + 1:])}"] if frames[k + 1:] else [])
+
+
 def _cmd_ptx(ns: argparse.Namespace) -> int:
     from .files import write_atomically
     from .nvidia.ptxpass import read_ptx, report_text, run
 
     result = run(read_ptx(ns.input), ns.input, sm=ns.sm, load_shuffle=not ns.no_load_shuffle)
+    from .driver.report import relative
+    for row in (*result.sites, *result.chains, *result.loads):    # one location convention (compile's)
+        if row.get("source_location"):
+            row["source_location"] = relative(row["source_location"])
     if ns.output:
         write_atomically(Path(ns.output), result.text)
     if ns.report == "json":

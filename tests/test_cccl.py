@@ -91,6 +91,9 @@ def test_a_cub_warp_reduction_compiles_and_its_shuffles_are_lowered(tmp_path, ar
     downs = [s for s in res.sites if s.cls == "down"]
     assert len(downs) == 5 and all(s.proof == "proved" for s in downs), [(s.cls, s.proof) for s in res.sites]
     assert all("warp_reduce_shfl.cuh" in " ".join(s.inlined) for s in downs)
+    # placed at the user's call of CUB, not inside the installed headers, and named as written
+    assert all(s.location.startswith(f"{src}:") and s.intrinsic == "cub::WarpReduce::Sum" for s in downs), \
+        [(s.location, s.intrinsic) for s in downs]
 
 
 def test_files_that_read_cccl_take_the_rewriting_path_first(tmp_path):

@@ -175,7 +175,8 @@ def test_directories_compile_in_parallel(tmp_path):
     r = run(str(KERNELS / "shift"), str(KERNELS / "scan"), "--offload-arch", "gfx942", "-o", str(out), "-j", "2")
     assert r.returncode == 0, r.stderr
     assert sorted(p.name for p in out.iterdir()) == ["scan_kernel.gfx942.hsaco", "shift_kernel.gfx942.hsaco"]
-    assert "[2/2]" in r.stderr
+    # progress only past ~2 s (driver.progress), over the run, one line per finished job in a log
+    assert "[2/2]" not in r.stderr and all(ln.startswith("compile: ") for ln in r.stderr.splitlines())
 
 
 def test_doctor_names_every_part():

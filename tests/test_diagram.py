@@ -111,7 +111,7 @@ def test_cli_diagram_verbosity_and_errors():
 
 def test_progress_lines_bar_and_quiet():
     log = io.StringIO()
-    p = Progress("coverage", 1, log, tty=False)
+    p = Progress("coverage", 1, log, tty=False, delay=0)
     p.plan("gfx942 uniform", 2)
     p.plan("gfx942 catalog", 1)
     for g in ("gfx942 uniform", "gfx942 catalog", "gfx942 uniform"):
@@ -120,24 +120,63 @@ def test_progress_lines_bar_and_quiet():
     assert [re.sub(r", [\d.]+ s\)", ")", line) for line in lines] == [
         "coverage: gfx942 catalog done (2/3)", "coverage: gfx942 uniform done (3/3)"]
     bar = io.StringIO()
-    p = Progress("coverage", 1, bar, tty=True)
+    p = Progress("coverage", 1, bar, tty=True, delay=0)
     p.plan("g", 2)
     p.advance("g")
     p.advance("g")
     assert bar.getvalue().count("\r") == 2 and "[" + "#" * 30 + "] 2/2" in bar.getvalue()
     assert bar.getvalue().endswith("\n")
     quiet = io.StringIO()
-    p = Progress("coverage", 0, quiet, tty=False)
-    p.plan("g", 1)
+    p = Progress("coverage", 0, quiet, tty=False, delay=0)
+    p.plan("g", 2)
+    p.advance("g")
     p.advance("g")
     assert quiet.getvalue() == ""
+
+
+def test_progress_waits_for_a_slow_run_of_several_units():
+    """Issue 27: shown for a run over ~2 s with more than one unit of work, silent otherwise (a quick
+    two-target compile prints nothing: success is quiet); counted in units (maps), not chunks."""
+    now = [0.0]
+    quick = io.StringIO()
+    p = Progress("compile", 1, quick, tty=True, clock=lambda: now[0])
+    p.plan("a.cu (gfx942)", 1)
+    p.plan("a.cu (gfx1100)", 1)
+    now[0] = 1.5
+    p.advance("a.cu (gfx942)")
+    now[0] = 2.5                                   # over 2 s, but the run is over: nothing to show
+    p.advance("a.cu (gfx1100)")
+    assert quick.getvalue() == ""
+    one = io.StringIO()
+    p = Progress("compile", 1, one, tty=False, clock=lambda: now[0])
+    p.plan("a.cu (gfx942)", 1)
+    now[0] = 10.0
+    p.advance("a.cu (gfx942)")
+    assert one.getvalue() == ""                    # one unit: nothing to count
+    slow, log = io.StringIO(), io.StringIO()
+    for stream, tty in ((slow, True), (log, False)):
+        now[0] = 0.0
+        p = Progress("coverage", 1, stream, tty=tty, clock=lambda: now[0])
+        p.plan("gfx942 uniform", 40)
+        p.plan("gfx942 catalog", 20)
+        now[0] = 1.0
+        p.advance("gfx942 uniform", 20)            # a chunk of 20 maps, under 2 s: silent
+        now[0] = 3.0
+        p.advance("gfx942 uniform", 20)
+        p.advance("gfx942 catalog", 20)
+    assert "\r" in slow.getvalue() and "] 40/60" in slow.getvalue() and "] 60/60" in slow.getvalue()
+    assert slow.getvalue().endswith("\n") and "20/60" not in slow.getvalue()
+    assert [re.sub(r", [\d.]+ s\)", ")", ln) for ln in log.getvalue().splitlines()] == [
+        "coverage: gfx942 uniform done (40/60)", "coverage: gfx942 catalog done (60/60)"]
 
 
 def test_coverage_prints_plain_progress_on_a_pipe(tmp_path):
     r = shflx_cli("coverage", "--arch", "gfx1100", "--limit", "4", "--out", str(tmp_path / "c.json"))
     assert r.returncode == 0, r.stderr
-    assert re.findall(r"^coverage: gfx1100 (\w+) done", r.stderr, re.M) == ["uniform", "catalog"] or \
-        sorted(re.findall(r"^coverage: gfx1100 (\w+) done", r.stderr, re.M)) == ["catalog", "uniform"]
+    # lines only once the run is past ~2 s (driver.progress.DELAY): at most one per part, in maps
+    done = re.findall(r"^coverage: gfx1100 (\w+) done \((\d+)/(\d+)", r.stderr, re.M)
+    assert set(part for part, _, _ in done) <= {"uniform", "catalog"} and len(done) <= 2
+    assert all(int(total) > 16 for _, _, total in done)          # maps, not the 16 chunks
     assert "\r" not in r.stderr and (tmp_path / "c.json").exists()
     r = shflx_cli("coverage", "--arch", "gfx1100", "--limit", "4", "--out", str(tmp_path / "d.json"), "-q")
     assert r.returncode == 0 and r.stderr == "" and "wrote" not in r.stdout

@@ -87,26 +87,30 @@ def _ir_error(e: Exception, what: str, source: str) -> IRError:
 
 
 def compile_ir(ir_text: str, cpu: str, *, wave: int | None = None, emit: str = "obj", opt: int = 2,
-               source: str = "<ir>", features: tuple[str, ...] = ()) -> bytes | str:
+               source: str = "<ir>", features: tuple[str, ...] = (), header_warnings: bool = False) -> bytes | str:
     """Compile a complete AMDGPU module: object bytes (emit="obj") or assembly text (emit="asm").
 
     The module is verified first; `opt` (0-3) sets both the IR pipeline and codegen level. A
-    fatal LLVM backend error ends this process: use compile_ir_isolated for untrusted plans."""
+    fatal LLVM backend error ends this process: use compile_ir_isolated for untrusted plans. LLVM's
+    warnings located in CUDA/CCCL headers are dropped unless `header_warnings` (-Wshflx-headers)."""
     if emit not in EMITS:
         raise ValueError(f"emit must be one of {EMITS}, got {emit!r}")
     if not 0 <= opt <= 3:
         raise ValueError(f"opt must be 0..3, got {opt!r}")
     if wave not in (None, 32, 64):
         raise ValueError(f"wave must be 32 or 64, got {wave!r}")
+    from .diagnostics import llvm_warnings
+
     llvm = _binding()
     tm = _target_machine(cpu, wave, opt, tuple(features))
-    with stage("LLVM optimization"):
-        module = optimized_module(llvm, tm, ir_text, TRIPLE, opt, source)
-    try:
-        with stage("code generation"):
-            return tm.emit_object(module) if emit == "obj" else tm.emit_assembly(module)
-    except RuntimeError as e:
-        raise ToolchainError(f"LLVM code generation for {cpu} failed: {' '.join(str(e).split())}") from None
+    with llvm_warnings(header_warnings):
+        with stage("LLVM optimization"):
+            module = optimized_module(llvm, tm, ir_text, TRIPLE, opt, source)
+        try:
+            with stage("code generation"):
+                return tm.emit_object(module) if emit == "obj" else tm.emit_assembly(module)
+        except RuntimeError as e:
+            raise ToolchainError(f"LLVM code generation for {cpu} failed: {' '.join(str(e).split())}") from None
 
 
 def optimized_module(llvm: Any, tm: Any, ir_text: str, triple: str, opt: int, source: str) -> Any:

@@ -44,12 +44,16 @@ def ptx_feature(sm: str) -> str:
     return "+ptx" + ptx_version(sm).replace(".", "")
 
 
-def compile_to_ptx(ir_text: str, sm: str, *, opt: int = 3, source: str = "<ir>") -> str:
-    """PTX text for a complete NVPTX module: parsed, verified, optimized at `opt`, then emitted."""
+def compile_to_ptx(ir_text: str, sm: str, *, opt: int = 3, source: str = "<ir>", header_warnings: bool = False) -> str:
+    """PTX text for a complete NVPTX module: parsed, verified, optimized at `opt`, then emitted
+    (LLVM's warnings located in CUDA/CCCL headers dropped unless `header_warnings`)."""
+    from .diagnostics import llvm_warnings
+
     llvm = _binding()
     tm, _ = _target_machine(sm, opt)
-    module = optimized_module(llvm, tm, ir_text, TRIPLE, opt, source)
-    try:
-        return tm.emit_assembly(module)
-    except RuntimeError as e:
-        raise ToolchainError(f"LLVM PTX generation for {sm} failed: {' '.join(str(e).split())}") from None
+    with llvm_warnings(header_warnings):
+        module = optimized_module(llvm, tm, ir_text, TRIPLE, opt, source)
+        try:
+            return tm.emit_assembly(module)
+        except RuntimeError as e:
+            raise ToolchainError(f"LLVM PTX generation for {sm} failed: {' '.join(str(e).split())}") from None

@@ -142,7 +142,8 @@ def _codegen(ir: str, target: Target, opts: FrontendOptions) -> Any:
 
     features = target.id_features
     if not re.search(r"\bcall [^\n]*\basm\b", ir):
-        return lambda text, cpu, *, wave, emit: compile_ir(text, cpu, wave=wave, emit=emit, features=features)
+        return lambda text, cpu, *, wave, emit: compile_ir(text, cpu, wave=wave, emit=emit, features=features,
+                                                           header_warnings=opts.header_warnings)
     from ..frontend.clang import codegen_with_clang
 
     def with_clang(text, cpu, *, wave, emit):   # noqa: E306 - clang's optimization and code generation

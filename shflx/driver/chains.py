@@ -20,7 +20,7 @@ from ..pattern import format_pattern
 from ..target import Target
 from ..verify.readback import emitted_differences
 from .cache import lower, synthesize
-from .report import READBACK_FAILED, ChainReport
+from .report import READBACK_FAILED, ChainReport, placed
 
 
 def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str, list[ChainReport]]:
@@ -109,6 +109,7 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
                         f"({', '.join(f'{n} {c:g}' for n, c in sorted(out.families.items(), key=lambda kv: kv[1]))})"
                         + premised)
         reports.append(entry)
+    placed(reports, lines, [c.sites[0].line_index for c in chains])
     needed |= insert_premises(lines, edits, premises, target.wave)
     out = rewrite(ir, edits, functions, needed, final=False)
     kept = [frozenset((c.function, s.result) for s in c.sites) if r.status == "step by step" else frozenset()
@@ -133,6 +134,7 @@ def group_chain_reports(ir: str, target: Target, reports: list[ChainReport],
     per_shuffle = bpermute_cost(target) + target.cost("valu")
     out = list(reports)
     dropped: set[int] = set()
+    starts: list[int] = []                        # the line of each new entry's first shuffle
     for g in groups:
         keys = frozenset((s.function, s.result) for step in g.steps for s in step)
         inside = [k for k, own in enumerate(chain_sites) if own and own <= keys]
@@ -146,6 +148,7 @@ def group_chain_reports(ir: str, target: Target, reports: list[ChainReport],
             f"lanes {last.lanes:#x}" if last.lanes == last.lanes_tid else
             f"lanes {last.lanes_tid:#x} where the CUDA lane is threadIdx.x % 32 (checked at run time), else every lane")
         shuffles = sum(len(step) for step in g.steps)
+        starts.append(g.steps[0][0].line_index)
         out.append(ChainReport(
             g.steps[0][0].location, g.function, g.shape, "as written", ", ".join(g.types), None,
             f"{live} (the lanes that use the result)", shuffles, "step by step",
@@ -153,6 +156,7 @@ def group_chain_reports(ir: str, target: Target, reports: list[ChainReport],
             f"instructions, kept as written (every lane's order of operations is the code's); each "
             f"step's shuffles are lowered for the lanes the later steps use ({used})", "per site", [],
             None, None, per_shuffle * shuffles, "per site"))
+    placed(out[len(reports):], ir.splitlines(), starts)
     return [r for k, r in enumerate(out) if k not in dropped]
 
 

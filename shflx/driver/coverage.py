@@ -54,7 +54,7 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def coverage_report(archs: list[str], limit: int | None = None, workers: int | None = None,
                     progress: Any = None, prefer: str | None = None) -> dict[str, Any]:
-    """`progress`: an object with plan(group, units) and advance(group) (driver.progress.Progress);
+    """`progress`: an object with plan(group, units) and advance(group, units) (driver.progress.Progress), in maps;
     `prefer`: the search's preference (target.PREFERENCES)."""
     from ..catalog import catalog
     from ..target import resolve_target
@@ -70,14 +70,14 @@ def coverage_report(archs: list[str], limit: int | None = None, workers: int | N
                 jobs.append(((arch, part), (targets[arch], texts[k:k + step])))
     t0 = time.perf_counter()
     results: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    if progress is not None:
-        for key, _ in jobs:
-            progress.plan(" ".join(key), 1)
+    if progress is not None:                 # counted in maps (a chunk holds several)
+        for key, (_, texts) in jobs:
+            progress.plan(" ".join(key), len(texts))
     with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
         for (key, _), rows in zip(jobs, pool.map(_lower_chunk, [a for _, a in jobs])):
             results.setdefault(key, []).extend(rows)
             if progress is not None:
-                progress.advance(" ".join(key))
+                progress.advance(" ".join(key), len(rows))
     report: dict[str, Any] = {"seconds": round(time.perf_counter() - t0, 1), "prefer": prefer or "cycles",
                               "targets": {}}
     names = {e.text: e.name for e in catalog()}

@@ -21,7 +21,8 @@ SWITCHES = {
     "-c": ("action", "c"), "-S": ("action", "S"), "-E": ("action", "E"),
     "--baseline": ("baseline", True), "--wave64": ("wave64", True), "-mwavefrontsize64": ("wave64", True),
     "-mno-wavefrontsize64": ("wave64", False), "--fp-reassoc": ("fp_reassoc", True),
-    "--no-chains": ("no_chains", True), "--load-shuffle": ("load_shuffle", True), "-Rpass=shflx": ("remarks", True), "--debug": ("traceback", True),
+    "--no-chains": ("no_chains", True), "--load-shuffle": ("load_shuffle", True), "-Rpass=shflx": ("remarks", True),
+    "-Wshflx-headers": ("header_warnings", True), "-Wno-shflx-headers": ("header_warnings", False), "--debug": ("traceback", True),
     "--time-report": ("time_report", True), "-ftime-report": ("time_report", True),
     "-g0": ("debug", False), "-ggdb0": ("debug", False), "-g": ("debug", True), "-ggdb": ("debug", True),
     "-gline-tables-only": ("debug", True), "-gdwarf": ("debug", True),
@@ -99,6 +100,7 @@ class CompileFlags:
     report_file: str | None = None
     remarks: bool = False
     time_report: bool = False        # each compile's stage times on stderr (shflx.timing)
+    header_warnings: bool = False    # -Wshflx-headers: LLVM's warnings located in CUDA/CCCL headers
     baseline: bool = False
     wave64: bool = False
     fp_reassoc: bool = False

@@ -16,18 +16,16 @@ from ..amd.guard import GUARD_COST, PREMISE, PREMISE_NOTE, dispatcher_ir
 from ..amd.llvm_ir import function_ir, local_name
 from ..cuda import FULL_MASK
 from ..errors import InputError
-from ..frontend.clang import PRELUDE_PREFIX
 from ..ir.rewrite import INLINE_ATTRS, replace_call, rewrite
 from ..ir.demand import Demand, module_demands
 from ..ir.sites import MODE_NAMES, find_sites, site_map
-from ..ir.text import inline_chains
 from ..match.broadcast import helper_differences, helper_ir
 from ..match.cost import bpermute_cost
 from ..target import Target
 from ..verify.readback import emitted_differences
 from .cache import lower, uniform_broadcast
 from .chains import insert_premises
-from .report import READBACK_FAILED, SiteReport, classify_site, describe_site
+from .report import READBACK_FAILED, SiteReport, classify_site, describe_site, placed
 
 
 def is_uniform_broadcast(site: Any) -> bool:
@@ -87,8 +85,7 @@ def lower_module(ir: str, target: Target, baseline: bool = False,
         edits[site.line_index] = replace_call(lines[site.line_index], site, name,
                                               [site.mask.text, site.value, site.b.text, site.c.text])
         reports.append(_general_report(site, cls, baseline, base_cost))
-    for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):
-        rep.inlined = user_frames(frames)
+    placed(reports, lines, [site.line_index for site in sites])
     helpers.needed |= insert_premises(lines, edits, premises, target.wave)
     return rewrite(ir, edits, helpers.functions, helpers.needed), reports
 
@@ -208,13 +205,6 @@ def used_lanes_plans(text: str, plan: Any, demand: Demand | None, target: Target
     return plan, None
 
 
-def user_frames(frames: list[str]) -> list[str]:
-    """The frames of a site's location that are the user's: shflx's own CUDA layer and HIP's warp
-    function headers (hip/amd_detail/) drop out, unless nothing else is left."""
-    mine = [f for f in frames if not f.startswith(PRELUDE_PREFIX) and "/hip/amd_detail/" not in f]
-    return mine or frames
-
-
 def lower_bpermutes(ir: str, target: Target) -> tuple[str, list[SiteReport]]:
     """ds.bpermute calls with lane-only addresses (HIP's __shfl in IR from hipcc, Triton, ...):
     where each 32-lane half reads inside itself with the same map, the synthesizer's proven plan
@@ -269,8 +259,7 @@ def lower_bpermutes(ir: str, target: Target) -> tuple[str, list[SiteReport]]:
                                   "constant map", [step_asm(s, target) for s in plan.steps]
                                   or ["(no instruction: every lane keeps its value)"], plan.cost,
                                   base_cost, plan.proof["status"], list(plan.proof.get("assumptions", []))))
-    for rep, frames in zip(reports, inline_chains(lines, [site.line_index for site in sites])):
-        rep.inlined = user_frames(frames)
+    placed(reports, lines, [site.line_index for site in sites])
     return rewrite(ir, edits, functions, needed, final=False), reports
 
 

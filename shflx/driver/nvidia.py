@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .report import ChainReport, CompileResult, SiteReport, classify_site, describe_site
+from .report import ChainReport, CompileResult, SiteReport, classify_site, describe_site, placed
 from .inputs import check_resolved
 
 # Device functions the CUDA driver links into every module (printf, the device heap, assert).
@@ -40,7 +40,7 @@ from ..isa import NvidiaTarget, known_nvidia_targets, nvidia_target
 from ..ir.sites import MODE_NAMES, TID_LANE_NOTE, Site, find_sites, site_map
 from ..lanes import s32
 from ..amd.llvm_ir import combine_ir
-from ..ir.text import declared_names
+from ..ir.text import declared_names, user_frame_locations
 from ..ir.rewrite import replace_call, rewrite
 from ..timing import recording, stage
 
@@ -99,7 +99,8 @@ def lower_shuffles(ir: str, target: NvidiaTarget, baseline: bool = False) -> tup
     edits: dict[int, str] = {}
     reports: list[SiteReport] = []
     used: set[str] = set()
-    for site in find_sites(ir):
+    sites = find_sites(ir)
+    for site in sites:
         if site.mode.kind != "const":
             raise InputError(f"{site.location}: a shuffle whose mode is not a constant (internal prelude misuse)")
         mode = MODE_NAMES[site.mode.value & 3]
@@ -125,6 +126,7 @@ def lower_shuffles(ir: str, target: NvidiaTarget, baseline: bool = False) -> tup
         cost = cost_of[found is not None or site.b.kind == "const"]
         reports.append(SiteReport(site.location, site.function, describe_site(site), cls, [chosen.ptx()], cost,
                                   as_written, proof, notes))
+    placed(reports, lines, [site.line_index for site in sites])
     declared = declared_names(ir)
     decls = [_DECLS[n] for n in sorted(INTRINSIC.format(mode=m) for m in used) if n not in declared]
     return rewrite(ir, edits, decls, set()), reports
@@ -169,6 +171,7 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
         return ir, reports
     declared = declared_names(ir)
     decls = [_DECLS[n] for n in sorted(module.used) if n not in declared]
+    placed(reports, ir.splitlines(), [c.sites[0].line_index for c in chains])
     return rewrite(ir, module.edits, decls + module.functions, module.needed, final=False), reports
 
 
@@ -343,8 +346,11 @@ def _compile_cuda(source: Path, arch: str, emit: str, opts: FrontendOptions, bas
     if emit == "llvm":
         result.output = lowered
         return result
+    # `.loc` lines name one frame each (no inlined_at with line directives only): the user's line,
+    # not the CUDA header's that holds the shuffle (shflx ptx and profilers read them)
     with stage("LLVM optimization + PTX emission"):
-        ptx = compile_to_ptx(lowered, target.name, opt=max(opts.opt, 1), source=str(source))
+        ptx = compile_to_ptx(user_frame_locations(lowered), target.name, opt=max(opts.opt, 1), source=str(source),
+                             header_warnings=opts.header_warnings)
     # redux.sync is decided on the IR, where the chains have source lines; the PTX pass's own
     # rewrite runs only when the IR had no chain (e.g. .ll input from another front end, shuffles
     # in inline PTX): it would also meet the fallback chains of guarded helpers
@@ -452,9 +458,9 @@ def kernel_summaries(info: dict[str, dict[str, int]], result: CompileResult) -> 
     out = []
     for name, facts in info.items():
         sites = [r for r in result.sites if r.function == name]
-        chains = [c for c in result.chains if c.function == name and c.cost is not None]
+        chains = [c for c in result.chains if c.function == name and c.cost is not None]   # costed as a whole
         out.append({"name": name, "registers": facts.get("registers"), "smem_bytes": facts.get("smem_bytes", 0),
                     "spill_bytes": facts.get("spill_bytes", 0), "shuffle_sites": len(sites),
-                    "chains": len(chains), "cost": sum(r.cost for r in sites) + sum(c.cost for c in chains),
+                    "chains": sum(c.function == name for c in result.chains), "cost": sum(r.cost for r in sites) + sum(c.cost for c in chains),
                     "baseline_cost": sum(r.baseline_cost for r in sites) + sum(c.baseline_cost for c in chains)})
     return out

@@ -2,6 +2,7 @@
 per kernel, in text and JSON (docs/report-schema.md), and the helpers that describe a site."""
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,7 +10,9 @@ from typing import Any
 import numpy as np
 
 from ..cuda import cuda_call
+from ..ir.frames import place
 from ..ir.sites import MODE_NAMES, Site
+from ..ir.text import inline_frames
 from ..lanes import s32
 
 
@@ -25,11 +28,13 @@ class SiteReport:
     proof: str
     notes: list[str] = field(default_factory=list)
     inlined: list[str] = field(default_factory=list)    # innermost frame first, then its call sites
+    intrinsic: str | None = None     # the call as written when the site is inside one (`__match_any_sync`)
 
     def to_json(self) -> dict[str, Any]:
         return {"location": self.location, "function": self.function, "cuda": self.cuda, "class": self.cls,
                 "lowering": self.lowering, "cost": self.cost, "baseline_cost": self.baseline_cost,
-                "proof": self.proof, "notes": self.notes, "inlined": self.inlined}
+                "proof": self.proof, "notes": self.notes, "inlined": self.inlined,
+                "intrinsic": self.intrinsic}
 
 
 @dataclass
@@ -66,9 +71,20 @@ class ChainReport:
     step_by_step_cost: float | None
     baseline_cost: float
     proof: str
+    inlined: list[str] = field(default_factory=list)    # its first shuffle's frames, as a site's
+    intrinsic: str | None = None     # the call as written that holds it (`cub::WarpReduce::Sum`)
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+def placed(entries: list[SiteReport] | list[ChainReport], lines: list[str], indices: list[int]) -> None:
+    """Each entry's location, inlined chain and intrinsic as written (ir.frames.place), from the
+    line `lines[indices[k]]` of its (first) shuffle: the user's innermost line, the header frames
+    inside it, the CUB / cooperative-groups / CUDA call it is in."""
+    for entry, frames in zip(entries, inline_frames(lines, indices)):
+        where, entry.inlined, entry.intrinsic = place(frames)
+        entry.location = where or entry.location
 
 
 def describe_site(site: Site) -> str:
@@ -108,12 +124,14 @@ def kernel_summaries(info: Any, reports: list[SiteReport], chains: list[ChainRep
     out = []
     for name in info.kernels:
         m = meta.get(name, {})
+        # every chain of the kernel is counted (as the file's summary counts them); a chain lowered
+        # step by step is costed through its sites, so only re-synthesized ones add their cost
+        n_chains = sum(c.function == name for c in chains)
         mine = [r for r in reports if r.function == name] + [c for c in chains if c.function == name
                                                               and c.cost is not None]
-        n_chains = sum(isinstance(r, ChainReport) for r in mine)
         out.append({"name": name, "vgprs": m.get(".vgpr_count"), "sgprs": m.get(".sgpr_count"),
                     "agprs": m.get(".agpr_count"), "lds_bytes": m.get(".group_segment_fixed_size"),
-                    "wavefront_size": m.get(".wavefront_size"), "shuffle_sites": len(mine) - n_chains,
+                    "wavefront_size": m.get(".wavefront_size"), "shuffle_sites": sum(r.function == name for r in reports),
                     "chains": n_chains,
                     "cost": sum(r.cost for r in mine), "baseline_cost": sum(r.baseline_cost for r in mine)})
     return out
@@ -153,6 +171,45 @@ def internal_warnings(entry: dict[str, Any]) -> list[str]:
             f"instead ({entry.get('arch')}); this is a bug in shflx, please report it" for where, detail in found]
 
 
+def relative(where: str, cwd: str | None = None) -> str:
+    """A "file:line:col" frame with its file relative to the working directory when it is under it
+    (as clang prints a file named relative to it), else as it is: one convention for .cu and .hip."""
+    m = re.match(r"^(/[^:]*)(.*)$", where)
+    if m is None:
+        return where
+    path, rest = m.groups()
+    base = cwd if cwd is not None else os.getcwd()
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:
+        return where
+    return where if rel.startswith("..") else f"{rel}{rest}"
+
+
+def written(site: dict[str, Any]) -> str:
+    """A site's call as the user wrote it: the CUDA call its operands spell, after the intrinsic or
+    library call it is inside (`__match_any_sync`, `cub::WarpReduce::Sum`) when that is another."""
+    cuda, intrinsic = site["cuda"], site.get("intrinsic")
+    return f"{intrinsic}, through {cuda}" if intrinsic and not cuda.startswith(f"{intrinsic}(") else cuda
+
+
+SHUFFLES = frozenset(f"__shfl{kind}{sync}" for kind in ("", "_up", "_down", "_xor") for sync in ("", "_sync"))
+
+
+def chain_inside(chain: dict[str, Any]) -> str:
+    """` in cub::WarpReduce::Sum` for a chain inside an intrinsic or library call, else ""."""
+    name = chain.get("intrinsic")
+    return f" in {name}" if name and name not in SHUFFLES else ""
+
+
+def _relative_entries(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for item in items:
+        item["location"] = relative(item["location"])
+        if item.get("inlined"):
+            item["inlined"] = [relative(f) for f in item["inlined"]]
+    return items
+
+
 def compile_entry(res: CompileResult, source: str, arch: str, output: str, asm: bool = False,
                   **extra: Any) -> dict[str, Any]:
     """The report entry of one (file, target) compile (docs/report-schema.md), as `shflx compile`
@@ -160,7 +217,8 @@ def compile_entry(res: CompileResult, source: str, arch: str, output: str, asm: 
     `extra` keys (the launcher's `semantics`) go in too."""
     resynth = [c for c in res.chains if c.cost is not None]     # the others are costed per site
     entry = {"file": source, "arch": arch, "wave": res.wave, "output": output, "notes": res.notes, **extra,
-             "sites": [r.to_json() for r in res.sites], "chains": [c.to_json() for c in res.chains],
+             "sites": _relative_entries([r.to_json() for r in res.sites]),
+             "chains": _relative_entries([c.to_json() for c in res.chains]),
              "kernels": res.kernels,
              "summary": {"sites": len(res.sites), "chains": len(res.chains),
                          "cost": sum(r.cost for r in res.sites) + sum(c.cost for c in resynth),

@@ -51,6 +51,7 @@ class FrontendOptions:
     debug: bool = True
     llvm_bin: str | None = None
     extra: tuple[str, ...] = ()     # more cc1 words (-std=, -isystem, -U, -W, -Xclang ...), after ours
+    header_warnings: bool = False   # -Wshflx-headers: LLVM's warnings inside CUDA/CCCL headers too
 
 
 def _amdgpu_target(cpu: str, wave: int, selectable_wave: bool) -> list[str]:

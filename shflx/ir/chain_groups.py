@@ -163,4 +163,29 @@ def _value_type(body: FunctionIR, site: Site) -> str:
     if re.match(r"^trunc (?:nuw |nsw )*i64 ", inst):
         src = body.defs.get(body.operands(inst)[0], "")
         return "64-bit (high half)" if src.startswith("lshr i64") else "64-bit (low half)"
-    return "i32"
+    return _packed_type(body, site.result) or "i32"
+
+
+_PACKED = {"half": ("__half", "__half2"), "bfloat": ("__nv_bfloat16", "__nv_bfloat162")}
+
+
+def _packed_type(body: FunctionIR, tok: str) -> str | None:
+    """The CUDA type of a 32-bit shuffle result the code reads as 16-bit floats (`trunc` to i16,
+    `bitcast` to half or bfloat): `__half2` / `__nv_bfloat162` when its high half is read as one
+    too (`lshr 16`), else `__half` / `__nv_bfloat16`; None otherwise."""
+    def as_float16(t: str) -> str | None:
+        for u in body.users.get(t, []):
+            inst = body.defs.get(u, "") if isinstance(u, str) else ""
+            m = re.match(r"^trunc (?:nuw |nsw )*i32 \S+ to i16", inst)
+            if not m:
+                continue
+            for v in body.users.get(u, []):
+                cast = re.match(r"^bitcast i16 \S+ to (half|bfloat)\b", body.defs.get(v, "") if isinstance(v, str) else "")
+                if cast:
+                    return cast.group(1)
+        return None
+    low = as_float16(tok)
+    high = next((kind for u in body.users.get(tok, []) if isinstance(u, str)
+                 and re.match(r"^lshr i32 \S+, 16\b", body.defs.get(u, "")) and (kind := as_float16(u))), None)
+    kind = low or high
+    return None if kind is None else _PACKED[kind][1 if low and high else 0]

@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any, Iterator, Mapping
 
 from .constants import ModuleConstants, module_constants
+from .frames import Frame, is_header, user_index
 
 DEF = re.compile(r"^\s*(%[\w.\-]+) = (.*)$")
 DBG = re.compile(r"!dbg (![0-9]+)")
@@ -98,6 +99,19 @@ def _frame(meta: dict[str, str], loc: str) -> str:
     return f"{file_of(_field(loc, 'scope'))}:{_field(loc, 'line')}:{_field(loc, 'column')}"
 
 
+def _function(meta: dict[str, str], loc: str) -> str:
+    """The name of the DISubprogram a DILocation is in (through its lexical blocks), else ""."""
+    scope = _field(loc, "scope")
+    for _ in range(30):
+        text = meta.get(scope or "")
+        if text is None:
+            return ""
+        if text.startswith("!DISubprogram"):
+            return (_field(text, "name") or '""').strip('"')
+        scope = _field(text, "scope")
+    return ""
+
+
 def _chain(meta: dict[str, str], key: str) -> list[str]:
     """The DILocations of !key: itself, then each inlinedAt (at most 50)."""
     out = []
@@ -121,7 +135,8 @@ class _Locations(Mapping[str, str]):
             text = self._meta.get(key)
             if text is None or not text.startswith("!DILocation"):
                 raise KeyError(key)
-            self._known[key] = _frame(self._meta, _chain(self._meta, key)[-1])
+            frames = [Frame(_frame(self._meta, loc)) for loc in _chain(self._meta, key)]
+            self._known[key] = frames[user_index(frames) or 0].where
         return self._known[key]
 
     def __iter__(self) -> Iterator[str]:
@@ -132,7 +147,8 @@ class _Locations(Mapping[str, str]):
 
 
 def locations(lines: list[str]) -> Mapping[str, str]:
-    """!N -> "file:line:col" for every DILocation, through inlinedAt to the outermost call site."""
+    """!N -> "file:line:col" for every DILocation: its innermost frame in the user's files, through
+    inlinedAt (ir.frames: a shuffle inside CUB is placed at the user's call of CUB)."""
     return _Locations(_metadata(lines))
 
 
@@ -145,6 +161,54 @@ def inline_chains(lines: list[str], indices: list[int]) -> list[list[str]]:
         m = re.search(r"!dbg (![0-9]+)", lines[i])
         out.append([_frame(meta, loc) for loc in _chain(meta, m.group(1))] if m else [])
     return out
+
+
+def inline_frames(lines: list[str], indices: list[int]) -> list[list[Frame]]:
+    """As inline_chains, each frame with the name of the function it is in (ir.frames.place)."""
+    meta = _metadata(lines)
+    out = []
+    for i in indices:
+        m = re.search(r"!dbg (![0-9]+)", lines[i])
+        out.append([Frame(_frame(meta, loc), _function(meta, loc)) for loc in _chain(meta, m.group(1))] if m else [])
+    return out
+
+
+_LOCATION_LINE = re.compile(r"^(![0-9]+) = (distinct )?!DILocation\(")
+
+
+def user_frame_locations(ir: str) -> str:
+    """`ir` with each DILocation whose innermost frame is in a header (ir.frames.is_header: CUDA's,
+    clang's, CCCL's) made the innermost frame in the user's files, with that frame's own inlinedAt
+    chain: for outputs that carry one line per instruction and no inlined-at chain (NVPTX with
+    line directives only: `.loc FILE LINE COL`), so each instruction names the user's line, not a
+    line of __clang_cuda_intrinsics.h. Locations with no user frame, and those of loop metadata,
+    are left as they are."""
+    lines = ir.splitlines()
+    meta = _metadata(lines)
+    # a loop's start/end locations (`!llvm.loop !N`, `!N = distinct !{!N, !start, !end, ...}`) stay:
+    # LLVM's warnings about the loop are placed there (codegen.diagnostics tells headers by them)
+    loops = {ref for text in meta.values() if text.startswith("!{") for ref in re.findall(r"![0-9]+", text)}
+    new: dict[str, str] = {}
+    for key, text in meta.items():
+        if not text.startswith("!DILocation") or key in loops:
+            continue
+        keys = [key]
+        while len(keys) <= 50 and (up := _field(meta[keys[-1]], "inlinedAt")) and up in meta:
+            keys.append(up)
+        frames = [Frame(_frame(meta, meta[k])) for k in keys]
+        k = user_index(frames)
+        if k and not is_header(frames[k].path):
+            new[key] = meta[keys[k]]
+    if not new:
+        return ir
+    out = []
+    for line in lines:
+        m = _LOCATION_LINE.match(line) if line.startswith("!") else None
+        if m and m.group(1) in new:
+            line = f"{m.group(1)} = {m.group(2) or ''}{new[m.group(1)]}"
+        out.append(line)
+    return "\n".join(out) + "\n"
+
 
 def constant_tables(lines: list[str]) -> ModuleConstants:
     """The module's immutable integer constants (lookup tables) and type layout (ir.constants)."""
