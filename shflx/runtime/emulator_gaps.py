@@ -16,7 +16,6 @@ import re
 VOP3A = 0xFFFF0000
 UNDECODED: dict[str, dict[tuple[int, int], str]] = {
     "gfx90a": {(VOP3A, 0xD1C10000): "v_mad_f32"},
-    "gfx908": {(VOP3A, 0xD1C10000): "v_mad_f32"},
 }
 
 # amdemu's decoder error (tinygrad's emu.py via amdemu.xlane): "unknown cdna format word=0xd1c10005"
