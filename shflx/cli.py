@@ -373,17 +373,27 @@ def _sources(args: Sequence[str]) -> list[Path]:
     return out
 
 
+def _check_inputs_and_outputs(f, sources: list[Path], outputs: list[tuple[str, str]]) -> None:
+    """Every input is a regular file (files.check_regular: a FIFO is an error, not a hang), and the one
+    check of every output against every input (files.check_outputs): the sources, -include files
+    and response files are the inputs; -o, the depfile, --report-file the outputs."""
+    from .files import check_outputs, check_regular
+
+    for src in (s for s in sources if str(s) != "-"):
+        check_regular(src, "a CUDA or HIP source" if src.suffix not in (".ll", ".bc") else "LLVM IR")
+    included = [f.preprocessor[k + 1] for k, w in enumerate(f.preprocessor) if w == "-include"]
+    check_outputs([*sources, *included, *f.response_files], outputs)
+
+
 def _check_outputs(sources: list[Path], outputs: list[Path], into_dir: bool, output: str | None) -> None:
-    """Before any compile: no output may overwrite an input, a single output may not be an
-    existing directory, and an output directory must be a directory (nothing partial is left)."""
+    """Before any compile: a single output may not be an existing directory, and an output
+    directory must be a directory (nothing partial is left); -o - takes one output. Whether an
+    output names an input is _check_inputs_and_outputs's one check."""
     if output == STDOUT:
         if len(outputs) != 1:
             raise UsageError("-o - (standard output) takes one output: one input and one --offload-arch")
         return
-    inputs = {s.resolve() for s in sources if s.exists()}
     for out in outputs:
-        if out.resolve() in inputs:
-            raise UsageError(f"-o {out} would overwrite the input {out}; choose another output name")
         if not into_dir and out.is_dir():
             raise UsageError(f"-o {out} is a directory; give an output file name (a directory takes the "
                              "outputs of several inputs)")
@@ -447,10 +457,14 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     sources = _sources(ns.files)
     if f.action == "E":
         from .driver.preprocess import preprocess
+        _check_inputs_and_outputs(f, sources, [("-o", f.output)] if f.output and f.output != STDOUT else [])
         return preprocess(f, sources, opts)
     jobs = _compile_jobs(ns, opts, sources)
     many = len(sources) > 1
     _check_outputs(sources, [Path(j[2]) for j in jobs], many and bool(ns.output), ns.output)
+    depfile = [j[5].extra[k + 1] for j in jobs for k, w in enumerate(j[5].extra) if w == "-dependency-file"]
+    _check_inputs_and_outputs(f, sources, [("-o", j[2]) for j in jobs if j[2] != STDOUT] +
+                              [("-MF", d) for d in depfile] + ([("--report-file", f.report_file)] if f.report_file else []))
     if ns.output == STDOUT and ns.report == "json" and not f.report_file:
         raise UsageError("-o - and --report json both write to standard output; give the report --report-file")
     if many and ns.output and ns.output != STDOUT:
@@ -577,9 +591,11 @@ def _text_report(good: list[dict]) -> str:
 
 
 def _cmd_ptx(ns: argparse.Namespace) -> int:
-    from .files import write_atomically
+    from .files import check_outputs, check_regular, write_atomically
     from .nvidia.ptxpass import read_ptx, report_text, run
 
+    check_regular(Path(ns.input), "PTX")
+    check_outputs([ns.input], [("-o", ns.output)] if ns.output else [])
     result = run(read_ptx(ns.input), ns.input, sm=ns.sm, load_shuffle=not ns.no_load_shuffle)
     if ns.output:
         write_atomically(Path(ns.output), result.text)

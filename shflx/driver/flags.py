@@ -14,7 +14,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import Location, UsageError
 
 # flag -> (attribute, value) for flags that take no argument
 SWITCHES = {
@@ -88,14 +88,19 @@ class CompileFlags:
     host_cxx: str | None = None
     jobs: str | None = None
     traceback: bool = False
+    response_files: list[str] = field(default_factory=list)  # @file words read (inputs: no output may name one)
 
     @property
     def opt_level(self) -> int:
         return OPT_LEVELS[self.opt]
 
 
-def expand_response_files(argv: list[str], depth: int = 0) -> list[str]:
-    """`@file` words replaced by the file's words (shell quoting, nested files), like clang."""
+def expand_response_files(argv: list[str], depth: int = 0, read: list[str] | None = None) -> list[str]:
+    """`@file` words replaced by the file's words (shell quoting, nested files), like clang; `read`
+    collects the files read. Only a regular file is read (a FIFO is an error, not a hang)."""
+    from ..errors import InputError
+    from ..files import read_input_text
+
     out: list[str] = []
     for word in argv:
         if not word.startswith("@") or len(word) == 1:
@@ -105,14 +110,17 @@ def expand_response_files(argv: list[str], depth: int = 0) -> list[str]:
         if depth > 8:
             raise UsageError(f"{word}: response files nest more than 8 deep")
         try:
-            text = path.read_text()
-        except (OSError, UnicodeDecodeError) as e:
-            raise UsageError(f"{path}: error: cannot read the response file ({getattr(e, 'strerror', None) or e})") from None
+            text = read_input_text(path, "a response file")
+        except InputError as e:
+            why = e.reason.removeprefix("cannot read: ").split(" (expected")[0]
+            raise UsageError(f"cannot read the response file: {why}", Location(str(path))) from None
+        if read is not None:
+            read.append(str(path))
         try:
             words = shlex.split(text, comments=False)
         except ValueError as e:
             raise UsageError(f"{path}: error: unreadable response file ({e})") from None
-        out += expand_response_files(words, depth + 1)
+        out += expand_response_files(words, depth + 1, read)
     return out
 
 
@@ -148,8 +156,8 @@ def gencode_targets(value: str) -> list[str]:
 def parse_compile_args(argv: list[str]) -> CompileFlags:
     """`shflx compile` words (after @file expansion) -> CompileFlags; a UsageError names the first
     word it does not know. Each family of flags is read by its own function, in this order."""
-    words = _Words(expand_response_files(list(argv)))
     f = CompileFlags()
+    words = _Words(expand_response_files(list(argv), read=f.response_files))
     while words.k < len(words.all):
         w = words.all[words.k]
         if not w.startswith("-") or w == "-":

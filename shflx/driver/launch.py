@@ -257,6 +257,9 @@ def launch_command(argv: list[str], opts: Options) -> int:
             return subprocess.run(argv).returncode
         except OSError as e:
             raise ToolchainError(f"cannot run {argv[0]}: {e.strerror or e}") from None
+    if opts.report_file:
+        from ..files import check_outputs
+        check_outputs([cmd.source] if cmd.source else [], [("--report-file", report_path(opts.report_file, cmd))])
     with tempfile.TemporaryDirectory(prefix="shflx-launch-") as tmp:
         objects, report = device_code_objects(cmd, opts, Path(tmp))
         bundle = Path(tmp) / "device.hipfb"
@@ -325,6 +328,20 @@ def host_compiler(f) -> list[str]:
                          "name one with --host-cxx or SHFLX_HOST_CXX")
 
 
+def _check_files(f, src: str, out: str) -> None:
+    """`-c`'s input is a regular file, and no output (-o, the depfile, --report-file) names an input
+    (the source, -include files, response files): files.check_outputs, the one check."""
+    from ..files import check_outputs, check_regular
+
+    check_regular(Path(src), "a CUDA or HIP source")
+    mf = [f.deps[k + 1] for k, w in enumerate(f.deps) if w == "-MF"]
+    depfile = mf[-1:] or ([str(Path(out).with_suffix(".d"))] if {"-MD", "-MMD"} & set(f.deps) else [])
+    included = [f.preprocessor[k + 1] for k, w in enumerate(f.preprocessor) if w == "-include"]
+    check_outputs([src, *included, *f.response_files],
+                  [("-o", out), *(("-MF", d) for d in depfile),
+                   *((("--report-file", f.report_file),) if f.report_file else ())])
+
+
 def compile_object(f) -> int:
     """`shflx compile -c`: the launcher around a HIP compiler command made from the flags."""
     amd = [t for t in f.archs if not t.startswith("sm_")]
@@ -334,9 +351,8 @@ def compile_object(f) -> int:
     if len(f.sources) != 1:
         raise UsageError(f"-c takes one input file, got {len(f.sources)}")
     src = f.sources[0]
-    if not Path(src).is_file():
-        raise InputError("cannot read the source file", Location(str(src)))
     out = f.output or Path(src).with_suffix(".o").name
+    _check_files(f, src, out)
     lang = f.language or ("cuda" if src.endswith(".cu") else "hip")
     debug = ["-g"] if f.debug else ["-g0"] if f.debug is False else []
     argv = [*host_compiler(f), "-x", "hip", *f.preprocessor, *[w for w in f.device if w.startswith(("-std=", "-W", "-w"))],
