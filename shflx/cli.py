@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__
-from .errors import InputError, Location, ShflxError, UsageError
+from .errors import InputError, Location, ShflxError, UsageError, clip
 from .schemas import versioned
 
 EXIT_PROVED, EXIT_REFUTED, EXIT_INVALID, EXIT_UNKNOWN = 0, 1, 2, 3
@@ -160,18 +160,22 @@ def _plan_files(args: Sequence[str]) -> list[Path]:
 
 def _cmd_verify(ns: argparse.Namespace) -> int:
     from .errors import IllegalOp
+    from .files import read_input_text
+    from .plan import parse_plan_text
     from .verify.api import prove
 
     if ns.diagram and ns.json:
         raise UsageError("--diagram draws text for people; it does not go with --json")
+    if ns.target is not None:
+        from .pattern import parse_pattern
+        parse_pattern(ns.target)                  # a bad --target is one error, not one per plan
     worst = EXIT_PROVED
     rank = {EXIT_PROVED: 0, EXIT_UNKNOWN: 1, EXIT_REFUTED: 2, EXIT_INVALID: 3}
     for path in _plan_files(ns.plans):
         try:
-            proof = prove(path, ns.target, timeout_ms=ns.timeout_ms)
-        except UsageError:
-            raise
-        except (InputError, IllegalOp) as e:
+            plan = parse_plan_text(read_input_text(path, "a JSON plan"), str(path))
+            proof = prove(plan, ns.target, timeout_ms=ns.timeout_ms)
+        except (InputError, IllegalOp, UsageError) as e:   # UsageError: an unknown target; the next plan goes on
             where = e.where or Location(str(path))
             msg = f"{where}: error: {e.reason}"
             if ns.json:
@@ -192,16 +196,16 @@ def _cmd_verify(ns: argparse.Namespace) -> int:
                 for a in proof.assumptions:
                     print(f"  assumes {a}")
                 if _verbosity(ns) >= 2:
-                    print(_plan_facts(path, ns.target))
+                    print(_plan_facts(plan, ns.target))
             if ns.diagram and not proof.proved:
-                print(_plan_diagram(path, ns.target, "text"), end="")
+                print(_plan_diagram(plan, ns.target, "text"), end="")
         worst = max(worst, code, key=rank.__getitem__)
     return worst
 
 
-def _plan_facts(path: Path, target: str | None) -> str:
+def _plan_facts(plan: object, target: str | None) -> str:
     from .plan import load_plan
-    plan = load_plan(path)
+    plan = load_plan(plan)
     return (f"  {plan.arch}, wave{plan.wave}, {len(plan.steps)} step(s), target '{target or plan.target}', "
             f"cost {plan.cost:g}")
 
@@ -715,8 +719,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:                # e.g. `shflx compile ... | head`
         sys.stderr.close()
         return 0
+    except ValueError as e:
+        if debug or "integer string conversion" not in str(e):
+            return _internal_error(e, debug)
+        print("shflx: error: a number in the input has more digits than any value shflx reads "
+              f"({clip(str(e).split(':')[-1].strip())})", file=sys.stderr)
+        return 1
     except Exception as e:  # a shflx bug, not a user error
-        if debug:
-            raise
-        print(f"shflx: internal error: {type(e).__name__}: {e} (rerun with --debug)", file=sys.stderr)
-        return 2
+        return _internal_error(e, debug)
+
+
+def _internal_error(e: Exception, debug: bool) -> int:
+    if debug:
+        raise e
+    print(clip(f"shflx: internal error: {type(e).__name__}: {e} (rerun with --debug)"), file=sys.stderr)
+    return 2
