@@ -42,7 +42,7 @@ def ziglang_command(tool: str) -> list[str] | None:
     return [str(zig), tool] if zig.is_file() and os.access(zig, os.X_OK) else [sys.executable, "-m", "ziglang", tool]
 
 
-def remembered(question: str, cmd: Sequence[str], ask: Callable[[], T], valid: Callable[[object], bool]) -> T:
+def remembered(question: str, cmd: Sequence[str], ask: Callable[[], T], *, valid: Callable[[object], bool]) -> T:
     """`ask()`, the answer of the tool `cmd` to `question`, remembered on disk (cache_dir()/
     toolchain.json) under the tool's command and its executable's size and modification time: a
     compile does not start clang again to learn what an earlier one learned (its version, its
@@ -82,7 +82,7 @@ def remembered(question: str, cmd: Sequence[str], ask: Callable[[], T], valid: C
 
 def _version(cmd: list[str]) -> str | None:
     return remembered("version", cmd, lambda: _ask_version(cmd),
-                      lambda v: isinstance(v, str) and re.fullmatch(r"\d{1,4}(\.\d{1,6}){0,3}", v) is not None)
+                      valid=lambda v: isinstance(v, str) and re.fullmatch(r"\d{1,4}(\.\d{1,6}){0,3}", v) is not None)
 
 
 def _ask_version(cmd: list[str]) -> str | None:
@@ -101,7 +101,7 @@ def _missing_builtin_headers(cmd: list[str]) -> str:
     which it puts first on PATH) looks for them beside itself and finds none. The ziglang wheel is
     asked for its headers separately (host_cxx_args)."""
     return remembered("builtin headers", cmd, lambda: _ask_builtin_headers(cmd),
-                      lambda v: isinstance(v, str) and len(v) < 4096)
+                      valid=lambda v: isinstance(v, str) and len(v) < 4096)
 
 
 def _ask_builtin_headers(cmd: list[str]) -> str:
@@ -171,7 +171,8 @@ def host_cxx_args(tool: Tool) -> tuple[str, ...]:
     glibc headers (`zig c++ -target x86_64-linux-gnu -###`), else what a system/ROCm clang uses
     for the x86_64 Linux host. Real headers, so `<cstdlib>`, `<algorithm>`, `<limits>`, ... in
     CUDA files mean what they mean to nvcc's host compiler. Remembered per tool (`remembered`)."""
-    return tuple(remembered("host c++ args", tool.command, lambda: list(_ask_host_cxx_args(tool)), host_cxx_args_shape))
+    return tuple(remembered("host c++ args", tool.command, lambda: list(_ask_host_cxx_args(tool)),
+                            valid=host_cxx_args_shape))
 
 
 HOST_INCLUDE_FLAGS = ("-internal-isystem", "-internal-externc-isystem")
@@ -204,6 +205,12 @@ def _ask_host_cxx_args(tool: Tool) -> tuple[str, ...]:
             cmd = [*tool.command, f"--target={HOST_TRIPLE}", "-x", "c++", "-###", "-c", str(probe)]
         try:
             out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            if tool.origin == "ziglang" and "global cache directory" in out.stderr and \
+                    "ZIG_GLOBAL_CACHE_DIR" not in os.environ:
+                # zig's driver needs a cache directory (under HOME) even to print its command; a
+                # service account's HOME may be unwritable: a temporary one serves this question
+                env = {**os.environ, "ZIG_GLOBAL_CACHE_DIR": str(Path(tmp) / "zig-cache")}
+                out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
         except (OSError, subprocess.TimeoutExpired) as e:
             raise ToolchainError(f"cannot ask {' '.join(cmd[:4])} for its C++ headers: {e}") from None
     words = _cc1_words(out.stderr)
@@ -217,7 +224,9 @@ def _ask_host_cxx_args(tool: Tool) -> tuple[str, ...]:
         elif w == "-D" and (v.startswith("_LIBCPP") or v.startswith("_LIBCXXABI") or v.startswith("__GLIBC")):
             args += [w, v]
     if not any(a.endswith("libcxx/include") or "/c++/" in a for a in args):
-        raise ToolchainError(f"{' '.join(cmd[:4])} reports no C++ standard library headers for {HOST_TRIPLE}")
+        said = next((ln.strip() for ln in out.stderr.splitlines() if "error" in ln.lower()), "")
+        raise ToolchainError(f"{' '.join(cmd[:4])} reports no C++ standard library headers for {HOST_TRIPLE}"
+                             + (f" ({said})" if said else ""))
     return tuple(args)
 
 
