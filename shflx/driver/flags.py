@@ -32,6 +32,10 @@ VALUED = {
     "--llvm-bin": "llvm_bin", "-j": "jobs", "-x": "language", "--host-cxx": "host_cxx",
     "-mcode-object-version": "code_object_version", "--prefer": "prefer",
 }
+# the HIP installation flags users pass to hipcc/clang: for -c's HIP compiler (host object, and the
+# device IR of a .hip source); shflx's own CUDA front end needs none of them
+HIP_VALUED = ("--rocm-path", "--hip-path", "--hip-device-lib-path", "--rocm-device-lib-path", "--hip-version")
+HIP_SWITCHES = ("-nogpulib", "-nogpuinc", "--no-offload-new-driver", "--offload-new-driver")
 # preprocessor flags: kept in order (a -D then a -U of the same name differ from the reverse)
 PREPROCESSOR = ("-D", "-U", "-I", "-isystem", "-include", "-idirafter", "-iquote")
 DEPFILE_SWITCHES = ("-MD", "-MMD", "-MP")
@@ -269,8 +273,10 @@ def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
         setattr(f, VALUED[v], words.value(v, w[len(v):]))
     elif re.fullmatch(r"-m(64|32|arch=[\w.-]+|tune=[\w.-]+|cpu=[\w.-]+|no-red-zone|avx\w*|sse\w*|fma|bmi2?)", w):
         f.host.append(w)
-    elif w in ("-pthread", "-fPIC", "-pipe", "-v", "--verbose"):
+    elif w in ("-pthread", "-fPIC", "-pipe", "-v", "--verbose") or w in HIP_SWITCHES:
         f.host.append(w)
+    elif (h := next((h for h in HIP_VALUED if w == h or w.startswith(h + "=")), None)):
+        f.host.append(f"{h}={words.value(h, w[len(h):])}")       # the HIP compiler of -c reads them
     else:
         return False
     return True

@@ -124,9 +124,25 @@ def _strip(words: list[str], drop_targets: bool) -> list[str]:
     return out
 
 
+def compiler_env(argv0: str) -> dict[str, str] | None:
+    """The environment the HIP compiler `argv0` runs in for an AMD target: hipcc (ROCm's or
+    Debian's) chooses its platform from HIP_PLATFORM or from what it finds (nvcc on PATH makes it
+    dispatch to nvcc, which knows no `-x hip`), so it runs with HIP_PLATFORM=amd; None (inherit)
+    for any other compiler."""
+    return {**os.environ, "HIP_PLATFORM": "amd"} if Path(argv0).name.startswith("hipcc") else None
+
+
+def describe_compiler(argv0: str) -> str:
+    """`argv0` as a message names it: the command, where PATH found it, and HIP_PLATFORM=amd for hipcc."""
+    import shutil
+    where = shutil.which(argv0)
+    said = argv0 if not where or where == argv0 else f"{argv0} ({where})"
+    return said + (" with HIP_PLATFORM=amd" if compiler_env(argv0) is not None else "")
+
+
 def _run(argv: list[str], what: str) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+        return subprocess.run(argv, capture_output=True, text=True, timeout=1800, env=compiler_env(argv[0]))
     except OSError as e:
         raise ToolchainError(f"cannot run {what} ({argv[0]}): {e.strerror or e}") from None
     except subprocess.TimeoutExpired:
@@ -179,7 +195,7 @@ def users_code_object_version(cmd: Command, target_id: str, probe: bool = True) 
         try:
             proc = subprocess.run([cmd.argv[0], "-x", "hip", "--cuda-device-only", "-nogpuinc", "-nogpulib",
                                    f"--offload-arch={target_id}", "-emit-llvm", "-S", "-o", "-", "-"],
-                                  input="", capture_output=True, text=True, timeout=600)
+                                  input="", capture_output=True, text=True, timeout=600, env=compiler_env(cmd.argv[0]))
         except (OSError, subprocess.TimeoutExpired):        # the host compile will say what is wrong
             proc = None
         found = code_object_version(proc.stdout) if proc and proc.returncode == 0 else None
@@ -237,7 +253,7 @@ def host_compile(cmd: Command, bundle: Path) -> int:
         extra += ["-include", str(INCLUDE / "shflx_cuda_on_hip.h")]
     argv = cmd.argv[:1] + extra + cmd.argv[1:]
     try:
-        return subprocess.run(argv).returncode
+        return subprocess.run(argv, env=compiler_env(argv[0])).returncode
     except OSError as e:
         raise ToolchainError(f"cannot run the host compile ({argv[0]}): {e.strerror or e}") from None
 
@@ -314,7 +330,8 @@ def launch(args: list[str]) -> int:
 
 
 def host_compiler(f) -> list[str]:
-    """`shflx compile -c`'s HIP compiler: --host-cxx, SHFLX_HOST_CXX, else hipcc or clang++ on PATH."""
+    """`shflx compile -c`'s HIP compiler: --host-cxx, SHFLX_HOST_CXX, else hipcc or clang++ on PATH
+    (hipcc runs with HIP_PLATFORM=amd: compiler_env)."""
     import shlex
     import shutil
 
@@ -359,6 +376,8 @@ def compile_object(f) -> int:
             *f.host, f"-O{f.opt}", *debug, *f.deps, *(f"--offload-arch={t}" for t in amd), "-c", src, "-o", out]
     opts = Options(baseline=f.baseline, report_file=f.report_file, remarks=f.remarks, chains=not f.no_chains,
                    fp_reassoc=f.fp_reassoc)
+    if "-v" in f.host or "--verbose" in f.host:
+        print(f"shflx: -c: the host object by {describe_compiler(argv[0])}", file=sys.stderr)
     cmd = read_command(argv)
     if lang == "cuda":
         cmd.language = "cuda"
@@ -371,6 +390,8 @@ def compile_object(f) -> int:
         bundle.write_bytes(write_bundle({hip_entry_id(t): o for t, o in objects.items()}))
         code = host_compile(cmd, bundle)
     if code != 0:
+        print(f"shflx: error: the host compile of {src} failed: {describe_compiler(argv[0])} exited with status "
+              f"{code} (-c's HIP compiler: --host-cxx, SHFLX_HOST_CXX, else hipcc or clang++ on PATH)", file=sys.stderr)
         return 1
     if opts.remarks:
         from .remarks import remarks
