@@ -173,7 +173,11 @@ def _cmd_verify(ns: argparse.Namespace) -> int:
     rank = {EXIT_PROVED: 0, EXIT_UNKNOWN: 1, EXIT_REFUTED: 2, EXIT_INVALID: 3}
     for path in _plan_files(ns.plans):
         try:
-            plan = parse_plan_text(read_input_text(path, "a JSON plan"), str(path))
+            try:
+                text = read_input_text(path, "a JSON plan")
+            except InputError as e:
+                raise InputError(e.reason.replace("cannot read:", "cannot read plan:"), e.where) from None
+            plan = parse_plan_text(text, str(path))
             proof = prove(plan, ns.target, timeout_ms=ns.timeout_ms)
         except (InputError, IllegalOp, UsageError) as e:   # UsageError: an unknown target; the next plan goes on
             where = e.where or Location(str(path))
