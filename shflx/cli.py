@@ -385,11 +385,16 @@ def _check_inputs_and_outputs(f, sources: list[Path], outputs: list[tuple[str, s
     """Every input is a regular file (files.check_regular: a FIFO is an error, not a hang), and the one
     check of every output against every input (files.check_outputs): the sources, -include files
     and response files are the inputs; -o, the depfile, --report-file the outputs."""
+    import os
+
     from .files import check_outputs, check_regular
 
     for src in (s for s in sources if str(s) != "-"):
         check_regular(src, "a CUDA or HIP source" if src.suffix not in (".ll", ".bc") else "LLVM IR")
     included = [f.preprocessor[k + 1] for k, w in enumerate(f.preprocessor) if w == "-include"]
+    for inc in included:          # one that is not here is searched for on the include path by clang
+        if os.path.lexists(inc):
+            check_regular(Path(inc), "a header (-include)")
     check_outputs([*sources, *included, *f.response_files], outputs)
 
 

@@ -354,6 +354,9 @@ def _check_files(f, src: str, out: str) -> None:
     mf = [f.deps[k + 1] for k, w in enumerate(f.deps) if w == "-MF"]
     depfile = mf[-1:] or ([str(Path(out).with_suffix(".d"))] if {"-MD", "-MMD"} & set(f.deps) else [])
     included = [f.preprocessor[k + 1] for k, w in enumerate(f.preprocessor) if w == "-include"]
+    for inc in included:          # one that is not here is searched for on the include path
+        if os.path.lexists(inc):
+            check_regular(Path(inc), "a header (-include)")
     check_outputs([src, *included, *f.response_files],
                   [("-o", out), *(("-MF", d) for d in depfile),
                    *((("--report-file", f.report_file),) if f.report_file else ())])
