@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError, Location, ShflxError, ToolchainError, UsageError
+from ..errors import ShflxError, ToolchainError, UsageError
 from ..schemas import versioned
 from .report import compile_entry
 
