@@ -146,7 +146,8 @@ def test_3_an_output_may_not_name_an_include_or_a_response_file(src, tmp_path, w
     rsp.write_text(f"--offload-arch gfx942 -include {header}\n")
     victim = header if which == "include" else rsp
     before = victim.read_bytes()
-    clean_error(shflx("compile", str(src), f"@{rsp}", "--report-file", str(victim)), 2, "would overwrite the input")
+    r = shflx("compile", str(src), f"@{rsp}", "--report-file", str(victim), cwd=tmp_path)
+    clean_error(r, 2, "would overwrite the input")
     assert victim.read_bytes() == before
 
 
@@ -373,6 +374,8 @@ def test_13_a_file_name_that_is_not_utf8(tmp_path):
     r = shflx("compile", str(src), "--offload-arch", "gfx942", "-o", str(out), "--report-file", str(tmp_path / os.fsdecode(b"r\xfd.txt")))
     assert r.returncode == 0, r.stderr
     assert out.read_bytes()[:4] == b"\x7fELF"
+    report = (tmp_path / os.fsdecode(b"r\xfd.txt")).read_bytes()
+    assert b"n\xffx.cu:6:41: " in report, report[:400]               # sites located in the file, by its own name
     r = shflx("compile", str(src), "--offload-arch", "gfx942", "-E", stdout=subprocess.PIPE)
     assert r.returncode == 0 and "UnicodeDecodeError" not in r.stderr, r.stderr
     r = shflx("compile", str(src), "--offload-arch", "sm_90", "--emit", "ptx", "-o", str(tmp_path / "k.ptx"))
