@@ -22,7 +22,21 @@ def written_in_place(path: Path) -> bool:
         st = os.stat(path)
     except OSError:
         return False
-    return not stat.S_ISREG(st.st_mode) or os.path.abspath(path).startswith(("/dev/", "/proc/"))
+    return not stat.S_ISREG(st.st_mode) or _descriptor_name(path)
+
+
+def _descriptor_name(path: Path) -> bool:
+    """Whether `path` names an open descriptor's file (/dev/stdout -> /proc/self/fd/1, /dev/fd/N,
+    /proc/PID/fd/N): its link chain passes through /proc or /dev/fd. Renaming over such a name would
+    replace the link (as root, /dev/stdout itself), not write to the descriptor."""
+    p = os.path.abspath(path)
+    for _ in range(40):
+        if p.startswith(("/proc/", "/dev/fd/")):
+            return True
+        if not os.path.islink(p):
+            return False
+        p = os.path.normpath(os.path.join(os.path.dirname(p), os.readlink(p)))
+    return False
 
 
 def write_atomically(path: Path, data: str | bytes) -> None:
