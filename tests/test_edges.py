@@ -484,6 +484,18 @@ def test_18_dash_c_runs_hipcc_for_amd_and_names_the_compiler(src, tmp_path, fail
         assert out.read_text() == "host object"
 
 
+def test_18_dash_c_with_the_real_hipcc_builds_the_object(tmp_path):
+    """Where hipcc is installed (CI installs Debian's), `-c` builds a host object through it, also
+    with nvcc on PATH (HIP_PLATFORM=amd)."""
+    need(shutil.which("hipcc") is not None, "no hipcc on PATH (apt-get install hipcc)")
+    src = tmp_path / "x1.cu"
+    src.write_text(XOR1_KERNEL)
+    out = tmp_path / "x1.o"
+    r = shflx("compile", "-c", str(src), "--offload-arch", "gfx90a", "-o", str(out), env={"SHFLX_HOST_CXX": None})
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:4] == b"\x7fELF"
+
+
 def test_19_error_lines_cut_long_values(tmp_path):
     good = json.loads(PLAN.read_text())
     plan = tmp_path / "long.json"
