@@ -286,6 +286,32 @@ def test_4_a_forged_plan_cache_row_warns_once_and_the_proven_plan_is_used(tmp_pa
     assert again.returncode == 0 and again.stderr == "" and json.loads(again.stdout)["steps"] == plan["steps"]
 
 
+def test_4_a_forged_chain_row_is_a_miss_by_its_multiset_check(tmp_path, monkeypatch, capsys):
+    """A chain's row replaced by another chain's plan (digest recomputed): one warning, and the plan
+    used is one the multiset proof accepts for the chain asked for, the same as solved afresh."""
+    from shflx import chains
+    from shflx.driver import cache
+    from shflx.pattern import parse_pattern
+    from shflx.plan import plan_to_json
+    from shflx.target import resolve_target
+    from shflx.verify.api import prove
+
+    monkeypatch.setenv("SHFLX_CACHE_DIR", str(tmp_path / "chains"))
+    target = resolve_target("gfx942", None)
+    want, other = parse_pattern("reduce add"), parse_pattern("reduce add width 16")
+    fresh = cache.synthesize(want, target)
+    cache.synthesize(other, target)
+    assert _forge_every_row_with(tmp_path / "chains" / "plans.sqlite3", "reduce add width 16") == 1
+    cache._CHAINS.clear()                                        # a new process: nothing looked up yet
+    chains._synthesize.cache_clear()
+    capsys.readouterr()
+    got = cache.synthesize(want, target)
+    err = capsys.readouterr().err
+    assert err.count("warning") == 1 and "solving it again" in err, err
+    assert prove(got.plan, "reduce add").proved and not prove(got.plan, "reduce add width 16").proved
+    assert plan_to_json(got.plan)["steps"] == plan_to_json(fresh.plan)["steps"]
+
+
 @contextlib.contextmanager
 def another_user():
     """A second local user (uid), made with useradd and removed afterwards; root only."""
