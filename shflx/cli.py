@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__
-from .errors import InputError, Location, ShflxError, UsageError
+from .errors import InputError, Location, ShflxError, UsageError, clip
 from .schemas import versioned
 
 EXIT_PROVED, EXIT_REFUTED, EXIT_INVALID, EXIT_UNKNOWN = 0, 1, 2, 3
@@ -288,18 +288,26 @@ def _plan_files(args: Sequence[str]) -> list[Path]:
 
 def _cmd_verify(ns: argparse.Namespace) -> int:
     from .errors import IllegalOp
+    from .files import read_input_text
+    from .plan import parse_plan_text
     from .verify.api import prove
 
     if ns.diagram and ns.json:
         raise UsageError("--diagram draws text for people; it does not go with --json")
+    if ns.target is not None:
+        from .pattern import parse_pattern
+        parse_pattern(ns.target)                  # a bad --target is one error, not one per plan
     worst = EXIT_PROVED
     rank = {EXIT_PROVED: 0, EXIT_UNKNOWN: 1, EXIT_REFUTED: 2, EXIT_INVALID: 3}
     for path in _plan_files(ns.plans):
         try:
-            proof = prove(path, ns.target, timeout_ms=ns.timeout_ms)
-        except UsageError:
-            raise
-        except (InputError, IllegalOp) as e:
+            try:
+                text = read_input_text(path, "a JSON plan")
+            except InputError as e:
+                raise InputError(e.reason.replace("cannot read:", "cannot read plan:"), e.where) from None
+            plan = parse_plan_text(text, str(path))
+            proof = prove(plan, ns.target, timeout_ms=ns.timeout_ms)
+        except (InputError, IllegalOp, UsageError) as e:   # UsageError: an unknown target; the next plan goes on
             where = e.where or Location(str(path))
             msg = f"{where}: error: {e.reason}"
             if ns.json:
@@ -320,16 +328,16 @@ def _cmd_verify(ns: argparse.Namespace) -> int:
                 for a in proof.assumptions:
                     print(f"  assumes {a}")
                 if _verbosity(ns) >= 2:
-                    print(_plan_facts(path, ns.target))
+                    print(_plan_facts(plan, ns.target))
             if ns.diagram and not proof.proved:
-                print(_plan_diagram(path, ns.target, "text"), end="")
+                print(_plan_diagram(plan, ns.target, "text"), end="")
         worst = max(worst, code, key=rank.__getitem__)
     return worst
 
 
-def _plan_facts(path: Path, target: str | None) -> str:
+def _plan_facts(plan: object, target: str | None) -> str:
     from .plan import load_plan
-    plan = load_plan(path)
+    plan = load_plan(plan)
     return (f"  {plan.arch}, wave{plan.wave}, {len(plan.steps)} step(s), target '{target or plan.target}', "
             f"cost {plan.cost:g}")
 
@@ -504,17 +512,32 @@ def _sources(args: Sequence[str]) -> list[Path]:
     return out
 
 
+def _check_inputs_and_outputs(f, sources: list[Path], outputs: list[tuple[str, str]]) -> None:
+    """Every input is a regular file (files.check_regular: a FIFO is an error, not a hang), and the one
+    check of every output against every input (files.check_outputs): the sources, -include files
+    and response files are the inputs; -o, the depfile, --report-file the outputs."""
+    import os
+
+    from .files import check_outputs, check_regular
+
+    for src in (s for s in sources if str(s) != "-"):
+        check_regular(src, "a CUDA or HIP source" if src.suffix not in (".ll", ".bc") else "LLVM IR")
+    included = [f.preprocessor[k + 1] for k, w in enumerate(f.preprocessor) if w == "-include"]
+    for inc in included:          # one that is not here is searched for on the include path by clang
+        if os.path.lexists(inc):
+            check_regular(Path(inc), "a header (-include)")
+    check_outputs([*sources, *included, *f.response_files], outputs)
+
+
 def _check_outputs(sources: list[Path], outputs: list[Path], into_dir: bool, output: str | None) -> None:
-    """Before any compile: no output may overwrite an input, a single output may not be an
-    existing directory, and an output directory must be a directory (nothing partial is left)."""
+    """Before any compile: a single output may not be an existing directory, and an output
+    directory must be a directory (nothing partial is left); -o - takes one output. Whether an
+    output names an input is _check_inputs_and_outputs's one check."""
     if output == STDOUT:
         if len(outputs) != 1:
             raise UsageError("-o - (standard output) takes one output: one input and one --offload-arch")
         return
-    inputs = {s.resolve() for s in sources if s.exists()}
     for out in outputs:
-        if out.resolve() in inputs:
-            raise UsageError(f"-o {out} would overwrite the input {out}; choose another output name")
         if not into_dir and out.is_dir():
             raise UsageError(f"-o {out} is a directory; give an output file name (a directory takes the "
                              "outputs of several inputs)")
@@ -577,10 +600,14 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     sources = _sources(ns.files)
     if f.action == "E":
         from .driver.preprocess import preprocess
+        _check_inputs_and_outputs(f, sources, [("-o", f.output)] if f.output and f.output != STDOUT else [])
         return preprocess(f, sources, opts)
     jobs = _compile_jobs(ns, opts, sources)
     many = len(sources) > 1
     _check_outputs(sources, [Path(j[2]) for j in jobs], many and bool(ns.output), ns.output)
+    depfile = [j[5].extra[k + 1] for j in jobs for k, w in enumerate(j[5].extra) if w == "-dependency-file"]
+    _check_inputs_and_outputs(f, sources, [("-o", j[2]) for j in jobs if j[2] != STDOUT] +
+                              [("-MF", d) for d in depfile] + ([("--report-file", f.report_file)] if f.report_file else []))
     if ns.output == STDOUT and f.report and not f.report_file:
         raise UsageError(f"-o - and --report {f.report} both write to standard output; give the report --report-file")
     if many and ns.output and ns.output != STDOUT:
@@ -742,9 +769,11 @@ def _frame_lines(site: dict) -> list[str]:
 
 
 def _cmd_ptx(ns: argparse.Namespace) -> int:
-    from .files import write_atomically
+    from .files import check_outputs, check_regular, write_atomically
     from .nvidia.ptxpass import read_ptx, report_text, run
 
+    check_regular(Path(ns.input), "PTX")
+    check_outputs([ns.input], [("-o", ns.output)] if ns.output else [])
     result = run(read_ptx(ns.input), ns.input, sm=ns.sm, load_shuffle=not ns.no_load_shuffle)
     from .driver.report import relative
     for row in (*result.sites, *result.chains, *result.loads):    # one location convention (compile's)
@@ -902,8 +931,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:                # e.g. `shflx compile ... | head`
         sys.stderr.close()
         return 0
+    except ValueError as e:
+        if debug or "integer string conversion" not in str(e):
+            return _internal_error(e, debug)
+        print("shflx: error: a number in the input has more digits than any value shflx reads "
+              f"({clip(str(e).split(':')[-1].strip())})", file=sys.stderr)
+        return 1
     except Exception as e:  # a shflx bug, not a user error
-        if debug:
-            raise
-        print(f"shflx: internal error: {type(e).__name__}: {e} (rerun with --debug)", file=sys.stderr)
-        return 2
+        return _internal_error(e, debug)
+
+
+def _internal_error(e: Exception, debug: bool) -> int:
+    if debug:
+        raise e
+    print(clip(f"shflx: internal error: {type(e).__name__}: {e} (rerun with --debug)"), file=sys.stderr)
+    return 2

@@ -3,7 +3,28 @@
 Anything that is not a ShflxError is a shflx bug (the CLI says so and exits 2)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+LONG_WORD = 120       # a word (no white space) longer than this is cut in a message
+LONG_LINE = 1000      # so is a line
+
+
+def clip(text: str) -> str:
+    """`text` with every long value cut, so that an error line never echoes a 100,000-element
+    pattern or a 4,000-digit number: a word over LONG_WORD characters keeps its start and end and
+    says how long it was; then a line over LONG_LINE characters likewise."""
+    def word(m: re.Match) -> str:
+        w = m.group(0)
+        return f"{w[:60]}...{w[-20:]} ({len(w)} characters)"
+
+    def line(ln: str) -> str:
+        return ln if len(ln) <= LONG_LINE else f"{ln[:600]} ...({len(ln) - 800} characters cut)... {ln[-200:]}"
+
+    if len(text) <= LONG_WORD:
+        return text
+    text = re.sub(rf"\S{{{LONG_WORD + 1},}}", word, text)
+    return "\n".join(line(ln) for ln in text.split("\n"))
 
 
 @dataclass(frozen=True)
@@ -30,6 +51,7 @@ class ShflxError(Exception):
     exit_code = 2
 
     def __init__(self, reason: str, where: Location | None = None):
+        reason = clip(reason)           # messages cut long values (a pattern, a number, a lane list)
         self.reason = reason
         self.where = where
         super().__init__(f"{where}: error: {reason}" if where else f"shflx: error: {reason}")

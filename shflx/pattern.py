@@ -104,6 +104,8 @@ _INT = r"[+-]?(?:0[xX][0-9a-fA-F]+|\d+)"
 def _int(tok: str, text: str, what: str) -> int:
     if not re.fullmatch(_INT, tok):
         raise _err(text, tok, f"{what} must be an integer, got '{tok}'")
+    if len(tok) > 40:                     # no lane, mask or width is this long (and int() has a limit)
+        raise _err(text, tok, f"{what} is out of range ({len(tok)} characters)")
     return int(tok, 0)
 
 

@@ -5,6 +5,7 @@ dataclasses; `to_llvm` / `to_hip` / `to_asm` hand the plan to the emitters of sh
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -159,8 +160,8 @@ def plan_from_json(obj: Any, *, file: str | None = None, text: str | None = None
         loc = _locate(text, f'"{sid}"', file) if sid else where
         steps.append(_step_from_json(s, loc, k))
     cost = obj.get("cost", 0.0)
-    if not isinstance(cost, (int, float)) or isinstance(cost, bool):
-        raise InputError("plan: 'cost' must be a number", where)
+    if not isinstance(cost, (int, float)) or isinstance(cost, bool) or (isinstance(cost, int) and cost.bit_length() > 1000):
+        raise InputError("plan: 'cost' must be a number (of a size a float holds)", where)
     version = obj.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise InputError(f"plan: schema_version {version!r} is not the one this shflx reads ({SCHEMA_VERSION})", where)
@@ -255,6 +256,11 @@ def parse_plan_text(text: str, file: str) -> Plan:
         raise InputError(f"malformed JSON: {e.msg}", Location(file, e.lineno, e.colno)) from None
     except RecursionError:
         raise InputError("JSON nested too deeply to be a plan", Location(file)) from None
+    except ValueError:                    # an integer longer than Python converts (sys.get_int_max_str_digits)
+        m = re.search(r"\d{1000,}", text)
+        line = text.count("\n", 0, m.start()) + 1 if m else None
+        digits = f"{len(m.group(0))} digits" if m else "too many digits"
+        raise InputError(f"a number with {digits}: no value in a plan is that long", Location(file, line)) from None
     return plan_from_json(obj, file=file, text=text)
 
 

@@ -70,7 +70,7 @@ def test_one_lookup_per_distinct_pattern_per_module(tmp_path, monkeypatch):
     src = _many_sites(tmp_path, n)
     lookups: list[str] = []
     real_get = cache.get
-    monkeypatch.setattr(cache, "get", lambda k: lookups.append(k) or real_get(k))
+    monkeypatch.setattr(cache, "get", lambda k, *check: lookups.append(k) or real_get(k, *check))
     cache._lower_once.cache_clear()
     res = compile_file(src, "gfx942", emit="llvm")
     assert len(res.sites) == n and all(s.proof == "proved" for s in res.sites)
@@ -185,19 +185,20 @@ def test_toolchain_answers_are_remembered_per_executable(tmp_path, monkeypatch):
     tool.write_text("#!/bin/sh\n")
     tool.chmod(0o755)
     asked: list[int] = []
+    ok = lambda v: isinstance(v, list)                         # noqa: E731 - the shape this question's answers have
 
     def ask():
         asked.append(1)
         return ["-internal-isystem", "/x"]
-    assert remembered("q", [str(tool), "a"], ask) == ["-internal-isystem", "/x"]
-    assert remembered("q", [str(tool), "a"], ask) == ["-internal-isystem", "/x"] and len(asked) == 1
-    assert remembered("other question", [str(tool), "a"], ask) and len(asked) == 2
+    assert remembered("q", [str(tool), "a"], ask, valid=ok) == ["-internal-isystem", "/x"]
+    assert remembered("q", [str(tool), "a"], ask, valid=ok) == ["-internal-isystem", "/x"] and len(asked) == 1
+    assert remembered("other question", [str(tool), "a"], ask, valid=ok) and len(asked) == 2
     os.utime(tool, ns=(1, 1))                                  # another executable: asked again
-    assert remembered("q", [str(tool), "a"], ask) and len(asked) == 3
-    assert remembered("none", [str(tool)], lambda: asked.append(1)) is None
-    assert remembered("none", [str(tool)], lambda: asked.append(1)) is None and len(asked) == 5
+    assert remembered("q", [str(tool), "a"], ask, valid=ok) and len(asked) == 3
+    assert remembered("none", [str(tool)], lambda: asked.append(1), valid=ok) is None
+    assert remembered("none", [str(tool)], lambda: asked.append(1), valid=ok) is None and len(asked) == 5
     monkeypatch.setenv("SHFLX_CACHE", "off")
-    assert remembered("q", [str(tool), "a"], ask) and len(asked) == 6
+    assert remembered("q", [str(tool), "a"], ask, valid=ok) and len(asked) == 6
 
 
 def test_host_headers_are_absolute_so_a_remembered_answer_holds_in_any_directory(tmp_path, monkeypatch):

@@ -6,9 +6,14 @@ prover or a model invalidates old entries without a flush (tinygrad's versioned 
 Souper's). Storage: one SQLite file in WAL mode with a busy timeout, so many `shflx compile`
 processes can read and write at once. Only proven plans are trusted: each row holds the sha256 of
 its key and plan text, written after the proof, and a row whose plan is not the one proven under
-its key (damaged, edited, written by another table layout) is a miss, solved and proven again. A
-hit is looked up once per process (`_lower_once`, `_CHAINS`). SHFLX_CACHE=off disables;
-SHFLX_CACHE_DIR moves it."""
+its key (damaged, edited, written by another table layout) is a miss, solved and proven again.
+The digest is a plain sha256 anyone can compute, so it only catches damage: a cache is untrusted
+input. Its directory must be the user's own and writable by no one else (files.trusted_cache_dir),
+and every plan read from it is checked again before it is used (`recheck`: a shuffle's plan run on
+the lane-id input over every lane with the exact lane model, a chain's by its multiset proof, a
+chain kept as written compared with its literal lowering); a plan that fails is a miss, solved and
+proven again, with one warning line. A hit is looked up once per process (`_lower_once`,
+`_CHAINS`). SHFLX_CACHE=off disables; SHFLX_CACHE_DIR moves it."""
 from __future__ import annotations
 
 import hashlib
@@ -21,7 +26,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from .. import MODEL_VERSION
-from ..files import cache_dir, caching_enabled
+from ..files import cache_dir, caching_enabled, distrusted, trusted_cache_dir
 from ..isa import target_files_digest
 from ..pattern import Collective, format_pattern, parse_pattern
 from ..plan import Plan, plan_from_json, plan_to_dict
@@ -107,6 +112,10 @@ def _db() -> sqlite3.Connection | None:
     if path in _UNUSABLE:
         return None
     try:
+        folder = trusted_cache_dir()           # the user's own directory, or one warning and None
+        if folder is None:
+            _UNUSABLE[path] = distrusted(cache_dir()) or "the cache directory cannot be used"
+            return None
         return _connect(path)
     except (sqlite3.Error, OSError, RuntimeError) as e:    # RuntimeError: no home directory
         _unusable(path, e)
@@ -137,8 +146,10 @@ def status() -> str:
     return f"{path}: {rows[0][0]} solved plans" if rows else f"{path}: busy or read-only"
 
 
-def get(k: str) -> Plan | None:
-    """The plan stored under `k` if it is the one proven under `k` (its digest matches), else None."""
+def get(k: str, check: Callable[[Plan], str | None] | None = None, what: str = "") -> Plan | None:
+    """The plan stored under `k` if it is the one proven under `k` (its digest matches) and passes
+    `check` (None: it does; else why not), else None. A plan that fails `check` is a miss with one
+    warning line naming `what` it was stored for and why it was refused."""
     rows = _execute(f"SELECT plan, digest FROM {TABLE} WHERE key = ?", (k,))
     row = rows[0] if rows else None
     if row is None or plan_digest(k, row[0]) != row[1]:
@@ -147,7 +158,63 @@ def get(k: str) -> Plan | None:
         plan = plan_from_json(json.loads(row[0]))
     except Exception:      # a damaged entry is a miss, never an error
         return None
-    return plan if plan.proof and plan.proof.get("status") == "proved" else None
+    if not plan.proof or plan.proof.get("status") != "proved":
+        return None
+    why = None
+    if check is not None:
+        try:
+            why = check(plan)
+        except Exception as e:  # noqa: BLE001 - a plan the check cannot even run is refused too
+            why = f"it cannot be run ({type(e).__name__}: {e})"
+    if why is not None:
+        print(f"shflx: warning: the plan cache {_store_path()} holds a plan for {what} that is not proven for it "
+              f"({why}); solving it again", file=sys.stderr)
+        return None
+    return plan
+
+
+def shuffle_check(pattern: str, target: Target, runtime_mask: bool = False) -> Callable[[Plan], str | None]:
+    """The check of a stored plan for the shuffle `pattern` on `target`: its target and wave are the
+    ones asked for, and it moves every lane as the pattern says (verify.api.lane_check: the lane-id
+    input over every lane, exact); a plan for a run-time member mask must also be one the
+    single-step search proposes (such a plan may rely on no intermediate lane, DESIGN decision 3)."""
+    def check(plan: Plan) -> str | None:
+        from ..verify.api import lane_check
+
+        if (plan.on.name, plan.wave) != (target.name, target.wave):
+            return f"it is for {plan.on.name} wave{plan.wave}"
+        p = parse_pattern(pattern)
+        proof = lane_check(plan, p)
+        if not proof.proved:
+            return proof.reason
+        if runtime_mask:
+            from ..match.search import SearchReport, candidates
+            ok = {(c.steps, c.result) for c in candidates(target, p.lane_map(target.wave), SearchReport(), True)}
+            if (plan.steps, plan.result) not in ok:
+                return "it is not a one-step plan, as a member mask known only at run time needs"
+        return None
+    return check
+
+
+def chain_check(coll: Collective, target: Target, chain: tuple, reassoc: bool) -> Callable[[Plan], str | None]:
+    """The check of a stored chain plan: its target and wave; with `reassoc`, the multiset proof of
+    the reduction or scan (verify.api.prove: exact for every associative and commutative operator);
+    without, the plan must be the chain's literal lowering, step for step (its order of operations is
+    the program's)."""
+    def check(plan: Plan) -> str | None:
+        from ..chains.literal import literal_builder
+        from ..verify.api import prove
+
+        if (plan.on.name, plan.wave) != (target.name, target.wave):
+            return f"it is for {plan.on.name} wave{plan.wave}"
+        text = format_pattern(coll)
+        if not reassoc:
+            literal = literal_builder(chain, coll.fn, target).plan(text)
+            return None if (plan.steps, plan.result) == (literal.steps, literal.result) else \
+                "it is not the chain's literal lowering (its operations may not be re-associated)"
+        proof = prove(plan, text)
+        return None if proof.proved else (proof.reason or proof.status)
+    return check
 
 
 def put(k: str, plan: Plan) -> None:
@@ -166,7 +233,7 @@ def cached_lower(pattern: str, target: Target, solve: Callable[[str, Target], Pl
         return solve(pattern, target)
     k = key(pattern, target) if not runtime_mask else \
         key_for(f"{format_pattern(parse_pattern(pattern))}|runtime member mask", target)
-    hit = get(k)
+    hit = get(k, shuffle_check(pattern, target, runtime_mask), f"'{pattern}' on {target.name}")
     if hit is not None:
         return hit
     plan = solve(pattern, target)
@@ -213,7 +280,7 @@ def synthesize(coll: Collective, arch: str | Target, wave: int | None = None, ch
     k = key_for(f"chain|{format_pattern(coll)}|{chain!r}|{reassoc}", target)
     if k in _CHAINS:
         return _CHAINS[k]
-    hit = get(k)
+    hit = get(k, chain_check(coll, target, chain, reassoc), f"the chain '{format_pattern(coll)}' on {target.name}")
     if hit is not None:
         info = dict(hit.extra).get("chain", {})
         out = chains.ChainPlan(coll, hit, info.get("family", "?"), info.get("step_by_step_cost", hit.cost),

@@ -14,7 +14,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import Location, UsageError
 
 # flag -> (attribute, value) for flags that take no argument
 SWITCHES = {
@@ -34,6 +34,10 @@ VALUED = {
     "--llvm-bin": "llvm_bin", "-j": "jobs", "-x": "language", "--host-cxx": "host_cxx",
     "-mcode-object-version": "code_object_version", "--prefer": "prefer",
 }
+# the HIP installation flags users pass to hipcc/clang: for -c's HIP compiler (host object, and the
+# device IR of a .hip source); shflx's own CUDA front end needs none of them
+HIP_VALUED = ("--rocm-path", "--hip-path", "--hip-device-lib-path", "--rocm-device-lib-path", "--hip-version")
+HIP_SWITCHES = ("-nogpulib", "-nogpuinc", "--no-offload-new-driver", "--offload-new-driver")
 # preprocessor flags: kept in order (a -D then a -U of the same name differ from the reverse)
 PREPROCESSOR = ("-D", "-U", "-I", "-isystem", "-include", "-idirafter", "-iquote")
 DEPFILE_SWITCHES = ("-MD", "-MMD", "-MP")
@@ -111,6 +115,7 @@ class CompileFlags:
     host_cxx: str | None = None
     jobs: str | None = None
     traceback: bool = False
+    response_files: list[str] = field(default_factory=list)  # @file words read (inputs: no output may name one)
 
     @property
     def opt_level(self) -> int:
@@ -124,8 +129,12 @@ class CompileFlags:
         return "json" if self.report_file and self.report_file.lower().endswith(".json") else "text"
 
 
-def expand_response_files(argv: list[str], depth: int = 0) -> list[str]:
-    """`@file` words replaced by the file's words (shell quoting, nested files), like clang."""
+def expand_response_files(argv: list[str], depth: int = 0, read: list[str] | None = None) -> list[str]:
+    """`@file` words replaced by the file's words (shell quoting, nested files), like clang; `read`
+    collects the files read. Only a regular file is read (a FIFO is an error, not a hang)."""
+    from ..errors import InputError
+    from ..files import read_input_text
+
     out: list[str] = []
     for word in argv:
         if not word.startswith("@") or len(word) == 1:
@@ -135,14 +144,17 @@ def expand_response_files(argv: list[str], depth: int = 0) -> list[str]:
         if depth > 8:
             raise UsageError(f"{word}: response files nest more than 8 deep")
         try:
-            text = path.read_text()
-        except (OSError, UnicodeDecodeError) as e:
-            raise UsageError(f"{path}: error: cannot read the response file ({getattr(e, 'strerror', None) or e})") from None
+            text = read_input_text(path, "a response file")
+        except InputError as e:
+            why = e.reason.removeprefix("cannot read: ").split(" (expected")[0]
+            raise UsageError(f"cannot read the response file: {why}", Location(str(path))) from None
+        if read is not None:
+            read.append(str(path))
         try:
             words = shlex.split(text, comments=False)
         except ValueError as e:
             raise UsageError(f"{path}: error: unreadable response file ({e})") from None
-        out += expand_response_files(words, depth + 1)
+        out += expand_response_files(words, depth + 1, read)
     return out
 
 
@@ -178,8 +190,8 @@ def gencode_targets(value: str) -> list[str]:
 def parse_compile_args(argv: list[str]) -> CompileFlags:
     """`shflx compile` words (after @file expansion) -> CompileFlags; a UsageError names the first
     word it does not know. Each family of flags is read by its own function, in this order."""
-    words = _Words(expand_response_files(list(argv)))
     f = CompileFlags()
+    words = _Words(expand_response_files(list(argv), read=f.response_files))
     while words.k < len(words.all):
         w = words.all[words.k]
         if not w.startswith("-") or w == "-":
@@ -291,8 +303,10 @@ def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
         setattr(f, VALUED[v], words.value(v, w[len(v):]))
     elif re.fullmatch(r"-m(64|32|arch=[\w.-]+|tune=[\w.-]+|cpu=[\w.-]+|no-red-zone|avx\w*|sse\w*|fma|bmi2?)", w):
         f.host.append(w)
-    elif w in ("-pthread", "-fPIC", "-pipe", "-v", "--verbose"):
+    elif w in ("-pthread", "-fPIC", "-pipe", "-v", "--verbose") or w in HIP_SWITCHES:
         f.host.append(w)
+    elif (h := next((h for h in HIP_VALUED if w == h or w.startswith(h + "=")), None)):
+        f.host.append(f"{h}={words.value(h, w[len(h):])}")       # the HIP compiler of -c reads them
     else:
         return False
     return True

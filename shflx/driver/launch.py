@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError, Location, ShflxError, ToolchainError, UsageError
+from ..errors import ShflxError, ToolchainError, UsageError
 from ..schemas import versioned
 from .report import compile_entry, internal_warnings
 
@@ -124,9 +124,25 @@ def _strip(words: list[str], drop_targets: bool) -> list[str]:
     return out
 
 
+def compiler_env(argv0: str) -> dict[str, str] | None:
+    """The environment the HIP compiler `argv0` runs in for an AMD target: hipcc (ROCm's or
+    Debian's) chooses its platform from HIP_PLATFORM or from what it finds (nvcc on PATH makes it
+    dispatch to nvcc, which knows no `-x hip`), so it runs with HIP_PLATFORM=amd; None (inherit)
+    for any other compiler."""
+    return {**os.environ, "HIP_PLATFORM": "amd"} if Path(argv0).name.startswith("hipcc") else None
+
+
+def describe_compiler(argv0: str) -> str:
+    """`argv0` as a message names it: the command, where PATH found it, and HIP_PLATFORM=amd for hipcc."""
+    import shutil
+    where = shutil.which(argv0)
+    said = argv0 if not where or where == argv0 else f"{argv0} ({where})"
+    return said + (" with HIP_PLATFORM=amd" if compiler_env(argv0) is not None else "")
+
+
 def _run(argv: list[str], what: str) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+        return subprocess.run(argv, capture_output=True, text=True, timeout=1800, env=compiler_env(argv[0]))
     except OSError as e:
         raise ToolchainError(f"cannot run {what} ({argv[0]}): {e.strerror or e}") from None
     except subprocess.TimeoutExpired:
@@ -179,7 +195,7 @@ def users_code_object_version(cmd: Command, target_id: str, probe: bool = True) 
         try:
             proc = subprocess.run([cmd.argv[0], "-x", "hip", "--cuda-device-only", "-nogpuinc", "-nogpulib",
                                    f"--offload-arch={target_id}", "-emit-llvm", "-S", "-o", "-", "-"],
-                                  input="", capture_output=True, text=True, timeout=600)
+                                  input="", capture_output=True, text=True, timeout=600, env=compiler_env(cmd.argv[0]))
         except (OSError, subprocess.TimeoutExpired):        # the host compile will say what is wrong
             proc = None
         found = code_object_version(proc.stdout) if proc and proc.returncode == 0 else None
@@ -240,7 +256,7 @@ def host_compile(cmd: Command, bundle: Path) -> int:
         extra += ["-include", str(INCLUDE / "shflx_cuda_on_hip.h")]
     argv = cmd.argv[:1] + extra + cmd.argv[1:]
     try:
-        return subprocess.run(argv).returncode
+        return subprocess.run(argv, env=compiler_env(argv[0])).returncode
     except OSError as e:
         raise ToolchainError(f"cannot run the host compile ({argv[0]}): {e.strerror or e}") from None
 
@@ -260,6 +276,9 @@ def launch_command(argv: list[str], opts: Options) -> int:
             return subprocess.run(argv).returncode
         except OSError as e:
             raise ToolchainError(f"cannot run {argv[0]}: {e.strerror or e}") from None
+    if opts.report_file:
+        from ..files import check_outputs
+        check_outputs([cmd.source] if cmd.source else [], [("--report-file", report_path(opts.report_file, cmd))])
     with tempfile.TemporaryDirectory(prefix="shflx-launch-") as tmp:
         objects, report = device_code_objects(cmd, opts, Path(tmp))
         bundle = Path(tmp) / "device.hipfb"
@@ -314,7 +333,8 @@ def launch(args: list[str]) -> int:
 
 
 def host_compiler(f) -> list[str]:
-    """`shflx compile -c`'s HIP compiler: --host-cxx, SHFLX_HOST_CXX, else hipcc or clang++ on PATH."""
+    """`shflx compile -c`'s HIP compiler: --host-cxx, SHFLX_HOST_CXX, else hipcc or clang++ on PATH
+    (hipcc runs with HIP_PLATFORM=amd: compiler_env)."""
     import shlex
     import shutil
 
@@ -328,6 +348,23 @@ def host_compiler(f) -> list[str]:
                          "name one with --host-cxx or SHFLX_HOST_CXX")
 
 
+def _check_files(f, src: str, out: str) -> None:
+    """`-c`'s input is a regular file, and no output (-o, the depfile, --report-file) names an input
+    (the source, -include files, response files): files.check_outputs, the one check."""
+    from ..files import check_outputs, check_regular
+
+    check_regular(Path(src), "a CUDA or HIP source")
+    mf = [f.deps[k + 1] for k, w in enumerate(f.deps) if w == "-MF"]
+    depfile = mf[-1:] or ([str(Path(out).with_suffix(".d"))] if {"-MD", "-MMD"} & set(f.deps) else [])
+    included = [f.preprocessor[k + 1] for k, w in enumerate(f.preprocessor) if w == "-include"]
+    for inc in included:          # one that is not here is searched for on the include path
+        if os.path.lexists(inc):
+            check_regular(Path(inc), "a header (-include)")
+    check_outputs([src, *included, *f.response_files],
+                  [("-o", out), *(("-MF", d) for d in depfile),
+                   *((("--report-file", f.report_file),) if f.report_file else ())])
+
+
 def compile_object(f) -> int:
     """`shflx compile -c`: the launcher around a HIP compiler command made from the flags."""
     amd = [t for t in f.archs if not t.startswith("sm_")]
@@ -337,15 +374,16 @@ def compile_object(f) -> int:
     if len(f.sources) != 1:
         raise UsageError(f"-c takes one input file, got {len(f.sources)}")
     src = f.sources[0]
-    if not Path(src).is_file():
-        raise InputError("cannot read the source file", Location(str(src)))
     out = f.output or Path(src).with_suffix(".o").name
+    _check_files(f, src, out)
     lang = f.language or ("cuda" if src.endswith(".cu") else "hip")
     debug = ["-g"] if f.debug else ["-g0"] if f.debug is False else []
     argv = [*host_compiler(f), "-x", "hip", *f.preprocessor, *[w for w in f.device if w.startswith(("-std=", "-W", "-w"))],
             *f.host, f"-O{f.opt}", *debug, *f.deps, *(f"--offload-arch={t}" for t in amd), "-c", src, "-o", out]
     opts = Options(baseline=f.baseline, report_file=f.report_file, remarks=f.remarks, chains=not f.no_chains,
                    fp_reassoc=f.fp_reassoc)
+    if "-v" in f.host or "--verbose" in f.host:
+        print(f"shflx: -c: the host object by {describe_compiler(argv[0])}", file=sys.stderr)
     cmd = read_command(argv)
     if lang == "cuda":
         cmd.language = "cuda"
@@ -358,6 +396,8 @@ def compile_object(f) -> int:
         bundle.write_bytes(write_bundle({hip_entry_id(t): o for t, o in objects.items()}))
         code = host_compile(cmd, bundle)
     if code != 0:
+        print(f"shflx: error: the host compile of {src} failed: {describe_compiler(argv[0])} exited with status "
+              f"{code} (-c's HIP compiler: --host-cxx, SHFLX_HOST_CXX, else hipcc or clang++ on PATH)", file=sys.stderr)
         return 2                                     # `shflx compile -c`: an error (README "Exit codes")
     if opts.remarks:
         from .remarks import remarks

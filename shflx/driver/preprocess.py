@@ -40,5 +40,7 @@ def preprocess(f, sources: list[Path], opts) -> int:
             sys.stderr.write(proc.stderr)
             return 2                                 # an error in the input (README "Exit codes")
         if not f.output:
-            sys.stdout.write(out.read_text())
+            sys.stdout.flush()
+            sys.stdout.buffer.write(out.read_bytes())      # clang's bytes: a file name need not be UTF-8
+            sys.stdout.buffer.flush()
     return 0

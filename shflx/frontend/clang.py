@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
+from ..files import tool_text
 from . import nvcc_syntax
 from .cuda_sdk import INSTALL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include
-from .host_only import leading_notes, library_of, missing_host_header, note, stand_in
+from .host_only import leading_notes, library_of, missing_host_header, note, stand_in, stood_in
 from .unprovided import named_missing_header
 from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
 
@@ -195,7 +196,6 @@ def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AM
     with tempfile.TemporaryDirectory(prefix="shflx-") as tmp:
         out, standins = Path(tmp) / "device.ll", Path(tmp) / "host-only"
         args = make_args(out, Path(tmp))
-        args[-1:-1] = ["-idirafter", str(standins)]          # before the source, searched last
         notes: list[str] = []
         first_failure = None
         read_as_nvcc = list(fixes)
@@ -204,7 +204,7 @@ def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AM
         for _ in range(64):                              # at most 63 missing headers or rounds of fixes
             proc, retried = run_device_clang(tool, args, optimized_amd)
             if proc.returncode == 0 and out.exists():
-                return out.read_text(), notes + [f.note() for f in read_as_nvcc] + retried
+                return tool_text(out), notes + [f.note() for f in read_as_nvcc] + retried
             new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr) if f not in read_as_nvcc]
             if new_fixes:                               # what nvcc accepts and clang does not
                 read_as_nvcc += new_fixes
@@ -213,10 +213,12 @@ def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AM
                     args[-1:-1] = ["-ivfsoverlay", str(yaml)]
                 continue
             missing = missing_host_header(proc.stderr)
-            if missing is None or (standins / missing[0]).exists():
+            if missing is None or stood_in(standins, missing[0]):
                 break
             first_failure = first_failure or proc       # report this one if the stand-ins do not help
-            stand_in(standins, missing[0])
+            search = stand_in(standins, missing[0])
+            if search is not None:                      # before the source, searched last
+                args[-1:-1] = ["-idirafter", str(search)]
             notes.append(note(*missing))
         failed = first_failure or proc
         cccl = cccl_missing(failed.stderr, vendor)
@@ -415,4 +417,4 @@ def codegen_with_clang(ir: str, cpu: str, wave: int, emit: str, selectable_wave:
                                  "-emit-obj" if emit != "asm" else "-S", "-x", "ir", "-O2", str(src), "-o", str(out)])
         if proc.returncode != 0 or not out.exists():
             raise InputError("code generation failed (inline assembly?):\n" + proc.stderr.strip())
-        return out.read_text() if emit == "asm" else out.read_bytes()
+        return tool_text(out) if emit == "asm" else out.read_bytes()

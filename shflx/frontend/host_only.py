@@ -45,14 +45,39 @@ def missing_host_header(diagnostics: str) -> tuple[str, str] | None:
     return None
 
 
-def stand_in(root: Path, header: str) -> None:
-    """An empty `header` under `root` (searched last, with -idirafter)."""
-    path = root / header
-    if library_of(header) is None or not path.resolve().is_relative_to(root.resolve()):
+def stand_in(root: Path, header: str) -> Path | None:
+    """An empty `header` under a directory root/0, root/1, ... (each searched last, with -idirafter):
+    the first one where it fits, since `<nvtx3/a>` (a file) and `<nvtx3/a/b.h>` (a directory a/)
+    cannot share one tree. Returns that directory when it is new (the caller adds it to the
+    search path), else None."""
+    if library_of(header) is None:
         raise ValueError(f"not a host-only header name: {header!r}")
+    k = 0
+    while _collides(root / str(k), header):
+        k += 1
+    base = root / str(k)
+    path = base / header
+    if not path.resolve().is_relative_to(base.resolve()):
+        raise ValueError(f"not a host-only header name: {header!r}")
+    new = not base.exists()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"/* shflx: stand-in for the host-only header {header} ({library_of(header)}): "
                     "not installed, and not needed by device code */\n")
+    return base if new else None
+
+
+def _collides(base: Path, header: str) -> bool:
+    """Whether `header` cannot be written under `base`: something is there already by that name,
+    or a file stands where one of its directories would be."""
+    path = base / header
+    if path.exists() or path.is_symlink():
+        return True
+    return any(p.exists() and not p.is_dir() for p in path.parents if p.is_relative_to(base) and p != base)
+
+
+def stood_in(root: Path, header: str) -> bool:
+    """Whether `header` already has a stand-in under `root` (in any of its directories)."""
+    return root.is_dir() and any((d / header).is_file() for d in root.iterdir())
 
 
 def note(header: str, where: str) -> str:

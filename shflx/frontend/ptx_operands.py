@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import InputError, Location
+from ..files import tool_text
 from . import nvcc_syntax
 from .clang import (PRELUDE, FrontendOptions, cc1_args, check_failure, compile_to_ir as clang_compile_to_ir,
                     explain_diagnostics, preprocess, run_device_clang)
@@ -152,7 +153,7 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
                 break
             read_as_nvcc += new_fixes
         _check(proc, source)
-        return "".join(n + "\n" for n in notes) + ll.read_text()
+        return "".join(n + "\n" for n in notes) + tool_text(ll)
 
 
 # CCCL's headers, as the source or a header of the project names them

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
 from ..errors import ToolchainError
-from ..files import cache_dir, caching_enabled, write_atomically
+from ..files import caching_enabled, trusted_cache_dir, write_atomically
 
 T = TypeVar("T")
 
@@ -42,12 +42,14 @@ def ziglang_command(tool: str) -> list[str] | None:
     return [str(zig), tool] if zig.is_file() and os.access(zig, os.X_OK) else [sys.executable, "-m", "ziglang", tool]
 
 
-def remembered(question: str, cmd: Sequence[str], ask: Callable[[], T]) -> T:
+def remembered(question: str, cmd: Sequence[str], ask: Callable[[], T], *, valid: Callable[[object], bool]) -> T:
     """`ask()`, the answer of the tool `cmd` to `question`, remembered on disk (cache_dir()/
     toolchain.json) under the tool's command and its executable's size and modification time: a
     compile does not start clang again to learn what an earlier one learned (its version, its
     headers). None is never remembered; a tool run through Python is always asked (its executable
-    is the interpreter, not the tool)."""
+    is the interpreter, not the tool). The file is untrusted input: it is read only from the user's
+    own cache directory (files.trusted_cache_dir), and an answer is used only if it has a shape shflx
+    writes for that question (`valid`); any other is asked again and replaced."""
     try:
         exe = Path(cmd[0]).resolve()
         st = exe.stat()
@@ -56,14 +58,17 @@ def remembered(question: str, cmd: Sequence[str], ask: Callable[[], T]) -> T:
     if not caching_enabled() or str(exe) == str(Path(sys.executable).resolve()):
         return ask()
     key = json.dumps([question, list(cmd), str(exe), st.st_size, st.st_mtime_ns])
-    store = cache_dir() / "toolchain.json"
+    folder = trusted_cache_dir()
+    if folder is None:
+        return ask()
+    store = folder / "toolchain.json"
     try:
         known = json.loads(store.read_text())
     except (OSError, ValueError):
         known = {}
     if not isinstance(known, dict):
         known = {}
-    if key in known:
+    if key in known and valid(known[key]):
         return known[key]
     answer = ask()
     if answer is not None:
@@ -76,7 +81,8 @@ def remembered(question: str, cmd: Sequence[str], ask: Callable[[], T]) -> T:
 
 
 def _version(cmd: list[str]) -> str | None:
-    return remembered("version", cmd, lambda: _ask_version(cmd))
+    return remembered("version", cmd, lambda: _ask_version(cmd),
+                      valid=lambda v: isinstance(v, str) and re.fullmatch(r"\d{1,4}(\.\d{1,6}){0,3}", v) is not None)
 
 
 def _ask_version(cmd: list[str]) -> str | None:
@@ -94,7 +100,8 @@ def _missing_builtin_headers(cmd: list[str]) -> str:
     outside its installation (such as the AMD emulator's `clang` script around the ziglang wheel's,
     which it puts first on PATH) looks for them beside itself and finds none. The ziglang wheel is
     asked for its headers separately (host_cxx_args)."""
-    return remembered("builtin headers", cmd, lambda: _ask_builtin_headers(cmd))
+    return remembered("builtin headers", cmd, lambda: _ask_builtin_headers(cmd),
+                      valid=lambda v: isinstance(v, str) and len(v) < 4096)
 
 
 def _ask_builtin_headers(cmd: list[str]) -> str:
@@ -164,7 +171,27 @@ def host_cxx_args(tool: Tool) -> tuple[str, ...]:
     glibc headers (`zig c++ -target x86_64-linux-gnu -###`), else what a system/ROCm clang uses
     for the x86_64 Linux host. Real headers, so `<cstdlib>`, `<algorithm>`, `<limits>`, ... in
     CUDA files mean what they mean to nvcc's host compiler. Remembered per tool (`remembered`)."""
-    return tuple(remembered("host c++ args", tool.command, lambda: list(_ask_host_cxx_args(tool))))
+    return tuple(remembered("host c++ args", tool.command, lambda: list(_ask_host_cxx_args(tool)),
+                            valid=host_cxx_args_shape))
+
+
+HOST_INCLUDE_FLAGS = ("-internal-isystem", "-internal-externc-isystem")
+HOST_DEFINE = re.compile(r"(?:_LIBCPP|_LIBCXXABI|__GLIBC)\w*(?:=[\w.]*)?")
+
+
+def host_cxx_args_shape(words: object) -> bool:
+    """Whether remembered host C++ words are what _ask_host_cxx_args writes: pairs of an
+    -internal-(externc-)isystem flag and an absolute directory, or -D and a libc++/glibc
+    configuration macro; nothing else (no -include, no other -D, no flag in a value's place)."""
+    if not isinstance(words, list) or len(words) % 2 or not all(isinstance(w, str) for w in words):
+        return False
+    for flag, value in zip(words[::2], words[1::2]):
+        if flag in HOST_INCLUDE_FLAGS:
+            if not os.path.isabs(value) or "\n" in value or "\0" in value:
+                return False
+        elif flag != "-D" or not HOST_DEFINE.fullmatch(value):
+            return False
+    return True
 
 
 def _ask_host_cxx_args(tool: Tool) -> tuple[str, ...]:
@@ -178,6 +205,12 @@ def _ask_host_cxx_args(tool: Tool) -> tuple[str, ...]:
             cmd = [*tool.command, f"--target={HOST_TRIPLE}", "-x", "c++", "-###", "-c", str(probe)]
         try:
             out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            if tool.origin == "ziglang" and "global cache directory" in out.stderr and \
+                    "ZIG_GLOBAL_CACHE_DIR" not in os.environ:
+                # zig's driver needs a cache directory (under HOME) even to print its command; a
+                # service account's HOME may be unwritable: a temporary one serves this question
+                env = {**os.environ, "ZIG_GLOBAL_CACHE_DIR": str(Path(tmp) / "zig-cache")}
+                out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
         except (OSError, subprocess.TimeoutExpired) as e:
             raise ToolchainError(f"cannot ask {' '.join(cmd[:4])} for its C++ headers: {e}") from None
     words = _cc1_words(out.stderr)
@@ -191,7 +224,9 @@ def _ask_host_cxx_args(tool: Tool) -> tuple[str, ...]:
         elif w == "-D" and (v.startswith("_LIBCPP") or v.startswith("_LIBCXXABI") or v.startswith("__GLIBC")):
             args += [w, v]
     if not any(a.endswith("libcxx/include") or "/c++/" in a for a in args):
-        raise ToolchainError(f"{' '.join(cmd[:4])} reports no C++ standard library headers for {HOST_TRIPLE}")
+        said = next((ln.strip() for ln in out.stderr.splitlines() if "error" in ln.lower()), "")
+        raise ToolchainError(f"{' '.join(cmd[:4])} reports no C++ standard library headers for {HOST_TRIPLE}"
+                             + (f" ({said})" if said else ""))
     return tuple(args)
 
 

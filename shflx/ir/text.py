@@ -78,12 +78,21 @@ def _metadata(lines: list[str]) -> dict[str, str]:
 
 @lru_cache(maxsize=None)
 def _field_pattern(name: str) -> re.Pattern:
-    return re.compile(rf"\b{name}: (\"(?:[^\"\\\\]|\\\\.)*\"|![0-9]+|\d+)")
+    return re.compile(rf"\b{name}: (\"(?:[^\"\\]|\\.)*\"|![0-9]+|\d+)")
 
 
 def _field(text: str, name: str) -> str | None:
     m = _field_pattern(name).search(text)
     return m.group(1) if m else None
+
+
+def _unescape(text: str) -> str:
+    """An LLVM string's text: `\\XX` is the byte XX (a file name that is not UTF-8 keeps its bytes,
+    as Python spells such names: surrogateescape)."""
+    if "\\" not in text:
+        return text
+    raw = re.sub(rb"\\([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), text.encode("utf-8", "surrogateescape"))
+    return raw.decode("utf-8", "surrogateescape")
 
 
 def _frame(meta: dict[str, str], loc: str) -> str:
@@ -94,7 +103,7 @@ def _frame(meta: dict[str, str], loc: str) -> str:
         text = meta[scope]
         f = _field(text, "file")
         if f and f in meta and meta[f].startswith("!DIFile"):
-            return (_field(meta[f], "filename") or '"?"').strip('"')
+            return _unescape((_field(meta[f], "filename") or '"?"')[1:-1])
         return file_of(_field(text, "scope"), depth + 1)
     return f"{file_of(_field(loc, 'scope'))}:{_field(loc, 'line')}:{_field(loc, 'column')}"
 
