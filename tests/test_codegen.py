@@ -344,3 +344,19 @@ def test_a_failed_hip_call_is_named_and_nothing_leaks(failing):
     with pytest.raises(HipError, match=f"{failing}.*hipErrorLaunchFailure: unspecified launch failure") as e:
         dev.run_kernel(b"\x7fELF", "k", [np.zeros(64, np.uint32)], 64, block=(64, 1, 1))
     assert e.value.exit_code == 2 and fake.live == {} and fake.modules == 0
+
+
+def test_a_fatal_llvm_error_still_reaches_stderr_through_the_warning_filter():
+    """LLVM prints its last words to fd 2 and aborts the process inside the filter's block; a header
+    warning written before them is dropped, the user's warning and the error are not."""
+    import subprocess
+    import sys
+    code = ("import os\nfrom shflx.codegen.diagnostics import llvm_warnings\n"
+            "with llvm_warnings():\n"
+            "    os.write(2, b'warning: /x/site-packages/nvidia/cu13/include/cccl/cub/a.cuh:1:2: loop not unrolled\\n')\n"
+            "    os.write(2, b'warning: mine.cu:3:4: loop not unrolled\\n')\n"
+            "    os.write(2, b'LLVM ERROR: Invalid dpp_ctrl value')\n"
+            "    os.abort()\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert r.stderr.splitlines() == ["warning: mine.cu:3:4: loop not unrolled", "LLVM ERROR: Invalid dpp_ctrl value"], r.stderr

@@ -498,7 +498,7 @@ def test_a_cp_size_in_a_register_is_an_error_as_for_ptxas(tmp_path):
     src.write_text(CP_ASYNC.replace("%s", "r"))
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx942", emit="llvm")
-    assert "cp.cu:7:3: error:" in str(e.value) and "'$2' must be a constant" in str(e.value)     # the call
+    assert "cp.cu:3:3: error:" in str(e.value) and "'$2' must be a constant" in str(e.value)     # the asm statement (innermost user line)
 
 
 @pytest.mark.parametrize("asm, name", [

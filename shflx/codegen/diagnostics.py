@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import tempfile
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -31,24 +30,42 @@ def without_header_warnings(text: str) -> str:
 
 @contextmanager
 def llvm_warnings(show_headers: bool = False) -> Iterator[None]:
-    """Run the block with fd 2 captured; afterwards its text goes to sys.stderr, without the header
-    warnings unless `show_headers`."""
+    """Run the block with fd 2 going through a filter: the header warnings are dropped unless
+    `show_headers`, every other line reaches stderr as LLVM wrote it. The filter is a forked
+    process, not a thread or a buffer, so the last words of a fatal LLVM error (printed just before
+    LLVM aborts this process) still reach stderr."""
     try:
         sys.stderr.flush()
         saved = os.dup(2)
     except (OSError, ValueError):           # no fd 2 to capture (an embedded interpreter): as it is
         yield
         return
-    with tempfile.TemporaryFile() as tmp:
-        os.dup2(tmp.fileno(), 2)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                            # the filter: until every writer of the pipe is gone
         try:
-            yield
+            os.close(write)
+            _forward(read, saved, show_headers)
         finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            tmp.seek(0)
-            text = tmp.read().decode(errors="replace")
-            kept = text if show_headers else without_header_warnings(text)
-            if kept:
-                sys.stderr.write(kept)
-                sys.stderr.flush()
+            os._exit(0)
+    os.close(read)
+    os.dup2(write, 2)
+    os.close(write)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)                   # the pipe's last writer closes: the filter ends
+        os.close(saved)
+        os.waitpid(pid, 0)
+
+
+def _forward(read: int, out: int, show_headers: bool) -> None:
+    pending = b""
+    while chunk := os.read(read, 65536):
+        *lines, pending = (pending + chunk).split(b"\n")
+        for line in lines:
+            text = line.decode(errors="replace")
+            if show_headers or not header_warning(text):
+                os.write(out, line + b"\n")
+    if pending:
+        os.write(out, pending)
