@@ -286,3 +286,70 @@ def test_nanosleep_grid_constant_and_device_placement_new_compile(tmp_path):
                    "  p[threadIdx.x] = q->v;\n}\n")
     asm = compile_file(src, "gfx942", emit="asm").output
     assert "s_sleep 1" in asm
+
+
+# ------------------------------------------------------------------ classes of real CUDA (issue 25)
+HOST_AND_DEVICE_MATH = r"""
+#include <algorithm>
+float host_only(float x) { return expf(x) + fabs(x) + isfinite(x) + fabsf(x) + sqrtf(x) + abs(-3) + fmaxf(x, 1.f); }
+__host__ __device__ float hd(float x) { return expf(x) + fabs(x) + (isfinite(x) ? 1.f : 0.f) + abs(-3) + isnan(x); }
+__global__ void k(int *p, long *l, long long *q, float *f, double *d) {
+  p[0] = abs(p[1]); l[0] = labs(l[1]) + abs(l[2]); q[0] = llabs(q[1]) + abs(q[2]); f[0] = hd(f[1]);
+  f[2] = std::exp(f[3]) + std::abs(f[4]) + std::max(f[5], 1.f); d[0] = std::abs(d[1]) + std::sqrt(d[2]);
+  p[2] = std::abs(p[3]);
+}
+int main() { return (int)host_only(2.f); }
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_math_is_host_and_device_and_integer_abs_is_a_device_function(tmp_path, arch):
+    """As nvcc's math_functions.h: abs/labs/llabs in device code, the C math functions in host
+    functions (the host's <math.h>, <cmath>, <cstdlib> come with every .cu), std:: math in device
+    code without an #include; no call is left to a host library function."""
+    src = tmp_path / "k.cu"
+    src.write_text(HOST_AND_DEVICE_MATH)
+    ir = compile_file(src, arch, emit="llvm").output
+    assert not re.search(r"^declare .*@(l|ll)?abs\(|^declare .*@(expf?|fabs)\(", ir, flags=re.M)
+    assert re.search(r"@llvm\.abs\.i32|@llvm\.smax\.i32|sub i32 0,|select i1", ir)
+
+
+def test_hip_macros_are_not_defined_for_cuda_sources(tmp_path):
+    """A .cu file is CUDA: a project's `#ifdef __HIPCC__` branch must not be taken (it includes the
+    system's hip_runtime.h); a .hip file keeps them."""
+    body = ("#if defined(__HIPCC__) || defined(__HIP__) || defined(__HIP_DEVICE_COMPILE__)\n"
+            "#include <hip/hip_runtime.h>\n#error hip\n#endif\n__global__ void k(int *p) { p[0] = 1; }\n")
+    cu = tmp_path / "k.cu"
+    cu.write_text(body)
+    compile_file(cu, "gfx942", emit="llvm")
+    hip = tmp_path / "k.hip"
+    hip.write_text("#if !defined(__HIPCC__) || !defined(__HIP__)\n#error not hip\n#endif\n__global__ void k(int *p) { p[0] = 1; }\n")
+    compile_file(hip, "gfx942", emit="llvm")
+
+
+def test_nvidia_headers_of_constants_types_and_atomics_are_accepted(tmp_path):
+    """math_constants.h and library_types.h are NVIDIA's own (macros and enums, from the runtime
+    wheel); library_types.h comes with every .cu as with cuda_runtime.h; device_atomic_functions.h
+    and the sm_NN_atomic_functions.h name what the layer provides."""
+    if not any(a.startswith("-D__SHFLX_REAL_MATH_CONSTANTS_H=") for a in amd_header_args()):
+        pytest.skip("NVIDIA's CUDA runtime wheel is not installed (pip install 'shflx[cuda]')")
+    src = tmp_path / "k.cu"
+    src.write_text("#include <device_atomic_functions.h>\n#include <sm_60_atomic_functions.h>\n"
+                   "#include <math_constants.h>\n#include <device_functions.h>\n"
+                   "__global__ void k(float *p, double *d, int *c) {\n"
+                   "  p[0] = CUDART_PI_F; d[0] = CUDART_INF; c[0] = (int)CUDA_R_16BF; atomicAdd(c + 1, 1); }\n"
+                   "int main() { cudaDataType t = CUDA_R_32F; return (int)t; }\n")
+    ir = compile_file(src, "gfx942", emit="llvm").output
+    assert "store float 0x400921FB60000000" in ir and "store double 0x7FF0000000000000" in ir
+    assert "store i32 14" in ir and "atomicrmw add" in ir
+
+
+def test_the_runtime_templates_over_a_kernel_type_are_declared(tmp_path):
+    """cuda_runtime.h's C++ API: cudaFuncGetAttributes(attr, kernel), cudaFuncSetCacheConfig,
+    cudaLaunchKernel(kernel, ...), cudaOccupancy*WithFlags take the kernel itself."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *p) { p[0] = 1; }\n"
+                   "int main() { cudaFuncAttributes a; cudaFuncGetAttributes(&a, k); cudaFuncSetCacheConfig(k, cudaFuncCachePreferL1);\n"
+                   "  int n; cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, k, 128, 0, 0);\n"
+                   "  void *args[1]; cudaLaunchKernel(k, dim3(1), dim3(32), args); return a.numRegs + n; }\n")
+    compile_file(src, "gfx942", emit="llvm")

@@ -31,7 +31,9 @@ def _ast(tmp: Path, include: str) -> dict:
     tool = find_clang()
     src = tmp / "empty.cu"
     src.write_text(include)
-    args = [a for a in cc1_args(src, "gfx942", 64, tmp / "o.ll", FrontendOptions(debug=False), False,
+    # the layer's own library_types.h declarations (read where NVIDIA's is not installed), not the real one
+    opts = FrontendOptions(debug=False, extra=("-U__SHFLX_REAL_LIBRARY_TYPES_H",))
+    args = [a for a in cc1_args(src, "gfx942", 64, tmp / "o.ll", opts, False,
                                 host_cxx_args(tool)) if a != "-emit-llvm"]
     k = args.index("-o")
     del args[k:k + 2]

@@ -66,11 +66,24 @@ def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions
     CCCL (CUB, Thrust, libcu++), where `shflx[cuda]` installed it, is searched after the user's
     directories, as nvcc searches its toolkit's: the real headers, beneath the CUDA layer."""
     args = [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
-            "-x", "hip", *host, *amd_header_args(), *_printf_args(opts), *_common_args(source, wave, out, opts)]
+            "-x", "hip", *host, *amd_header_args(), *_printf_args(opts), *_cuda_not_hip(source),
+            *_common_args(source, wave, out, opts)]
     cccl = cccl_include()
     if cccl is not None:
         args[-1:-1] = ["-isystem", str(cccl)]
     return args
+
+
+# What clang's HIP mode defines that tells code it is being compiled by hipcc: a .cu file is CUDA
+# (nvcc defines none of them), and a project's `#ifdef __HIPCC__` branch includes the system's
+# <hip/hip_runtime.h>, which then fails against the CUDA layer. The layer itself tests none of them
+# (it uses clang's __HIP_MEMORY_SCOPE_* and __AMDGPU__/__AMDGCN__, which stay).
+HIP_MACROS = ("__HIPCC__", "__HIP__", "__HIP_DEVICE_COMPILE__")
+
+
+def _cuda_not_hip(source: Path) -> list[str]:
+    """-U for clang's HIP macros, except for .hip sources (which are HIP)."""
+    return [] if source.suffix == ".hip" else [f"-U{m}" for m in HIP_MACROS]
 
 
 def _printf_args(opts: FrontendOptions) -> list[str]:

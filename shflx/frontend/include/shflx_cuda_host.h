@@ -7,11 +7,22 @@
 // string.h, time.h; math_functions.h math.h, stdlib.h): real files use EXIT_FAILURE, exit, memcpy,
 // strlen without an include. Only where the host's C headers are usable (they need the
 // compiler's stddef.h).
+// math_functions.h also brings <math.h>, <cmath> and <cstdlib> (C++): host functions call expf,
+// fabs, isfinite, abs as CUDA's __host__ __device__ math functions, and std::abs, std::exp reach
+// the device overloads the layer declared above (the C++ headers' `using ::abs` takes in every
+// declaration of the name made before them).
 #if __has_include(<stddef.h>) && __has_include(<stdlib.h>)
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <math.h>
+#if __has_include(<cmath>)
+#include <cmath>
+#include <cstdlib>
 #endif
+#endif
+// cuda_runtime.h includes library_types.h (cudaDataType: CUDA_R_32F, ...)
+#include "stubs/library_types.h"
 // crt/common_functions.h also brings <new>: device code constructs objects in place (CUB's
 // block_load.cuh does), for which CUDA declares placement new for the device too.
 #if __has_include(<new>)
@@ -260,6 +271,28 @@ __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *, const 
 template <class T> __host__ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, T f, int b, __shflx_size_t s) {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, (const void *)f, b, s); }
 __host__ cudaError_t cudaLaunchKernel(const void *, dim3, dim3, void **, __shflx_size_t, cudaStream_t);
+// More of cuda_runtime.h's C++ API: templates over the kernel's type that call the C functions
+// (`T *` where CUDA writes `const T *`: clang cannot deduce a function type through the const)
+__host__ cudaError_t cudaFuncSetCacheConfig(const void *, enum cudaFuncCache);
+__host__ cudaError_t cudaFuncGetName(const char **, const void *);
+__host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *, const void *, int, __shflx_size_t, unsigned);
+__host__ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(__shflx_size_t *, const void *, int, int);
+template <class T> __host__ inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, T *entry) {
+  return cudaFuncGetAttributes(attr, (const void *)entry); }
+template <class T> __host__ inline cudaError_t cudaFuncSetCacheConfig(T *func, enum cudaFuncCache c) {
+  return cudaFuncSetCacheConfig((const void *)func, c); }
+template <class T> __host__ inline cudaError_t cudaFuncGetName(const char **name, T *func) {
+  return cudaFuncGetName(name, (const void *)func); }
+template <class T> __host__ inline cudaError_t cudaLaunchKernel(T *func, dim3 g, dim3 b, void **args,
+    __shflx_size_t sharedMem = 0, cudaStream_t stream = 0) { return cudaLaunchKernel((const void *)func, g, b, args, sharedMem, stream); }
+template <class T> __host__ inline cudaError_t cudaMallocPitch(T **p, __shflx_size_t *pitch, __shflx_size_t w, __shflx_size_t h) {
+  return cudaMallocPitch((void **)p, pitch, w, h); }
+template <class T> __host__ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, T f, int b,
+    __shflx_size_t s, unsigned flags) { return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n, (const void *)f, b, s, flags); }
+template <class T> __host__ inline cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(__shflx_size_t *s, T f, int n, int b) {
+  return cudaOccupancyAvailableDynamicSMemPerBlock(s, (const void *)f, n, b); }
+template <class T> __host__ inline cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize,
+    T func, __shflx_size_t dynamicSMemSize = 0, int blockSizeLimit = 0, unsigned flags = 0);
 __host__ cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **, __shflx_size_t = 0, cudaStream_t = 0);
 template <class T> __host__ inline cudaError_t cudaLaunchCooperativeKernel(T *f, dim3 g, dim3 b, void **a,
     __shflx_size_t s = 0, cudaStream_t st = 0) { return cudaLaunchCooperativeKernel((const void *)f, g, b, a, s, st); }

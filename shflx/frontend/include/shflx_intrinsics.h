@@ -121,6 +121,15 @@ __device__ __forceinline__ float __double2float_rn(double x) { return (float)x; 
 
 // ------------------------------------------------------------------ classification
 // CUDA declares these for device code in the global namespace (math_functions.hpp)
+// Integer absolute values (CUDA's math_functions.h declares abs/labs/llabs for the device too;
+// the C library's are host functions). CUDA's abs(INT_MIN) is INT_MIN (two's complement wrap).
+__device__ __forceinline__ int abs(int x) { return x < 0 ? (int)(0u - (unsigned)x) : x; }
+__device__ __forceinline__ long labs(long x) { return x < 0 ? (long)(0ul - (unsigned long)x) : x; }
+__device__ __forceinline__ long long llabs(long long x) { return x < 0 ? (long long)(0ull - (unsigned long long)x) : x; }
+__device__ __forceinline__ long abs(long x) { return labs(x); }
+__device__ __forceinline__ long long abs(long long x) { return llabs(x); }
+__device__ __forceinline__ float abs(float x) { return __builtin_fabsf(x); }
+__device__ __forceinline__ double abs(double x) { return __builtin_fabs(x); }
 __device__ __forceinline__ bool isnan(float x) { return __builtin_isnan(x); }
 __device__ __forceinline__ bool isnan(double x) { return __builtin_isnan(x); }
 __device__ __forceinline__ bool isinf(float x) { return __builtin_isinf(x); }
