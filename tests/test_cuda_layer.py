@@ -353,3 +353,24 @@ def test_the_runtime_templates_over_a_kernel_type_are_declared(tmp_path):
                    "  int n; cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, k, 128, 0, 0);\n"
                    "  void *args[1]; cudaLaunchKernel(k, dim3(1), dim3(32), args); return a.numRegs + n; }\n")
     compile_file(src, "gfx942", emit="llvm")
+
+
+def test_group_shuffles_and_reduce_take_any_trivially_copyable_type(tmp_path):
+    """CUDA's tile shuffles and cg::reduce take user structs (one 32-bit shuffle per word, all with
+    the tile's lanes; values: hw_tests/amd/test_cuda_groups_hw.py), and cg::block_tile_memory is
+    accepted by this_thread_block."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n"
+                   "namespace cg = cooperative_groups;\nstruct S { float a; int b; short c; };\n"
+                   "__global__ void k(S *s, double2 *d) {\n  __shared__ cg::block_tile_memory<256> mem;\n"
+                   "  auto t = cg::tiled_partition<32>(cg::this_thread_block(mem));\n"
+                   "  S v = t.shfl_xor(s[threadIdx.x], 1);\n"
+                   "  s[threadIdx.x] = cg::reduce(t, v, [](S x, S y) { return S{x.a + y.a, x.b + y.b, x.c}; });\n"
+                   "  d[threadIdx.x] = t.shfl(d[threadIdx.x], 3);\n}\n")
+    comp = compile_file(src, "gfx942", emit="llvm")
+    by_line = {}
+    for site in comp.sites:
+        line = int(site.location.split(":")[-2])
+        by_line[line] = by_line.get(line, 0) + 1
+    assert by_line.get(8) == 3, by_line           # 12 bytes: three words
+    assert by_line.get(10) == 4, by_line          # double2: four words

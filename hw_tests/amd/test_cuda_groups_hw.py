@@ -31,6 +31,8 @@ extern "C" __global__ void copies(const int *in, const int *unused, int *out) {
   cg::wait_prior<0>(t);
   out[blockIdx.x * blockDim.x + threadIdx.x] = s[127 - threadIdx.x] * 1000 + c[w][(threadIdx.x * 7) % 61];
 }
+struct S3 { int a, b, c; };          // tile shuffles and cg::reduce of a user struct (one shuffle per word)
+struct S2 { short a; int b; };
 extern "C" __global__ void groups(const int *in, const int *unused, int *out, int op) {
   cg::thread_block cta = cg::this_thread_block();
   cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);
@@ -43,6 +45,10 @@ extern "C" __global__ void groups(const int *in, const int *unused, int *out, in
   if (op == 5) { auto g = cg::binary_partition(tile, v & 1); r = cg::inclusive_scan(g, v, cg::plus<int>()); }
   if (op == 6) { auto g = cg::binary_partition(tile, v & 1); r = (int)g.ballot(v > 10); }
   if (op == 7) { auto g = cg::binary_partition(tile, v & 1); r = g.shfl_down(v, 2); }
+  if (op == 8) { S3 s = tile.shfl_xor(S3{v, v + 1, v + 2}, 5); r = s.a * 10000 + s.b * 100 + s.c; }
+  if (op == 9) { S2 s = cg::reduce(tile, S2{(short)v, 1}, [](S2 x, S2 y) { return S2{(short)(x.a + y.a), x.b + y.b}; });
+                 r = s.a * 100 + s.b; }
+  if (op == 10) { auto t8 = cg::tiled_partition<8>(cta); S3 s = t8.shfl_down(S3{v, -v, 7}, 3); r = s.a * 10000 + s.b * 100 + s.c; }
   out[t] = r;
 }
 extern "C" __global__ void barrier_votes(const int *in, const int *unused, int *out) {
@@ -99,6 +105,11 @@ CASES = {
                                                                                   if v[j] > 10))),
     7: ("binary_partition-shfl_down", _by_group(lambda v: v & 1, lambda v, g, i: v[g[_rank(g, i) + 2]]
                                                  if _rank(g, i) + 2 < len(g) else v[i])),
+    8: ("tile-shfl_xor-struct", lambda v: np.array([v[i ^ 5] * 10000 + (v[i ^ 5] + 1) * 100 + v[i ^ 5] + 2
+                                                      for i in range(32)])),
+    9: ("tile-reduce-struct", lambda v: np.full(32, v.sum() * 100 + 32)),
+    10: ("tile8-shfl_down-struct", lambda v: np.array([(lambda s: v[s] * 10000 - v[s] * 100 + 7)(i + 3 if i % 8 + 3 < 8 else i)
+                                                        for i in range(32)])),
 }
 
 
