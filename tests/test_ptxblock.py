@@ -283,6 +283,10 @@ CCCL_BLOCKS = {
     "bfe.s32": ("bfe.s32 $0, $1, $2, $3;", 3),
     "bfi.b32": ("bfi.b32 $0, $1, $2, $3, $4;", 4),
     "prmt.b32": ("prmt.b32 $0, $1, $2, $3;", 3),
+    "shf.l.wrap": ("shf.l.wrap.b32 $0, $1, $2, $3;", 3),
+    "shf.r.wrap": ("shf.r.wrap.b32 $0, $1, $2, $3;", 3),
+    "shf.l.clamp": ("shf.l.clamp.b32 $0, $1, $2, $3;", 3),
+    "shf.r.clamp": ("shf.r.clamp.b32 $0, $1, $2, $3;", 3),
     "lanemask": ("{ .reg .u32 a, b, c, d, e; mov.u32 a, %lanemask_lt; mov.u32 b, %lanemask_le; "
                  "mov.u32 c, %lanemask_gt; mov.u32 d, %lanemask_ge; mov.u32 e, %lanemask_eq; "
                  "xor.b32 a, a, $1; add.u32 a, a, b; xor.b32 a, a, c; add.u32 a, a, d; xor.b32 $0, a, e; }", 1),
@@ -319,7 +323,9 @@ def test_cccl_instruction_matches_the_ptx_reference(case, wave):
 
 @settings(max_examples=150, deadline=None)
 @given(op=st.sampled_from(["bmsk.clamp.b32 $0, $1, $2;", "bmsk.wrap.b32 $0, $1, $2;", "bfe.s32 $0, $1, $2, $3;",
-                           "bfe.u32 $0, $1, $2, $3;", "bfi.b32 $0, $1, $2, $3, $2;", "prmt.b32 $0, $1, $2, $3;"]),
+                           "bfe.u32 $0, $1, $2, $3;", "bfi.b32 $0, $1, $2, $3, $2;", "prmt.b32 $0, $1, $2, $3;",
+                           "shf.l.wrap.b32 $0, $1, $2, $3;", "shf.r.wrap.b32 $0, $1, $2, $3;",
+                           "shf.l.clamp.b32 $0, $1, $2, $3;", "shf.r.clamp.b32 $0, $1, $2, $3;"]),
        words=st.lists(st.one_of(st.integers(0, 70), st.integers(0, M32), st.integers(250, 260)), min_size=3, max_size=3))
 def test_bit_field_instructions_on_any_operands(op, words):
     ins = [np.full(32, w, np.int64) for w in words]

@@ -260,6 +260,16 @@ def _prmt(a: Expr, b: Expr, c: Expr) -> Expr:
     return out
 
 
+def _shf(a: Expr, b: Expr, c: Expr, left: bool, clamp: bool) -> Expr:
+    """shf.{l,r}.{clamp,wrap}.b32 d, a, b, c (PTX ISA 9.7.8.x, funnel shift): n = min(c, 32) (.clamp)
+    or c & 31 (.wrap); .l: the 32 high bits of {b, a} << n, .r: the 32 low bits of {b, a} >> n."""
+    n = ite(cmp("ult", c, const(32, 32)), c, const(32, 32)) if clamp else binop("and", c, const(31, 32))
+    both = binop("or", binop("shl", resize(b, 64, False), const(32, 64)), resize(a, 64, False))
+    if left:
+        return resize(binop("lshr", binop("shl", both, resize(n, 64, False)), const(32, 64)), 32, False)
+    return resize(binop("lshr", both, resize(n, 64, False)), 32, False)
+
+
 def _s(v: int, w: int) -> int:
     return v - (1 << w) if v >> (w - 1) else v
 
@@ -628,6 +638,9 @@ class _Emu:
             return [_bfi(rd(1), rd(2), rd(3, 32), rd(4, 32))]
         if base == "prmt" and w == 32 and mods == ("b32",) and len(ops) == 4:
             return [_prmt(rd(1), rd(2), rd(3))]
+        if base == "shf" and w == 32 and len(mods) == 3 and mods[0] in ("l", "r") and mods[1] in ("clamp", "wrap") \
+                and len(ops) == 4:
+            return [_shf(rd(1), rd(2), rd(3), mods[0] == "l", mods[1] == "clamp")]
         return None
 
     def cvt_pack(self, env, mods, ops) -> list[Expr] | None:
