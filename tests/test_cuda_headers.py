@@ -231,3 +231,18 @@ def test_which_nvidia_front_end_compiled_is_in_the_report(tmp_path, monkeypatch)
         assert nv.PRELUDE_NOTE not in compile_cuda(src, "sm_90", emit="llvm").notes
     monkeypatch.setattr(nv, "cuda_headers", lambda opts: None)
     assert nv.PRELUDE_NOTE in compile_cuda(src, "sm_90", emit="llvm").notes
+
+
+@needs_cuda
+def test_every_documented_cache_hint_overload_and_dpx_compile_for_sm90(tmp_path):
+    """__stcs/__stcg/__stwb/__ldca/__ldlu for every type (clang's wrapper writes only __ldcg, __ldcs,
+    __ldcv, __stwt), and NVIDIA's own DPX code, whose inline PTX needs PTX ISA 8.0 (CUDA 12.0's)."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cuda_fp16.h>\n"
+                   "__global__ void k(float *p, float4 *q, int *i, double *d, __half *h, unsigned *u) {\n"
+                   "  __stcs(p, p[1]); __stcs(q, q[1]); __stcg(i, __ldcs(i + 1)); __stwt(d, __ldcg(d + 1));\n"
+                   "  __stcs(p + 2, __ldlu(p + 3)); __stwb(i + 2, __ldca(i + 3)); __stcs(h, __ldcs(h + 1));\n"
+                   "  u[0] = __viaddmax_s16x2(u[1], u[2], u[3]) + __vimax3_s16x2_relu(u[1], u[2], u[3]);\n}\n")
+    ptx = compile_cuda(src, "sm_90", emit="ptx").output
+    assert re.search(r"^\.version 8\.\d", ptx, re.M)
+    assert "max.s16x2" in ptx and "ld.global.cs.s32" in ptx      # NVIDIA's DPX asm; clang's own __ldcs(int *)

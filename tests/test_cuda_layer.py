@@ -374,3 +374,14 @@ def test_group_shuffles_and_reduce_take_any_trivially_copyable_type(tmp_path):
         by_line[line] = by_line.get(line, 0) + 1
     assert by_line.get(8) == 3, by_line           # 12 bytes: three words
     assert by_line.get(10) == 4, by_line          # double2: four words
+
+
+def test_dpx_intrinsics_compile_on_amd(tmp_path):
+    """sm_90's DPX intrinsics as NVIDIA's headers compute them elsewhere (values bit for bit on the
+    emulator: hw_tests/amd/test_cuda_intrinsics_hw.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(unsigned *p, int *q) { bool b, c;\n"
+                   "  p[0] = __viaddmax_s16x2(p[1], p[2], p[3]) + __vimax3_s16x2_relu(p[1], p[2], p[3]) + __vimin3_u32(p[0], p[1], p[2])\n"
+                   "    + __vibmax_u16x2(p[4], p[5], &b, &c) + b + c; q[0] = __vimax_s32_relu(q[1], q[2]) + __viaddmin_s32_relu(q[0], q[1], q[2]); }\n")
+    ir = compile_file(src, "gfx1100", emit="llvm").output
+    assert "@_Z1kPjPi(" in ir
