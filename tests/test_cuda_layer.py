@@ -385,3 +385,15 @@ def test_dpx_intrinsics_compile_on_amd(tmp_path):
                    "    + __vibmax_u16x2(p[4], p[5], &b, &c) + b + c; q[0] = __vimax_s32_relu(q[1], q[2]) + __viaddmin_s32_relu(q[0], q[1], q[2]); }\n")
     ir = compile_file(src, "gfx1100", emit="llvm").output
     assert "@_Z1kPjPi(" in ir
+
+
+@pytest.mark.parametrize("call", ["tex2D<float>(t, 0.5f, 0.5f)", "tex1Dfetch<float4>(t, 3).x", "tex3DLod<float>(t, 1.f, 2.f, 3.f, 0.f)"])
+def test_a_texture_read_is_a_named_error_at_its_line(tmp_path, call):
+    src = tmp_path / "k.cu"
+    src.write_text(f"__global__ void k(cudaTextureObject_t t, float *p) {{\n  p[0] = {call};\n}}\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    name = call.split("<")[0]
+    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
+    assert re.fullmatch(rf".*k\.cu:2:\d+: error: shflx does not support '{name} \(texture reads are not provided "
+                        r"by the CUDA layer for AMD\)' on AMD targets", first), first

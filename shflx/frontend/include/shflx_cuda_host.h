@@ -497,5 +497,28 @@ template <class T> __host__ struct cudaChannelFormatDesc cudaCreateChannelDesc()
 __host__ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *, const struct cudaResourceDesc *,
                                              const struct cudaTextureDesc *, const struct cudaResourceViewDesc *);
 __host__ cudaError_t cudaDestroyTextureObject(cudaTextureObject_t);
-template <class T> __device__ T tex1Dfetch(cudaTextureObject_t, int)
-    __shflx_unsupported("tex1Dfetch (texture reads are not provided by the CUDA layer for AMD)");
+// Every texture and surface function of texture_indirect_functions.h / surface_indirect_functions.h
+// (the value-returning and the pointer forms, any coordinates): named where device code calls one.
+typedef unsigned long long cudaSurfaceObject_t;
+#define __SHFLX_TEX(NAME)                                                                          \
+  template <class T, class... A> __device__ T NAME(cudaTextureObject_t, A...)                      \
+      __shflx_unsupported(#NAME " (texture reads are not provided by the CUDA layer for AMD)");    \
+  template <class T, class... A> __device__ void NAME(T *, cudaTextureObject_t, A...)              \
+      __shflx_unsupported(#NAME " (texture reads are not provided by the CUDA layer for AMD)");
+__SHFLX_TEX(tex1Dfetch) __SHFLX_TEX(tex1D) __SHFLX_TEX(tex2D) __SHFLX_TEX(tex3D) __SHFLX_TEX(tex1DLayered)
+__SHFLX_TEX(tex2DLayered) __SHFLX_TEX(texCubemap) __SHFLX_TEX(texCubemapLayered) __SHFLX_TEX(tex2Dgather)
+__SHFLX_TEX(tex1DLod) __SHFLX_TEX(tex2DLod) __SHFLX_TEX(tex3DLod) __SHFLX_TEX(tex1DLayeredLod)
+__SHFLX_TEX(tex2DLayeredLod) __SHFLX_TEX(texCubemapLod) __SHFLX_TEX(texCubemapLayeredLod) __SHFLX_TEX(tex1DGrad)
+__SHFLX_TEX(tex2DGrad) __SHFLX_TEX(tex3DGrad) __SHFLX_TEX(tex1DLayeredGrad) __SHFLX_TEX(tex2DLayeredGrad)
+__SHFLX_TEX(texCubemapGrad) __SHFLX_TEX(texCubemapLayeredGrad)
+#undef __SHFLX_TEX
+#define __SHFLX_SURF(NAME)                                                                         \
+  template <class T, class... A> __device__ void NAME##write(T, cudaSurfaceObject_t, A...)         \
+      __shflx_unsupported(#NAME "write (surfaces are not provided by the CUDA layer for AMD)");    \
+  template <class T, class... A> __device__ T NAME##read(cudaSurfaceObject_t, A...)                \
+      __shflx_unsupported(#NAME "read (surfaces are not provided by the CUDA layer for AMD)");     \
+  template <class T, class... A> __device__ void NAME##read(T *, cudaSurfaceObject_t, A...)        \
+      __shflx_unsupported(#NAME "read (surfaces are not provided by the CUDA layer for AMD)");
+__SHFLX_SURF(surf1D) __SHFLX_SURF(surf2D) __SHFLX_SURF(surf3D) __SHFLX_SURF(surf1DLayered) __SHFLX_SURF(surf2DLayered)
+__SHFLX_SURF(surfCubemap) __SHFLX_SURF(surfCubemapLayered)
+#undef __SHFLX_SURF
