@@ -397,3 +397,26 @@ def test_a_texture_read_is_a_named_error_at_its_line(tmp_path, call):
     first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
     assert re.fullmatch(rf".*k\.cu:2:\d+: error: shflx does not support '{name} \(texture reads are not provided "
                         r"by the CUDA layer for AMD\)' on AMD targets", first), first
+
+
+HOST_HEADERS = ("#include <bits/stdc++.h>\n#include <omp.h>\n__global__ void k(int *p) { p[0] = 1; }\n"
+                "int main() { std::vector<int> v(omp_get_max_threads());\n#pragma omp parallel for\n"
+                "  for (int i = 0; i < 4; ++i) v[0] += i;\n  return (int)v.size(); }\n")
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_host_headers_of_nvccs_host_compiler_are_found(tmp_path, arch):
+    """libstdc++'s <bits/stdc++.h> (a stand-in over libc++ on AMD) and GCC's own omp.h, as nvcc's
+    host compiler finds them."""
+    from shflx.frontend.toolchain import gcc_include_dir
+    if gcc_include_dir() is None:
+        pytest.skip("no GCC include directory with omp.h on this machine")
+    src = tmp_path / "k.cu"
+    src.write_text(HOST_HEADERS)
+    if arch.startswith("sm_"):
+        from shflx.driver.nvidia import compile_cuda, cuda_headers
+        if cuda_headers(FrontendOptions()) is None:
+            pytest.skip("NVIDIA's CUDA headers are not installed")
+        compile_cuda(src, arch, emit="ptx")
+    else:
+        compile_file(src, arch, emit="llvm")

@@ -17,7 +17,7 @@ from . import nvcc_syntax
 from .cuda_sdk import INSTALL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include
 from .host_only import leading_notes, library_of, missing_host_header, note, stand_in
 from .unprovided import named_missing_header
-from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
+from .toolchain import HOST_TRIPLE, find_clang, gcc_include_dir, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
 # The CUDA toolkit version the device code is compiled as (__CUDACC_VER_MAJOR__/MINOR__,
@@ -71,7 +71,18 @@ def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions
     cccl = cccl_include()
     if cccl is not None:
         args[-1:-1] = ["-isystem", str(cccl)]
-    return args
+    return args[:-1] + host_after() + args[-1:]
+
+
+# Host headers searched after everything else, as nvcc's host compiler finds them: libstdc++-only
+# headers that the ziglang wheel's libc++ lacks (bits/stdc++.h, stood in by one that includes every
+# standard header; AMD only) and GCC's own include directory (omp.h, openacc.h).
+HOST_STANDINS = INCLUDE / "host"
+
+
+def host_after(amd: bool = True) -> list[str]:
+    gcc = gcc_include_dir()
+    return (["-idirafter", str(HOST_STANDINS)] if amd else []) + (["-idirafter", gcc] if gcc else [])
 
 
 # What clang's HIP mode defines that tells code it is being compiled by hipcc: a .cu file is CUDA
@@ -167,7 +178,8 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
     for d in opts.defines:
         args += ["-D", d]
     # cc1 words; -fstrict-aliasing only leaves -fno-strict-aliasing out (shflx's own marker, no cc1 word)
-    return args + [w for word in opts.extra if word != STRICT_ALIASING for w in ("-Xclang", word)] + [str(source)]
+    return args + [w for word in opts.extra if word != STRICT_ALIASING for w in ("-Xclang", word)] + \
+        host_after(amd=False) + [str(source)]
 
 
 def compile_with_cuda_headers(source: Path, sm: str, sdk: CudaSdk, opts: FrontendOptions) -> str:
