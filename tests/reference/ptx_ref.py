@@ -130,7 +130,7 @@ def run_block(text: str, operands: dict[str, np.ndarray | int], lanes: int = 32)
             put(dests[0].strip(), out)
             if len(dests) > 1:
                 put(dests[1].strip(), pred)
-        elif parts[0] in ("bmsk", "bfe", "bfi", "prmt", "shf"):
+        elif parts[0] in ("bmsk", "bfe", "bfi", "prmt", "shf", "clz", "popc", "brev"):
             args = [[int(x) for x in val(o) & M32] for o in ops[1:]]
             put(ops[0], np.array([BITFIELD[parts[0]](parts, *a) for a in zip(*args)], np.int64))
         elif parts[0] == "vote":                        # ballot of this 32-lane warp's lanes in the mask
@@ -225,4 +225,21 @@ def _shf(parts, a: int, b: int, c: int) -> int:
     return shl(b, n) | shr(a, 32 - n) if parts[1] == "l" else shl(b, 32 - n) | shr(a, n)
 
 
-BITFIELD = {"bmsk": _bmsk, "bfe": _bfe, "bfi": _bfi, "prmt": _prmt, "shf": _shf}
+def _clz(parts, a: int) -> int:
+    """PTX ISA clz.b32: d = 0; while (d < 32 && (a & (0x80000000 >> d)) == 0) d++."""
+    d = 0
+    while d < 32 and not a & (0x80000000 >> d):
+        d += 1
+    return d
+
+
+def _popc(parts, a: int) -> int:
+    return bin(a).count("1")
+
+
+def _brev(parts, a: int) -> int:
+    return sum(_bit(a, i) << (31 - i) for i in range(32))
+
+
+BITFIELD = {"bmsk": _bmsk, "bfe": _bfe, "bfi": _bfi, "prmt": _prmt, "shf": _shf, "clz": _clz, "popc": _popc,
+            "brev": _brev}
