@@ -246,3 +246,14 @@ def test_every_documented_cache_hint_overload_and_dpx_compile_for_sm90(tmp_path)
     ptx = compile_cuda(src, "sm_90", emit="ptx").output
     assert re.search(r"^\.version 8\.\d", ptx, re.M)
     assert "max.s16x2" in ptx and "ld.global.cs.s32" in ptx      # NVIDIA's DPX asm; clang's own __ldcs(int *)
+
+
+@needs_cuda
+def test_host_code_calls_the_c_math_classification_unqualified_for_sm90(tmp_path):
+    """nvcc's math_functions.h brings <math.h>, so host code (llm.c's validate_result, a template)
+    calls isfinite/isnan unqualified after including only <cmath>."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cmath>\ntemplate <class T> int bad(const T *p, int n) { int k = 0;\n"
+                   "  for (int i = 0; i < n; ++i) k += !isfinite(p[i]) + isnan(p[i]) + (fabs(p[i]) > 1); return k; }\n"
+                   "__global__ void k(float *p) { p[0] = expf(p[1]); }\nint main() { float v[2] = {}; return bad(v, 2); }\n")
+    compile_cuda(src, "sm_90", emit="ptx")

@@ -420,3 +420,55 @@ def test_host_headers_of_nvccs_host_compiler_are_found(tmp_path, arch):
         compile_cuda(src, arch, emit="ptx")
     else:
         compile_file(src, arch, emit="llvm")
+
+
+def test_the_driver_api_is_nvidias_cuda_h(tmp_path):
+    """cuda.h (host declarations of the driver API) is NVIDIA's own from the runtime wheel; the
+    CUDA version the device code is compiled as stays the layer's."""
+    if not any(a.startswith("-D__SHFLX_REAL_CUDA_H=") for a in amd_header_args()):
+        pytest.skip("NVIDIA's CUDA runtime wheel is not installed (pip install 'shflx[cuda]')")
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cuda.h>\nstruct ctx { CUdevice d = -1; CUmodule m = nullptr; CUfunction f = nullptr; };\n"
+                   "__global__ void k(int *p) { p[0] = CUDA_VERSION; }\n"
+                   "int main() { CUdevice d; cuDeviceGet(&d, 0); return (int)cuInit(0); }\n")
+    from shflx.frontend.clang import CUDA_VERSION
+    assert f"store i32 {CUDA_VERSION[0] * 1000 + CUDA_VERSION[1] * 10}," in compile_file(src, "gfx942", emit="llvm").output
+
+
+CUBLASLT = r"""
+#include <cublas_v2.h>
+#include <cublasLt.h>
+__global__ void k(float *p) { p[0] = 1.f; }
+void matmul(cublasLtHandle_t h, const float *a, const float *b, float *c, const float *bias, void *ws, cudaStream_t s) {
+  cublasLtMatmulDesc_t d; cublasLtMatrixLayout_t la, lb, lc; cublasLtMatmulPreference_t pref;
+  cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  cublasOperation_t t = CUBLAS_OP_T; cublasLtEpilogue_t e = CUBLASLT_EPILOGUE_GELU_BIAS;
+  cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof(t));
+  cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e));
+  cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias));
+  cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, 64, 64, 64); lb = lc = la;
+  cublasLtMatmulPreferenceCreate(&pref); size_t n = 1 << 20;
+  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &n, sizeof(n));
+  cublasLtMatmulHeuristicResult_t r; int got = 0;
+  cublasLtMatmulAlgoGetHeuristic(h, d, la, lb, lc, lc, pref, 1, &r, &got);
+  float one = 1.f, zero = 0.f;
+  cublasLtMatmul(h, d, &one, a, la, b, lb, &zero, c, lc, c, lc, &r.algo, ws, n, s);
+  cublasLtMatmulDescDestroy(d); cublasLtMatrixLayoutDestroy(la); cublasLtMatmulPreferenceDestroy(pref);
+}
+int main() { cublasLtHandle_t h; cublasLtCreate(&h); cublasLtDestroy(h); return 0; }
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_host_code_calling_cublaslt_compiles_without_its_wheel(tmp_path, arch):
+    """cuBLASLt's host API (llm.c's matmuls): NVIDIA's cublasLt.h where nvidia-cublas-cu12 is
+    installed, else shflx's declarations of its common part (shflx_cublaslt_host.h)."""
+    src = tmp_path / "k.cu"
+    src.write_text(CUBLASLT)
+    if arch.startswith("sm_"):
+        from shflx.driver.nvidia import compile_cuda, cuda_headers
+        if cuda_headers(FrontendOptions()) is None:
+            pytest.skip("NVIDIA's CUDA headers are not installed")
+        compile_cuda(src, arch, emit="ptx")
+    else:
+        compile_file(src, arch, emit="llvm")
