@@ -472,3 +472,15 @@ def test_host_code_calling_cublaslt_compiles_without_its_wheel(tmp_path, arch):
         compile_cuda(src, arch, emit="ptx")
     else:
         compile_file(src, arch, emit="llvm")
+
+
+@pytest.mark.parametrize("call", ["__fadd_rz(p[1], p[2])", "(float)__fma_rd(d[1], d[2], d[3])", "__fsqrt_ru(p[1])"])
+def test_a_directed_rounding_intrinsic_is_a_named_error(tmp_path, call):
+    src = tmp_path / "k.cu"
+    src.write_text(f"__global__ void k(float *p, double *d) {{\n  d[0] = __dsub_rn(d[1], d[2]);\n  p[0] = {call};\n}}\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    name = call.split("(")[0] if not call.startswith("(float)") else "__fma_rd"
+    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
+    assert re.fullmatch(rf".*k\.cu:3:\d+: error: shflx does not support '{name} \(directed rounding\)' on AMD targets",
+                        first), first
