@@ -84,7 +84,7 @@ def test_the_ptx_assembles(real, tmp_path):
 
 # ------------------------------------------------------------------ host-only library headers
 
-@pytest.mark.parametrize("header,lib", [("cublas_v2.h", "cuBLAS"), ("nvtx3/nvToolsExt.h", "NVTX"),
+@pytest.mark.parametrize("header,lib", [("cublas_v2.h", "cuBLAS"), ("nvtx3/nvToolsExt.h", "NVTX"), ("mpi.h", "MPI"),
                                         ("cufft.h", "cuFFT"), ("library_types.h", "the CUDA library data types (cudaDataType)")])
 def test_host_only_table(header, lib):
     assert library_of(header) == lib

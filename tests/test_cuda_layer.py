@@ -484,3 +484,23 @@ def test_a_directed_rounding_intrinsic_is_a_named_error(tmp_path, call):
     first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
     assert re.fullmatch(rf".*k\.cu:3:\d+: error: shflx does not support '{name} \(directed rounding\)' on AMD targets",
                         first), first
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_16_bit_float_atomics_device_flags_and_host_c_library(tmp_path, arch):
+    """atomicAdd of __half2 / __half / __nv_bfloat16(2) (values: hw_tests/amd/test_cuda_groups_hw.py),
+    cudaSetDeviceFlags(cudaDeviceMapHost), and host code's clock()/strlen without an #include, as
+    nvcc's cuda_runtime.h brings <time.h> and <string.h>; cublas_v2.h brings cuda_bf16.h."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cublas_v2.h>\n"
+                   "__global__ void k(__half2 *h2, __half *h, __nv_bfloat162 *b2, __nv_bfloat16 *b) {\n"
+                   "  atomicAdd(h2, h2[1]); atomicAdd(h, h[1]); atomicAdd(b2, b2[1]); atomicAdd(b, b[1]); }\n"
+                   "int main() { cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost);\n"
+                   "  clock_t t = clock(); return (int)strlen(\"x\") + (int)t; }\n")
+    if arch.startswith("sm_"):
+        from shflx.driver.nvidia import compile_cuda, cuda_headers
+        if cuda_headers(FrontendOptions()) is None:
+            pytest.skip("NVIDIA's CUDA headers are not installed")
+        compile_cuda(src, arch, emit="ptx")
+    else:
+        assert "cmpxchg" in compile_file(src, arch, emit="llvm").output

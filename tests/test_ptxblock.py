@@ -551,3 +551,22 @@ def test_cp_async_cache_and_prefetch_hints_copy_the_same_bytes(hint, extra):
     plain = translate("cp.async.cg.shared.global [$0], [$1], 16;", [], inputs, {}, "t", 32)
     hinted = translate(f"cp.async.cg.shared.global{hint} [$0], [$1], 16{extra};", [], inputs, {}, "t", 32)
     assert hinted.lines == plain.lines
+
+
+@pytest.mark.parametrize("block, ref", [
+    ("rcp.rn.f32 $0, $1;", lambda x, y: np.float32(1) / x), ("rcp.approx.f32 $0, $1;", lambda x, y: np.float32(1) / x),
+    ("div.rn.f32 $0, $1, $2;", lambda x, y: x / y), ("sqrt.rn.f32 $0, $1;", lambda x, y: np.sqrt(x)),
+    ("sqrt.approx.f32 $0, $1;", lambda x, y: np.sqrt(x))])
+def test_float_division_reciprocal_and_square_root(block, ref):
+    """.rn is IEEE round to nearest even; .approx.f32 (xmrig's rcp.approx.f32) is within 1-2 ulp of
+    the quotient or root in PTX, which the correctly rounded value is."""
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(-1e4, 1e4, 24), [0.0, -0.0, np.inf, np.nan, 1e-40, 3.0, 7.0, -2.0]]).astype(np.float32)
+    y = np.concatenate([rng.uniform(-50, 50, 24), [1.0, 2.0, 0.0, 1.0, 3.0, 0.0, -0.0, np.inf]]).astype(np.float32)
+    bits = [v.view(np.uint32).astype(np.int64) for v in (x, y)]
+    tr = translate(block, ["float"], [("float", "%x"), ("float", "%y")], {}, "t", 32, "%res")
+    lanes = Lanes(32, {"%x": bits[0], "%y": bits[1]})
+    lanes.run(tr.lines)
+    with np.errstate(all="ignore"):
+        want = ref(x, y).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(lanes.env["%res"], np.int64).astype(np.uint32).view(np.float32), want)

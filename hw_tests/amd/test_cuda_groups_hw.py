@@ -14,6 +14,8 @@ from shflx.runtime.emulator_gaps import EmulatorGap
 from hw_devices import assert_bit_exact, code_object, device_params, require, selected
 
 SOURCE = r"""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/memcpy_async.h>
@@ -55,6 +57,16 @@ extern "C" __global__ void barrier_votes(const int *in, const int *unused, int *
   int t = blockIdx.x * blockDim.x + threadIdx.x, v = in[t];
   out[t] = __syncthreads_count(v > 9) | (__syncthreads_and(v >= 0) << 8) | (__syncthreads_or(v > 18) << 9) |
            (__syncthreads_and(v > 0) << 10);
+}
+// atomicAdd of __half2 and of both __nv_bfloat16 halves of one word (the CAS loops of the layer)
+// (in global memory: the zeros of the first argument; amdemu cannot take generic pointers into LDS)
+extern "C" __global__ void half_atomics(const int *zeros, const int *unused1, unsigned *out) {
+  unsigned *w = (unsigned *)zeros;
+  atomicAdd((__half2 *)&w[0], __floats2half2_rn(1.0f, 2.0f));
+  atomicAdd((__nv_bfloat16 *)&w[1], __float2bfloat16(1.0f));
+  atomicAdd((__nv_bfloat16 *)&w[1] + 1, __float2bfloat16(0.5f));
+  __syncthreads();
+  if (threadIdx.x < 2) out[threadIdx.x] = atomicAdd(&w[threadIdx.x], 0u);
 }
 extern "C" __global__ void inc_dec(const int *lim, const int *unused, unsigned *out) {
   __shared__ unsigned c[2];
@@ -117,6 +129,7 @@ def _cases(device):
     for op in sorted(CASES):
         yield CASES[op][0], op, ()
     yield "atomicInc-atomicDec", "atomics", ()
+    yield "atomicAdd-half2-bfloat16", "half_atomics", ()
     yield "syncthreads-count-and-or", "barrier_votes", ()
     # the group copy into __shared__ makes generic pointers to it (FLAT through the LDS aperture), which
     # shflx.runtime refuses on amdemu (runtime.emulator_gaps); a GPU must pass
@@ -148,6 +161,14 @@ def test_group_or_atomic_matches_cuda(device, op, tmp_path_factory):
         sa, sd, fa, fd = _inc_dec_expected(lim)
         assert sorted((got & 0xFF).tolist()) == sa and sorted(((got >> 8) & 0xFF).tolist()) == sd
         assert (int(got[0]) >> 16) & 0xFF == fa and int(got[0]) >> 24 == fd
+        return
+    if op == "half_atomics":           # 64 threads: half2 (64, 128), bfloat16 (64) and (32)
+        got = np.asarray(device.run_kernel(hsaco, "half_atomics", [np.zeros(2, np.int32), np.zeros(2, np.int32)], 2,
+                                           np.uint32, block=(64, 1, 1), grid=(1, 1, 1)))
+        half2 = np.array([64.0, 128.0], np.float16).view(np.uint16).astype(np.uint32)
+        bf16 = np.array([64.0, 32.0], np.float32).view(np.uint32) >> 16
+        want = np.array([half2[0] | (half2[1] << 16), bf16[0] | (bf16[1] << 16)], np.uint32)
+        assert_bit_exact(got[:2], want, f"atomicAdd of __half2 / __nv_bfloat16 ({device.arch})")
         return
     if op == "copies":                 # 2 blocks of 128 threads: 4 tiles of 32 per block
         v = np.random.default_rng(7).integers(-1000, 1000, 256).astype(np.int32)

@@ -279,6 +279,15 @@ class _Emitter:
             r = self.call(fty, f"llvm.{FLOAT_CALLS[base]}.{ftype}", f"{fty} {x}, {fty} {y}")
         elif base == "neg" and not mods and len(args) == 1:
             r = self.emit(f"fneg {fty} {self.emit(f'bitcast {ity} {args[0]} to {fty}')}")
+        elif base in ("rcp", "div") and (mods == ["rn"] or (mods == ["approx"] and ftype == "f32")) \
+                and len(args) == (1 if base == "rcp" else 2):
+            # .rn: IEEE division; .approx.f32 (no .ftz): within 1 ulp (rcp) / 2 ulp (div) of the
+            # quotient (PTX ISA 9.7.3.x), which the correctly rounded quotient is
+            one = self.emit(f"bitcast {ity} {0x3F800000 if fw == 32 else 0x3FF0000000000000} to {fty}")
+            x, y = ([one] if base == "rcp" else []) + [self.emit(f"bitcast {ity} {v} to {fty}") for v in args]
+            r = self.emit(f"fdiv {fty} {x}, {y}")
+        elif base == "sqrt" and (mods == ["rn"] or (mods == ["approx"] and ftype == "f32")) and len(args) == 1:
+            r = self.call(fty, f"llvm.sqrt.{ftype}", f"{fty} {self.emit(f'bitcast {ity} {args[0]} to {fty}')}")
         else:
             return None
         return self.emit(f"bitcast {fty} {r} to {ity}")

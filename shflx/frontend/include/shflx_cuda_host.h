@@ -179,6 +179,17 @@ struct cudaFuncAttributes { __shflx_size_t sharedSizeBytes, constSizeBytes, loca
                             int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion; };
 #define cudaHostAllocDefault 0
 #define cudaHostAllocMapped 2
+// cudaSetDeviceFlags's flags (driver_types.h)
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
+#define cudaDeviceScheduleMask 0x07
+#define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
+__host__ cudaError_t cudaSetDeviceFlags(unsigned);
+__host__ cudaError_t cudaGetDeviceFlags(unsigned *);
 #define cudaStreamNonBlocking 1
 #define cudaEventDisableTiming 2
 #define cudaMemAttachGlobal 1

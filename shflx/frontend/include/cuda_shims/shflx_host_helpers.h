@@ -7,12 +7,15 @@
    __clang_cuda_math.h remain, and the host call is an error. These __host__ overloads stand in
    for the skipped block in the device pass; they are never emitted to the device. */
 #pragma once
-/* nvcc's crt/math_functions.h includes <math.h> and <stdlib.h> into every .cu: with libstdc++ that
+/* nvcc's crt/math_functions.h includes <math.h> and <stdlib.h> into every .cu (crt/common_functions.h
+   <string.h> and <time.h>): with libstdc++ that
    makes std::isfinite, std::isnan, ... also ::isfinite, ..., which host code calls unqualified
    (llm.c's validate_result). clang's CUDA wrapper includes <cmath> only. */
 #if defined(__cplusplus)
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>     /* crt/common_functions.h: host code calls memcpy, strlen, clock() */
+#include <time.h>
 #endif
 #if defined(__CUDA_ARCH__) && defined(__cplusplus)
 static inline __host__ int min(const int a, const int b) { return a < b ? a : b; }
