@@ -504,3 +504,22 @@ def test_16_bit_float_atomics_device_flags_and_host_c_library(tmp_path, arch):
         compile_cuda(src, arch, emit="ptx")
     else:
         assert "cmpxchg" in compile_file(src, arch, emit="llvm").output
+
+
+def test_a_non_inlined_device_function_links_and_kernels_stay_visible(tmp_path):
+    """Device code is compiled with hidden visibility, as clang's HIP toolchain does: a call to a
+    __noinline__ (or too large to inline) __device__ function links (a preemptible symbol made
+    ld.lld refuse the code object), while kernels and __device__/__constant__ variables stay in the
+    dynamic symbol table (protected) for the runtime and cudaMemcpyToSymbol."""
+    from elftools.elf.elffile import ELFFile
+    src = tmp_path / "k.cu"
+    src.write_text("__device__ int counter;\n__constant__ float table[4];\n"
+                   "__device__ __noinline__ float helper(float x) { return x * table[1] + counter; }\n"
+                   "template <float (*F)(float)> __global__ void k(float *p) { p[threadIdx.x] = F(p[threadIdx.x]); }\n"
+                   "template __global__ void k<helper>(float *);\n")
+    out = tmp_path / "k.hsaco"
+    res = compile_file(src, "gfx942")
+    out.write_bytes(res.output if isinstance(res.output, bytes) else res.output.encode("latin-1"))
+    with open(out, "rb") as f:
+        dyn = {s.name: s["st_other"]["visibility"] for s in ELFFile(f).get_section_by_name(".dynsym").iter_symbols()}
+    assert {"counter", "table", "_Z1kIXadL_Z6helperfEEEvPf"} <= set(dyn) and "_Z6helperf" not in dyn

@@ -67,7 +67,7 @@ def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions
     directories, as nvcc searches its toolkit's: the real headers, beneath the CUDA layer."""
     args = [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
             "-x", "hip", *host, *amd_header_args(), *_printf_args(opts), *_cuda_not_hip(source),
-            *_common_args(source, wave, out, opts)]
+            *_hidden_visibility(opts), *_common_args(source, wave, out, opts)]
     cccl = cccl_include()
     if cccl is not None:
         args[-1:-1] = ["-isystem", str(cccl)]
@@ -95,6 +95,17 @@ HIP_MACROS = ("__HIPCC__", "__HIP__", "__HIP_DEVICE_COMPILE__")
 def _cuda_not_hip(source: Path) -> list[str]:
     """-U for clang's HIP macros, except for .hip sources (which are HIP)."""
     return [] if source.suffix == ".hip" else [f"-U{m}" for m in HIP_MACROS]
+
+
+def _hidden_visibility(opts: FrontendOptions) -> list[str]:
+    """Device code's symbols hidden, as clang's HIP toolchain compiles AMDGPU device code: the code
+    object is a shared object, and a call to a non-inlined __device__ function of default visibility
+    (preemptible) is a relocation ld.lld refuses ("R_AMDGPU_REL32_LO cannot be used against symbol").
+    Kernels and the __device__ / __constant__ variables the host can name stay visible (clang gives
+    them protected visibility). A -fvisibility among the user's words wins."""
+    if any(w.startswith("-fvisibility") for w in opts.extra):
+        return []
+    return ["-fvisibility=hidden", "-fapply-global-visibility-to-externs"]
 
 
 def _printf_args(opts: FrontendOptions) -> list[str]:
