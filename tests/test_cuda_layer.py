@@ -523,3 +523,13 @@ def test_a_non_inlined_device_function_links_and_kernels_stay_visible(tmp_path):
     with open(out, "rb") as f:
         dyn = {s.name: s["st_other"]["visibility"] for s in ELFFile(f).get_section_by_name(".dynsym").iter_symbols()}
     assert {"counter", "table", "_Z1kIXadL_Z6helperfEEEvPf"} <= set(dyn) and "_Z6helperf" not in dyn
+
+
+def test_every_cuda_device_prop_field_is_declared(tmp_path):
+    """cudaDeviceProp has every field of CUDA 12.9's (pciDomainID, uuid, ...; the types are checked
+    against the real header by tests/test_host_declarations.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k() {}\nint main() { cudaDeviceProp p; cudaGetDeviceProperties(&p, 0);\n"
+                   "  return p.pciDomainID + p.uuid.bytes[0] + p.asyncEngineCount + p.maxBlocksPerMultiProcessor\n"
+                   "    + (int)p.reservedSharedMemPerBlock + p.clusterLaunch + p.maxTexture2D[0]; }\n")
+    compile_file(src, "gfx942", emit="llvm")

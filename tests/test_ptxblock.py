@@ -556,7 +556,8 @@ def test_cp_async_cache_and_prefetch_hints_copy_the_same_bytes(hint, extra):
 @pytest.mark.parametrize("block, ref", [
     ("rcp.rn.f32 $0, $1;", lambda x, y: np.float32(1) / x), ("rcp.approx.f32 $0, $1;", lambda x, y: np.float32(1) / x),
     ("div.rn.f32 $0, $1, $2;", lambda x, y: x / y), ("sqrt.rn.f32 $0, $1;", lambda x, y: np.sqrt(x)),
-    ("sqrt.approx.f32 $0, $1;", lambda x, y: np.sqrt(x))])
+    ("sqrt.approx.f32 $0, $1;", lambda x, y: np.sqrt(x)),
+    ("rsqrt.approx.f32 $0, $1;", lambda x, y: (1.0 / np.sqrt(x.astype(np.float64))).astype(np.float32))])
 def test_float_division_reciprocal_and_square_root(block, ref):
     """.rn is IEEE round to nearest even; .approx.f32 (xmrig's rcp.approx.f32) is within 1-2 ulp of
     the quotient or root in PTX, which the correctly rounded value is."""

@@ -109,6 +109,9 @@ class Lanes:
             return _mask(x, _width(tty))
         if op in ("fadd", "fsub", "fmul", "fdiv", "fneg", "fcmp"):
             return self.float_op(op, rest)
+        if op in ("fpext", "fptrunc"):          # numpy's casts: exact widening, round-to-nearest-even narrowing
+            fty, a, tty = re.match(r"(\S+) (\S+) to (\S+)$", rest).groups()
+            return _from_float(_to_float(self.operand(a, _width(fty)), fty), tty)
         if op in ("sitofp", "uitofp"):
             fty, a, tty = re.match(r"(\S+) (\S+) to (\S+)$", rest).groups()
             x = self.operand(a, _width(fty))

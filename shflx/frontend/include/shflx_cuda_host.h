@@ -165,15 +165,37 @@ enum cudaFuncAttribute {
   cudaFuncAttributeNonPortableClusterSizeAllowed = 14, cudaFuncAttributeClusterSchedulingPolicyPreference = 15,
   cudaFuncAttributeMax
 };
-struct cudaDeviceProp {
-  char name[256]; __shflx_size_t totalGlobalMem, sharedMemPerBlock; int regsPerBlock, warpSize;
-  __shflx_size_t memPitch; int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
-  __shflx_size_t totalConstMem; int major, minor; __shflx_size_t textureAlignment; int deviceOverlap,
-  multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory, computeMode,
-  concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, memoryClockRate, memoryBusWidth, l2CacheSize,
-  maxThreadsPerMultiProcessor, unifiedAddressing, managedMemory, cooperativeLaunch,
-  cooperativeMultiDeviceLaunch, concurrentManagedAccess, pageableMemoryAccess;
-  __shflx_size_t sharedMemPerMultiprocessor, sharedMemPerBlockOptin;
+#ifndef CU_UUID_HAS_BEEN_DEFINED          // the guard cuda.h and driver_types.h share
+#define CU_UUID_HAS_BEEN_DEFINED
+struct CUuuid_st { char bytes[16]; };
+typedef struct CUuuid_st CUuuid;
+#endif
+typedef struct CUuuid_st cudaUUID_t;
+struct cudaDeviceProp {   // every field of CUDA 12.9's driver_types.h, in its order
+  char name[256]; cudaUUID_t uuid; char luid[8]; unsigned int luidDeviceNodeMask; __shflx_size_t totalGlobalMem;
+  __shflx_size_t sharedMemPerBlock; int regsPerBlock; int warpSize; __shflx_size_t memPitch; int maxThreadsPerBlock;
+  int maxThreadsDim[3]; int maxGridSize[3]; int clockRate; __shflx_size_t totalConstMem; int major; int minor;
+  __shflx_size_t textureAlignment; __shflx_size_t texturePitchAlignment; int deviceOverlap; int multiProcessorCount;
+  int kernelExecTimeoutEnabled; int integrated; int canMapHostMemory; int computeMode; int maxTexture1D;
+  int maxTexture1DMipmap; int maxTexture1DLinear; int maxTexture2D[2]; int maxTexture2DMipmap[2];
+  int maxTexture2DLinear[3]; int maxTexture2DGather[2]; int maxTexture3D[3]; int maxTexture3DAlt[3];
+  int maxTextureCubemap; int maxTexture1DLayered[2]; int maxTexture2DLayered[3]; int maxTextureCubemapLayered[2];
+  int maxSurface1D; int maxSurface2D[2]; int maxSurface3D[3]; int maxSurface1DLayered[2]; int maxSurface2DLayered[3];
+  int maxSurfaceCubemap; int maxSurfaceCubemapLayered[2]; __shflx_size_t surfaceAlignment; int concurrentKernels;
+  int ECCEnabled; int pciBusID; int pciDeviceID; int pciDomainID; int tccDriver; int asyncEngineCount;
+  int unifiedAddressing; int memoryClockRate; int memoryBusWidth; int l2CacheSize; int persistingL2CacheMaxSize;
+  int maxThreadsPerMultiProcessor; int streamPrioritiesSupported; int globalL1CacheSupported;
+  int localL1CacheSupported; __shflx_size_t sharedMemPerMultiprocessor; int regsPerMultiprocessor; int managedMemory;
+  int isMultiGpuBoard; int multiGpuBoardGroupID; int hostNativeAtomicSupported; int singleToDoublePrecisionPerfRatio;
+  int pageableMemoryAccess; int concurrentManagedAccess; int computePreemptionSupported;
+  int canUseHostPointerForRegisteredMem; int cooperativeLaunch; int cooperativeMultiDeviceLaunch;
+  __shflx_size_t sharedMemPerBlockOptin; int pageableMemoryAccessUsesHostPageTables;
+  int directManagedMemAccessFromHost; int maxBlocksPerMultiProcessor; int accessPolicyMaxWindowSize;
+  __shflx_size_t reservedSharedMemPerBlock; int hostRegisterSupported; int sparseCudaArraySupported;
+  int hostRegisterReadOnlySupported; int timelineSemaphoreInteropSupported; int memoryPoolsSupported;
+  int gpuDirectRDMASupported; unsigned int gpuDirectRDMAFlushWritesOptions; int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes; int deferredMappingCudaArraySupported; int ipcEventSupported;
+  int clusterLaunch; int unifiedFunctionPointers; int reserved[63];
 };
 struct cudaFuncAttributes { __shflx_size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
                             int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion; };
