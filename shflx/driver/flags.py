@@ -263,9 +263,18 @@ def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
         f.host.append(w)
     elif w in ("-pthread", "-fPIC", "-pipe", "-v", "--verbose"):
         f.host.append(w)
+    elif w in NVCC_AS_CLANG:
+        pass
     else:
         return False
     return True
+
+
+# nvcc flags that ask for what clang's CUDA and HIP modes do anyway: constexpr functions callable from
+# device code (clang's -fcuda-host-device-constexpr, on by default), __device__ lambdas, line tables
+# (shflx's default output has them). Accepted and nothing more.
+NVCC_AS_CLANG = frozenset(f"{dash}{name}" for dash in ("-", "--") for name in (
+    "expt-relaxed-constexpr", "expt-extended-lambda", "extended-lambda", "lineinfo", "generate-line-info"))
 
 
 def _check(f: CompileFlags) -> None:
