@@ -85,7 +85,7 @@ def test_the_ptx_assembles(real, tmp_path):
 
 # ------------------------------------------------------------------ host-only library headers
 
-@pytest.mark.parametrize("header,lib", [("cublas_v2.h", "cuBLAS"), ("nvtx3/nvToolsExt.h", "NVTX"),
+@pytest.mark.parametrize("header,lib", [("cublas_v2.h", "cuBLAS"), ("nvtx3/nvToolsExt.h", "NVTX"), ("mpi.h", "MPI"),
                                         ("cufft.h", "cuFFT"), ("library_types.h", "the CUDA library data types (cudaDataType)")])
 def test_host_only_table(header, lib):
     assert library_of(header) == lib
@@ -232,3 +232,29 @@ def test_which_nvidia_front_end_compiled_is_in_the_report(tmp_path, monkeypatch)
         assert nv.PRELUDE_NOTE not in compile_cuda(src, "sm_90", emit="llvm").notes
     monkeypatch.setattr(nv, "cuda_headers", lambda opts: None)
     assert nv.PRELUDE_NOTE in compile_cuda(src, "sm_90", emit="llvm").notes
+
+
+@needs_cuda
+def test_every_documented_cache_hint_overload_and_dpx_compile_for_sm90(tmp_path):
+    """__stcs/__stcg/__stwb/__ldca/__ldlu for every type (clang's wrapper writes only __ldcg, __ldcs,
+    __ldcv, __stwt), and NVIDIA's own DPX code, whose inline PTX needs PTX ISA 8.0 (CUDA 12.0's)."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cuda_fp16.h>\n"
+                   "__global__ void k(float *p, float4 *q, int *i, double *d, __half *h, unsigned *u) {\n"
+                   "  __stcs(p, p[1]); __stcs(q, q[1]); __stcg(i, __ldcs(i + 1)); __stwt(d, __ldcg(d + 1));\n"
+                   "  __stcs(p + 2, __ldlu(p + 3)); __stwb(i + 2, __ldca(i + 3)); __stcs(h, __ldcs(h + 1));\n"
+                   "  u[0] = __viaddmax_s16x2(u[1], u[2], u[3]) + __vimax3_s16x2_relu(u[1], u[2], u[3]);\n}\n")
+    ptx = compile_cuda(src, "sm_90", emit="ptx").output
+    assert re.search(r"^\.version 8\.\d", ptx, re.M)
+    assert "max.s16x2" in ptx and "ld.global.cs.s32" in ptx      # NVIDIA's DPX asm; clang's own __ldcs(int *)
+
+
+@needs_cuda
+def test_host_code_calls_the_c_math_classification_unqualified_for_sm90(tmp_path):
+    """nvcc's math_functions.h brings <math.h>, so host code (llm.c's validate_result, a template)
+    calls isfinite/isnan unqualified after including only <cmath>."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cmath>\ntemplate <class T> int bad(const T *p, int n) { int k = 0;\n"
+                   "  for (int i = 0; i < n; ++i) k += !isfinite(p[i]) + isnan(p[i]) + (fabs(p[i]) > 1); return k; }\n"
+                   "__global__ void k(float *p) { p[0] = expf(p[1]); }\nint main() { float v[2] = {}; return bad(v, 2); }\n")
+    compile_cuda(src, "sm_90", emit="ptx")

@@ -286,3 +286,250 @@ def test_nanosleep_grid_constant_and_device_placement_new_compile(tmp_path):
                    "  p[threadIdx.x] = q->v;\n}\n")
     asm = compile_file(src, "gfx942", emit="asm").output
     assert "s_sleep 1" in asm
+
+
+# ------------------------------------------------------------------ classes of real CUDA (issue 25)
+HOST_AND_DEVICE_MATH = r"""
+#include <algorithm>
+float host_only(float x) { return expf(x) + fabs(x) + isfinite(x) + fabsf(x) + sqrtf(x) + abs(-3) + fmaxf(x, 1.f); }
+__host__ __device__ float hd(float x) { return expf(x) + fabs(x) + (isfinite(x) ? 1.f : 0.f) + abs(-3) + isnan(x); }
+__global__ void k(int *p, long *l, long long *q, float *f, double *d) {
+  p[0] = abs(p[1]); l[0] = labs(l[1]) + abs(l[2]); q[0] = llabs(q[1]) + abs(q[2]); f[0] = hd(f[1]);
+  f[2] = std::exp(f[3]) + std::abs(f[4]) + std::max(f[5], 1.f); d[0] = std::abs(d[1]) + std::sqrt(d[2]);
+  p[2] = std::abs(p[3]);
+}
+int main() { return (int)host_only(2.f); }
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_math_is_host_and_device_and_integer_abs_is_a_device_function(tmp_path, arch):
+    """As nvcc's math_functions.h: abs/labs/llabs in device code, the C math functions in host
+    functions (the host's <math.h>, <cmath>, <cstdlib> come with every .cu), std:: math in device
+    code without an #include; no call is left to a host library function."""
+    src = tmp_path / "k.cu"
+    src.write_text(HOST_AND_DEVICE_MATH)
+    ir = compile_file(src, arch, emit="llvm").output
+    assert not re.search(r"^declare .*@(l|ll)?abs\(|^declare .*@(expf?|fabs)\(", ir, flags=re.M)
+    assert re.search(r"@llvm\.abs\.i32|@llvm\.smax\.i32|sub i32 0,|select i1", ir)
+
+
+def test_hip_macros_are_not_defined_for_cuda_sources(tmp_path):
+    """A .cu file is CUDA: a project's `#ifdef __HIPCC__` branch must not be taken (it includes the
+    system's hip_runtime.h); a .hip file keeps them."""
+    body = ("#if defined(__HIPCC__) || defined(__HIP__) || defined(__HIP_DEVICE_COMPILE__)\n"
+            "#include <hip/hip_runtime.h>\n#error hip\n#endif\n__global__ void k(int *p) { p[0] = 1; }\n")
+    cu = tmp_path / "k.cu"
+    cu.write_text(body)
+    compile_file(cu, "gfx942", emit="llvm")
+    hip = tmp_path / "k.hip"
+    hip.write_text("#if !defined(__HIPCC__) || !defined(__HIP__)\n#error not hip\n#endif\n__global__ void k(int *p) { p[0] = 1; }\n")
+    compile_file(hip, "gfx942", emit="llvm")
+
+
+def test_nvidia_headers_of_constants_types_and_atomics_are_accepted(tmp_path):
+    """math_constants.h and library_types.h are NVIDIA's own (macros and enums, from the runtime
+    wheel); library_types.h comes with every .cu as with cuda_runtime.h; device_atomic_functions.h
+    and the sm_NN_atomic_functions.h name what the layer provides."""
+    if not any(a.startswith("-D__SHFLX_REAL_MATH_CONSTANTS_H=") for a in amd_header_args()):
+        pytest.skip("NVIDIA's CUDA runtime wheel is not installed (pip install 'shflx[cuda]')")
+    src = tmp_path / "k.cu"
+    src.write_text("#include <device_atomic_functions.h>\n#include <sm_60_atomic_functions.h>\n"
+                   "#include <math_constants.h>\n#include <device_functions.h>\n"
+                   "__global__ void k(float *p, double *d, int *c) {\n"
+                   "  p[0] = CUDART_PI_F; d[0] = CUDART_INF; c[0] = (int)CUDA_R_16BF; atomicAdd(c + 1, 1); }\n"
+                   "int main() { cudaDataType t = CUDA_R_32F; return (int)t; }\n")
+    ir = compile_file(src, "gfx942", emit="llvm").output
+    assert "store float 0x400921FB60000000" in ir and "store double 0x7FF0000000000000" in ir
+    assert "store i32 14" in ir and "atomicrmw add" in ir
+
+
+def test_the_runtime_templates_over_a_kernel_type_are_declared(tmp_path):
+    """cuda_runtime.h's C++ API: cudaFuncGetAttributes(attr, kernel), cudaFuncSetCacheConfig,
+    cudaLaunchKernel(kernel, ...), cudaOccupancy*WithFlags take the kernel itself."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *p) { p[0] = 1; }\n"
+                   "int main() { cudaFuncAttributes a; cudaFuncGetAttributes(&a, k); cudaFuncSetCacheConfig(k, cudaFuncCachePreferL1);\n"
+                   "  int n; cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, k, 128, 0, 0);\n"
+                   "  void *args[1]; cudaLaunchKernel(k, dim3(1), dim3(32), args); return a.numRegs + n; }\n")
+    compile_file(src, "gfx942", emit="llvm")
+
+
+def test_group_shuffles_and_reduce_take_any_trivially_copyable_type(tmp_path):
+    """CUDA's tile shuffles and cg::reduce take user structs (one 32-bit shuffle per word, all with
+    the tile's lanes; values: hw_tests/amd/test_cuda_groups_hw.py), and cg::block_tile_memory is
+    accepted by this_thread_block."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n"
+                   "namespace cg = cooperative_groups;\nstruct S { float a; int b; short c; };\n"
+                   "__global__ void k(S *s, double2 *d) {\n  __shared__ cg::block_tile_memory<256> mem;\n"
+                   "  auto t = cg::tiled_partition<32>(cg::this_thread_block(mem));\n"
+                   "  S v = t.shfl_xor(s[threadIdx.x], 1);\n"
+                   "  s[threadIdx.x] = cg::reduce(t, v, [](S x, S y) { return S{x.a + y.a, x.b + y.b, x.c}; });\n"
+                   "  d[threadIdx.x] = t.shfl(d[threadIdx.x], 3);\n}\n")
+    comp = compile_file(src, "gfx942", emit="llvm")
+    by_line = {}
+    for site in comp.sites:
+        line = int(site.location.split(":")[-2])
+        by_line[line] = by_line.get(line, 0) + 1
+    assert by_line.get(8) == 3, by_line           # 12 bytes: three words
+    assert by_line.get(10) == 4, by_line          # double2: four words
+
+
+def test_dpx_intrinsics_compile_on_amd(tmp_path):
+    """sm_90's DPX intrinsics as NVIDIA's headers compute them elsewhere (values bit for bit on the
+    emulator: hw_tests/amd/test_cuda_intrinsics_hw.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(unsigned *p, int *q) { bool b, c;\n"
+                   "  p[0] = __viaddmax_s16x2(p[1], p[2], p[3]) + __vimax3_s16x2_relu(p[1], p[2], p[3]) + __vimin3_u32(p[0], p[1], p[2])\n"
+                   "    + __vibmax_u16x2(p[4], p[5], &b, &c) + b + c; q[0] = __vimax_s32_relu(q[1], q[2]) + __viaddmin_s32_relu(q[0], q[1], q[2]); }\n")
+    ir = compile_file(src, "gfx1100", emit="llvm").output
+    assert "@_Z1kPjPi(" in ir
+
+
+@pytest.mark.parametrize("call", ["tex2D<float>(t, 0.5f, 0.5f)", "tex1Dfetch<float4>(t, 3).x", "tex3DLod<float>(t, 1.f, 2.f, 3.f, 0.f)"])
+def test_a_texture_read_is_a_named_error_at_its_line(tmp_path, call):
+    src = tmp_path / "k.cu"
+    src.write_text(f"__global__ void k(cudaTextureObject_t t, float *p) {{\n  p[0] = {call};\n}}\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    name = call.split("<")[0]
+    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
+    assert re.fullmatch(rf".*k\.cu:2:\d+: error: shflx does not support '{name} \(texture reads are not provided "
+                        r"by the CUDA layer for AMD\)' on AMD targets", first), first
+
+
+HOST_HEADERS = ("#include <bits/stdc++.h>\n#include <omp.h>\n__global__ void k(int *p) { p[0] = 1; }\n"
+                "int main() { std::vector<int> v(omp_get_max_threads());\n#pragma omp parallel for\n"
+                "  for (int i = 0; i < 4; ++i) v[0] += i;\n  return (int)v.size(); }\n")
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_host_headers_of_nvccs_host_compiler_are_found(tmp_path, arch):
+    """libstdc++'s <bits/stdc++.h> (a stand-in over libc++ on AMD) and GCC's own omp.h, as nvcc's
+    host compiler finds them."""
+    from shflx.frontend.toolchain import gcc_include_dir
+    if gcc_include_dir() is None:
+        pytest.skip("no GCC include directory with omp.h on this machine")
+    src = tmp_path / "k.cu"
+    src.write_text(HOST_HEADERS)
+    if arch.startswith("sm_"):
+        from shflx.driver.nvidia import compile_cuda, cuda_headers
+        if cuda_headers(FrontendOptions()) is None:
+            pytest.skip("NVIDIA's CUDA headers are not installed")
+        compile_cuda(src, arch, emit="ptx")
+    else:
+        compile_file(src, arch, emit="llvm")
+
+
+def test_the_driver_api_is_nvidias_cuda_h(tmp_path):
+    """cuda.h (host declarations of the driver API) is NVIDIA's own from the runtime wheel; the
+    CUDA version the device code is compiled as stays the layer's."""
+    if not any(a.startswith("-D__SHFLX_REAL_CUDA_H=") for a in amd_header_args()):
+        pytest.skip("NVIDIA's CUDA runtime wheel is not installed (pip install 'shflx[cuda]')")
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cuda.h>\nstruct ctx { CUdevice d = -1; CUmodule m = nullptr; CUfunction f = nullptr; };\n"
+                   "__global__ void k(int *p) { p[0] = CUDA_VERSION; }\n"
+                   "int main() { CUdevice d; cuDeviceGet(&d, 0); return (int)cuInit(0); }\n")
+    from shflx.frontend.clang import CUDA_VERSION
+    assert f"store i32 {CUDA_VERSION[0] * 1000 + CUDA_VERSION[1] * 10}," in compile_file(src, "gfx942", emit="llvm").output
+
+
+CUBLASLT = r"""
+#include <cublas_v2.h>
+#include <cublasLt.h>
+__global__ void k(float *p) { p[0] = 1.f; }
+void matmul(cublasLtHandle_t h, const float *a, const float *b, float *c, const float *bias, void *ws, cudaStream_t s) {
+  cublasLtMatmulDesc_t d; cublasLtMatrixLayout_t la, lb, lc; cublasLtMatmulPreference_t pref;
+  cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  cublasOperation_t t = CUBLAS_OP_T; cublasLtEpilogue_t e = CUBLASLT_EPILOGUE_GELU_BIAS;
+  cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof(t));
+  cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e));
+  cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias));
+  cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, 64, 64, 64); lb = lc = la;
+  cublasLtMatmulPreferenceCreate(&pref); size_t n = 1 << 20;
+  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &n, sizeof(n));
+  cublasLtMatmulHeuristicResult_t r; int got = 0;
+  cublasLtMatmulAlgoGetHeuristic(h, d, la, lb, lc, lc, pref, 1, &r, &got);
+  float one = 1.f, zero = 0.f;
+  cublasLtMatmul(h, d, &one, a, la, b, lb, &zero, c, lc, c, lc, &r.algo, ws, n, s);
+  cublasLtMatmulDescDestroy(d); cublasLtMatrixLayoutDestroy(la); cublasLtMatmulPreferenceDestroy(pref);
+}
+int main() { cublasLtHandle_t h; cublasLtCreate(&h); cublasLtDestroy(h); return 0; }
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_host_code_calling_cublaslt_compiles_without_its_wheel(tmp_path, arch):
+    """cuBLASLt's host API (llm.c's matmuls): NVIDIA's cublasLt.h where nvidia-cublas-cu12 is
+    installed, else shflx's declarations of its common part (shflx_cublaslt_host.h)."""
+    src = tmp_path / "k.cu"
+    src.write_text(CUBLASLT)
+    if arch.startswith("sm_"):
+        from shflx.driver.nvidia import compile_cuda, cuda_headers
+        if cuda_headers(FrontendOptions()) is None:
+            pytest.skip("NVIDIA's CUDA headers are not installed")
+        compile_cuda(src, arch, emit="ptx")
+    else:
+        compile_file(src, arch, emit="llvm")
+
+
+@pytest.mark.parametrize("call", ["__fadd_rz(p[1], p[2])", "(float)__fma_rd(d[1], d[2], d[3])", "__fsqrt_ru(p[1])"])
+def test_a_directed_rounding_intrinsic_is_a_named_error(tmp_path, call):
+    src = tmp_path / "k.cu"
+    src.write_text(f"__global__ void k(float *p, double *d) {{\n  d[0] = __dsub_rn(d[1], d[2]);\n  p[0] = {call};\n}}\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    name = call.split("(")[0] if not call.startswith("(float)") else "__fma_rd"
+    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
+    assert re.fullmatch(rf".*k\.cu:3:\d+: error: shflx does not support '{name} \(directed rounding\)' on AMD targets",
+                        first), first
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_16_bit_float_atomics_device_flags_and_host_c_library(tmp_path, arch):
+    """atomicAdd of __half2 / __half / __nv_bfloat16(2) (values: hw_tests/amd/test_cuda_groups_hw.py),
+    cudaSetDeviceFlags(cudaDeviceMapHost), and host code's clock()/strlen without an #include, as
+    nvcc's cuda_runtime.h brings <time.h> and <string.h>; cublas_v2.h brings cuda_bf16.h."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cublas_v2.h>\n"
+                   "__global__ void k(__half2 *h2, __half *h, __nv_bfloat162 *b2, __nv_bfloat16 *b) {\n"
+                   "  atomicAdd(h2, h2[1]); atomicAdd(h, h[1]); atomicAdd(b2, b2[1]); atomicAdd(b, b[1]); }\n"
+                   "int main() { cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost);\n"
+                   "  clock_t t = clock(); return (int)strlen(\"x\") + (int)t; }\n")
+    if arch.startswith("sm_"):
+        from shflx.driver.nvidia import compile_cuda, cuda_headers
+        if cuda_headers(FrontendOptions()) is None:
+            pytest.skip("NVIDIA's CUDA headers are not installed")
+        compile_cuda(src, arch, emit="ptx")
+    else:
+        assert "cmpxchg" in compile_file(src, arch, emit="llvm").output
+
+
+def test_a_non_inlined_device_function_links_and_kernels_stay_visible(tmp_path):
+    """Device code is compiled with hidden visibility, as clang's HIP toolchain does: a call to a
+    __noinline__ (or too large to inline) __device__ function links (a preemptible symbol made
+    ld.lld refuse the code object), while kernels and __device__/__constant__ variables stay in the
+    dynamic symbol table (protected) for the runtime and cudaMemcpyToSymbol."""
+    from elftools.elf.elffile import ELFFile
+    src = tmp_path / "k.cu"
+    src.write_text("__device__ int counter;\n__constant__ float table[4];\n"
+                   "__device__ __noinline__ float helper(float x) { return x * table[1] + counter; }\n"
+                   "template <float (*F)(float)> __global__ void k(float *p) { p[threadIdx.x] = F(p[threadIdx.x]); }\n"
+                   "template __global__ void k<helper>(float *);\n")
+    out = tmp_path / "k.hsaco"
+    res = compile_file(src, "gfx942")
+    out.write_bytes(res.output if isinstance(res.output, bytes) else res.output.encode("latin-1"))
+    with open(out, "rb") as f:
+        dyn = {s.name: s["st_other"]["visibility"] for s in ELFFile(f).get_section_by_name(".dynsym").iter_symbols()}
+    assert {"counter", "table", "_Z1kIXadL_Z6helperfEEEvPf"} <= set(dyn) and "_Z6helperf" not in dyn
+
+
+def test_every_cuda_device_prop_field_is_declared(tmp_path):
+    """cudaDeviceProp has every field of CUDA 12.9's (pciDomainID, uuid, ...; the types are checked
+    against the real header by tests/test_host_declarations.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k() {}\nint main() { cudaDeviceProp p; cudaGetDeviceProperties(&p, 0);\n"
+                   "  return p.pciDomainID + p.uuid.bytes[0] + p.asyncEngineCount + p.maxBlocksPerMultiProcessor\n"
+                   "    + (int)p.reservedSharedMemPerBlock + p.clusterLaunch + p.maxTexture2D[0]; }\n")
+    compile_file(src, "gfx942", emit="llvm")

@@ -164,3 +164,13 @@ def test_opt_wanted_reads_the_last_o_flag_as_compile_does(words, level):
 def test_prefer_reaches_the_compile():
     assert parse("k.cu", "--offload-arch=gfx942").prefer == "cycles"
     assert parse("k.cu", "--offload-arch=gfx942", "--prefer=lds-free").prefer == "lds-free"
+
+
+@pytest.mark.parametrize("word", ["--expt-relaxed-constexpr", "-expt-relaxed-constexpr", "--expt-extended-lambda",
+                                  "--extended-lambda", "-lineinfo", "--generate-line-info"])
+def test_nvcc_flags_for_what_clang_does_anyway_are_accepted(word):
+    """TensorRT's plugins build with --expt-relaxed-constexpr: clang's CUDA mode makes constexpr
+    functions host+device by default, so the flag asks for nothing more."""
+    from shflx.driver.flags import parse_compile_args
+    f = parse_compile_args(["k.cu", "--offload-arch", "gfx942", word])
+    assert f.sources == ["k.cu"] and word not in f.device + f.host

@@ -31,7 +31,9 @@ def _ast(tmp: Path, include: str) -> dict:
     tool = find_clang()
     src = tmp / "empty.cu"
     src.write_text(include)
-    args = [a for a in cc1_args(src, "gfx942", 64, tmp / "o.ll", FrontendOptions(debug=False), False,
+    # the layer's own library_types.h declarations (read where NVIDIA's is not installed), not the real one
+    opts = FrontendOptions(debug=False, extra=("-U__SHFLX_REAL_LIBRARY_TYPES_H",))
+    args = [a for a in cc1_args(src, "gfx942", 64, tmp / "o.ll", opts, False,
                                 host_cxx_args(tool)) if a != "-emit-llvm"]
     k = args.index("-o")
     del args[k:k + 2]
@@ -171,3 +173,13 @@ def test_a_wrong_declaration_is_caught(real_sdk, tmp_path):
         "static_assert((long long)::cudaGraphExecUpdateError == 2LL);",
         "static_assert(std::is_same_v<decltype(::cudaMemsetParams::value), int>);"])
     assert len(errors) == 3, errors
+
+
+def test_shflx_cublaslt_declarations_match_cublaslt_h(real_sdk, tmp_path):
+    """The same for cuBLASLt (shflx_cublaslt_host.h against NVIDIA's cublasLt.h)."""
+    if not any((inc / "cublasLt.h").is_file() for inc in real_sdk.includes):
+        pytest.skip("nvidia-cublas-cu12 is not installed (581 MB, not part of shflx[cuda])")
+    decls = _ours(_ast(tmp_path, f'#include "{INCLUDE / "shflx_cublaslt_host.h"}"\n'), ("shflx_cublaslt_host.h",))
+    names = {node.get("name") for _, node, _ in decls}
+    assert {"cublasLtMatmul", "CUBLASLT_EPILOGUE_GELU_BIAS", "cublasLtHandle_t"} <= names
+    assert _errors(real_sdk, tmp_path, _checks(decls), "#include <cublasLt.h>\n") == []

@@ -283,6 +283,13 @@ CCCL_BLOCKS = {
     "bfe.s32": ("bfe.s32 $0, $1, $2, $3;", 3),
     "bfi.b32": ("bfi.b32 $0, $1, $2, $3, $4;", 4),
     "prmt.b32": ("prmt.b32 $0, $1, $2, $3;", 3),
+    "shf.l.wrap": ("shf.l.wrap.b32 $0, $1, $2, $3;", 3),
+    "shf.r.wrap": ("shf.r.wrap.b32 $0, $1, $2, $3;", 3),
+    "shf.l.clamp": ("shf.l.clamp.b32 $0, $1, $2, $3;", 3),
+    "shf.r.clamp": ("shf.r.clamp.b32 $0, $1, $2, $3;", 3),
+    "clz.b32": ("clz.b32 $0, $1;", 1),
+    "popc.b32": ("popc.b32 $0, $1;", 1),
+    "brev.b32": ("brev.b32 $0, $1;", 1),
     "lanemask": ("{ .reg .u32 a, b, c, d, e; mov.u32 a, %lanemask_lt; mov.u32 b, %lanemask_le; "
                  "mov.u32 c, %lanemask_gt; mov.u32 d, %lanemask_ge; mov.u32 e, %lanemask_eq; "
                  "xor.b32 a, a, $1; add.u32 a, a, b; xor.b32 a, a, c; add.u32 a, a, d; xor.b32 $0, a, e; }", 1),
@@ -319,7 +326,10 @@ def test_cccl_instruction_matches_the_ptx_reference(case, wave):
 
 @settings(max_examples=150, deadline=None)
 @given(op=st.sampled_from(["bmsk.clamp.b32 $0, $1, $2;", "bmsk.wrap.b32 $0, $1, $2;", "bfe.s32 $0, $1, $2, $3;",
-                           "bfe.u32 $0, $1, $2, $3;", "bfi.b32 $0, $1, $2, $3, $2;", "prmt.b32 $0, $1, $2, $3;"]),
+                           "bfe.u32 $0, $1, $2, $3;", "bfi.b32 $0, $1, $2, $3, $2;", "prmt.b32 $0, $1, $2, $3;",
+                           "shf.l.wrap.b32 $0, $1, $2, $3;", "shf.r.wrap.b32 $0, $1, $2, $3;",
+                           "shf.l.clamp.b32 $0, $1, $2, $3;", "shf.r.clamp.b32 $0, $1, $2, $3;", "clz.b32 $0, $1;",
+                           "popc.b32 $0, $1;", "brev.b32 $0, $1;"]),
        words=st.lists(st.one_of(st.integers(0, 70), st.integers(0, M32), st.integers(250, 260)), min_size=3, max_size=3))
 def test_bit_field_instructions_on_any_operands(op, words):
     ins = [np.full(32, w, np.int64) for w in words]
@@ -518,3 +528,46 @@ def test_mbarrier_is_one_line_naming_shflx(tmp_path, asm, name):
         compile_file(src, "gfx1100", emit="llvm")
     assert re.fullmatch(rf"{re.escape(str(src))}:4:3: error: shflx does not support '{re.escape(name)}' on AMD "
                         r"targets \(PTX mbarrier objects, [^\n]*\)", str(e.value)), str(e.value)
+
+
+def test_a_decimal_float_constant_is_the_double_rounded_to_the_instructions_type():
+    """PTX ISA 4.5.3: `setp.ge.f32 p, x, -0.5` (cuSZp) and `add.f32 d, x, 1e-3` read decimal
+    constants as doubles, rounded to the instruction's float type."""
+    f = np.array([-1.0, -0.5, -0.49999997, 0.0, 2.0, np.nan, -np.inf, 1e-3] * 4, np.float32)
+    bits = f.view(np.uint32).astype(np.int64)
+    tr = translate("{ .reg .pred p; .reg .f32 t; setp.ge.f32 p, $1, -0.5; add.f32 t, $1, 1e-3; "
+                   "selp.b32 $0, t, 0f7FC00000, p; }", ["i32"], [("float", "%f")], {}, "t", 32, "%res")
+    lanes = Lanes(32, {"%f": bits})
+    lanes.run(tr.lines)
+    want = np.where(f >= np.float32(-0.5), f + np.float32(1e-3), np.float32(np.nan)).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(lanes.env["%res"], np.int64).astype(np.uint32).view(np.float32), want)
+
+
+@pytest.mark.parametrize("hint, extra", [(".L2::128B", ""), (".L2::256B", ""), (".L2::cache_hint", ", $2")])
+def test_cp_async_cache_and_prefetch_hints_copy_the_same_bytes(hint, extra):
+    """.L2::64B/128B/256B and .L2::cache_hint (with its cache-policy operand) choose what is
+    cached, not what is copied: the same loads and stores as the plain cp.async."""
+    inputs = [("i32", "%dst"), ("i64", "%src"), ("i64", "%policy")]
+    plain = translate("cp.async.cg.shared.global [$0], [$1], 16;", [], inputs, {}, "t", 32)
+    hinted = translate(f"cp.async.cg.shared.global{hint} [$0], [$1], 16{extra};", [], inputs, {}, "t", 32)
+    assert hinted.lines == plain.lines
+
+
+@pytest.mark.parametrize("block, ref", [
+    ("rcp.rn.f32 $0, $1;", lambda x, y: np.float32(1) / x), ("rcp.approx.f32 $0, $1;", lambda x, y: np.float32(1) / x),
+    ("div.rn.f32 $0, $1, $2;", lambda x, y: x / y), ("sqrt.rn.f32 $0, $1;", lambda x, y: np.sqrt(x)),
+    ("sqrt.approx.f32 $0, $1;", lambda x, y: np.sqrt(x)),
+    ("rsqrt.approx.f32 $0, $1;", lambda x, y: (1.0 / np.sqrt(x.astype(np.float64))).astype(np.float32))])
+def test_float_division_reciprocal_and_square_root(block, ref):
+    """.rn is IEEE round to nearest even; .approx.f32 (xmrig's rcp.approx.f32) is within 1-2 ulp of
+    the quotient or root in PTX, which the correctly rounded value is."""
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(-1e4, 1e4, 24), [0.0, -0.0, np.inf, np.nan, 1e-40, 3.0, 7.0, -2.0]]).astype(np.float32)
+    y = np.concatenate([rng.uniform(-50, 50, 24), [1.0, 2.0, 0.0, 1.0, 3.0, 0.0, -0.0, np.inf]]).astype(np.float32)
+    bits = [v.view(np.uint32).astype(np.int64) for v in (x, y)]
+    tr = translate(block, ["float"], [("float", "%x"), ("float", "%y")], {}, "t", 32, "%res")
+    lanes = Lanes(32, {"%x": bits[0], "%y": bits[1]})
+    lanes.run(tr.lines)
+    with np.errstate(all="ignore"):
+        want = ref(x, y).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(lanes.env["%res"], np.int64).astype(np.uint32).view(np.float32), want)

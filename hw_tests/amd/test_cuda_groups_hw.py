@@ -13,6 +13,8 @@ import pytest
 from hw_devices import assert_bit_exact, code_object, device_params, require
 
 SOURCE = r"""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/memcpy_async.h>
@@ -30,6 +32,8 @@ extern "C" __global__ void copies(const int *in, const int *unused, int *out) {
   cg::wait_prior<0>(t);
   out[blockIdx.x * blockDim.x + threadIdx.x] = s[127 - threadIdx.x] * 1000 + c[w][(threadIdx.x * 7) % 61];
 }
+struct S3 { int a, b, c; };          // tile shuffles and cg::reduce of a user struct (one shuffle per word)
+struct S2 { short a; int b; };
 extern "C" __global__ void groups(const int *in, const int *unused, int *out, int op) {
   cg::thread_block cta = cg::this_thread_block();
   cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);
@@ -42,12 +46,26 @@ extern "C" __global__ void groups(const int *in, const int *unused, int *out, in
   if (op == 5) { auto g = cg::binary_partition(tile, v & 1); r = cg::inclusive_scan(g, v, cg::plus<int>()); }
   if (op == 6) { auto g = cg::binary_partition(tile, v & 1); r = (int)g.ballot(v > 10); }
   if (op == 7) { auto g = cg::binary_partition(tile, v & 1); r = g.shfl_down(v, 2); }
+  if (op == 8) { S3 s = tile.shfl_xor(S3{v, v + 1, v + 2}, 5); r = s.a * 10000 + s.b * 100 + s.c; }
+  if (op == 9) { S2 s = cg::reduce(tile, S2{(short)v, 1}, [](S2 x, S2 y) { return S2{(short)(x.a + y.a), x.b + y.b}; });
+                 r = s.a * 100 + s.b; }
+  if (op == 10) { auto t8 = cg::tiled_partition<8>(cta); S3 s = t8.shfl_down(S3{v, -v, 7}, 3); r = s.a * 10000 + s.b * 100 + s.c; }
   out[t] = r;
 }
 extern "C" __global__ void barrier_votes(const int *in, const int *unused, int *out) {
   int t = blockIdx.x * blockDim.x + threadIdx.x, v = in[t];
   out[t] = __syncthreads_count(v > 9) | (__syncthreads_and(v >= 0) << 8) | (__syncthreads_or(v > 18) << 9) |
            (__syncthreads_and(v > 0) << 10);
+}
+// atomicAdd of __half2 and of both __nv_bfloat16 halves of one word (the CAS loops of the layer)
+// (in global memory: the zeros of the first argument; amdemu cannot take generic pointers into LDS)
+extern "C" __global__ void half_atomics(const int *zeros, const int *unused1, unsigned *out) {
+  unsigned *w = (unsigned *)zeros;
+  atomicAdd((__half2 *)&w[0], __floats2half2_rn(1.0f, 2.0f));
+  atomicAdd((__nv_bfloat16 *)&w[1], __float2bfloat16(1.0f));
+  atomicAdd((__nv_bfloat16 *)&w[1] + 1, __float2bfloat16(0.5f));
+  __syncthreads();
+  if (threadIdx.x < 2) out[threadIdx.x] = atomicAdd(&w[threadIdx.x], 0u);
 }
 extern "C" __global__ void inc_dec(const int *lim, const int *unused, unsigned *out) {
   __shared__ unsigned c[2];
@@ -98,6 +116,11 @@ CASES = {
                                                                                   if v[j] > 10))),
     7: ("binary_partition-shfl_down", _by_group(lambda v: v & 1, lambda v, g, i: v[g[_rank(g, i) + 2]]
                                                  if _rank(g, i) + 2 < len(g) else v[i])),
+    8: ("tile-shfl_xor-struct", lambda v: np.array([v[i ^ 5] * 10000 + (v[i ^ 5] + 1) * 100 + v[i ^ 5] + 2
+                                                      for i in range(32)])),
+    9: ("tile-reduce-struct", lambda v: np.full(32, v.sum() * 100 + 32)),
+    10: ("tile8-shfl_down-struct", lambda v: np.array([(lambda s: v[s] * 10000 - v[s] * 100 + 7)(i + 3 if i % 8 + 3 < 8 else i)
+                                                        for i in range(32)])),
 }
 
 
@@ -105,6 +128,7 @@ def _cases(device):
     for op in sorted(CASES):
         yield CASES[op][0], op, ()
     yield "atomicInc-atomicDec", "atomics", ()
+    yield "atomicAdd-half2-bfloat16", "half_atomics", ()
     yield "syncthreads-count-and-or", "barrier_votes", ()
     yield "memcpy_async-wait", "copies", ()
 
@@ -132,6 +156,14 @@ def test_group_or_atomic_matches_cuda(device, op, tmp_path_factory):
         sa, sd, fa, fd = _inc_dec_expected(lim)
         assert sorted((got & 0xFF).tolist()) == sa and sorted(((got >> 8) & 0xFF).tolist()) == sd
         assert (int(got[0]) >> 16) & 0xFF == fa and int(got[0]) >> 24 == fd
+        return
+    if op == "half_atomics":           # 64 threads: half2 (64, 128), bfloat16 (64) and (32)
+        got = np.asarray(device.run_kernel(hsaco, "half_atomics", [np.zeros(2, np.int32), np.zeros(2, np.int32)], 2,
+                                           np.uint32, block=(64, 1, 1), grid=(1, 1, 1)))
+        half2 = np.array([64.0, 128.0], np.float16).view(np.uint16).astype(np.uint32)
+        bf16 = np.array([64.0, 32.0], np.float32).view(np.uint32) >> 16
+        want = np.array([half2[0] | (half2[1] << 16), bf16[0] | (bf16[1] << 16)], np.uint32)
+        assert_bit_exact(got[:2], want, f"atomicAdd of __half2 / __nv_bfloat16 ({device.arch})")
         return
     if op == "copies":                 # 2 blocks of 128 threads: 4 tiles of 32 per block
         v = np.random.default_rng(7).integers(-1000, 1000, 256).astype(np.int32)

@@ -33,6 +33,15 @@ extern "C" __global__ void intr(const unsigned *a, const unsigned *b, const floa
     case 23: r = __vabsdiffs2(x, y); break;     case 24: r = __vabsdiffu4(x, y); break;
     case 25: r = __vmins2(x, y); break;         case 26: r = __vmaxu2(x, y); break;
   }
+  unsigned z = x ^ (y >> 3); bool ph, pl;        // DPX (sm_90's, emulated as NVIDIA's headers do elsewhere)
+  switch (op) {
+    case 27: r = __viaddmax_s16x2(x, y, z); break;    case 28: r = __vimax3_s16x2_relu(x, y, z); break;
+    case 29: r = __viaddmin_u16x2(x, y, z); break;    case 30: r = (unsigned)__vimin3_s32(sx, sy, (int)z); break;
+    case 31: r = (unsigned)__viaddmax_s32_relu(sx, sy, (int)z); break;
+    case 32: r = __vibmax_s16x2(x, y, &ph, &pl); r ^= ((unsigned)ph << 15) | (unsigned)pl; break;
+    case 33: r = __vibmin_u32(x, y, &ph) + (unsigned)ph; break;
+    case 34: r = __vimin_s16x2_relu(x, y); break;
+  }
   out[i] = r;
 }
 """
@@ -80,6 +89,28 @@ def _simd(bits, signed, fn):
     return ref
 
 
+def _s16(v):
+    v = v.astype(np.int64) & 0xFFFF
+    return v - ((v >> 15) << 16)
+
+
+def _wrap16(v, signed):
+    return _s16(v) if signed else v & 0xFFFF
+
+
+def _dpx3(signed, fn):
+    """A three-operand DPX intrinsic on (x, y, z = x ^ (y >> 3)): fn on each 16-bit half."""
+    def ref(x, y, f):
+        z, out = x ^ (y >> 3), np.zeros_like(x)
+        for k in (0, 16):
+            a, b, c = ((v >> k) & 0xFFFF for v in (x, y, z))
+            if signed:
+                a, b, c = _s16(a), _s16(b), _s16(c)
+            out |= (fn(a, b, c) & 0xFFFF) << k
+        return out
+    return ref
+
+
 CASES = {   # op: (name, numpy reference of (x, y, f) as int64, masked to 32 bits)
     0: ("__umul24", lambda x, y, f: (x & 0xFFFFFF) * (y & 0xFFFFFF)),
     1: ("__mul24", lambda x, y, f: _s24(x) * _s24(y)),
@@ -104,6 +135,17 @@ CASES = {   # op: (name, numpy reference of (x, y, f) as int64, masked to 32 bit
     23: ("__vabsdiffs2", _simd(16, True, lambda a, b: np.abs(a - b))),
     24: ("__vabsdiffu4", _simd(8, False, lambda a, b: np.abs(a - b))),
     25: ("__vmins2", _simd(16, True, np.minimum)), 26: ("__vmaxu2", _simd(16, False, np.maximum)),
+    # DPX, from the CUDA Math API's definitions: per 16-bit half (additions wrap to the half), relu
+    # clamps below at 0, __vib* return the first operand's win (a >= b for max, a <= b for min)
+    27: ("__viaddmax_s16x2", _dpx3(True, lambda a, b, c: np.maximum(_wrap16(a + b, True), c))),
+    28: ("__vimax3_s16x2_relu", _dpx3(True, lambda a, b, c: np.maximum(np.maximum(np.maximum(a, b), c), 0))),
+    29: ("__viaddmin_u16x2", _dpx3(False, lambda a, b, c: np.minimum(_wrap16(a + b, False), c))),
+    30: ("__vimin3_s32", lambda x, y, f: np.minimum(np.minimum(_s(x), _s(y)), _s(x ^ (y >> 3)))),
+    31: ("__viaddmax_s32_relu", lambda x, y, f: np.maximum(np.maximum(_s((x + y) & M32), _s(x ^ (y >> 3))), 0)),
+    32: ("__vibmax_s16x2", lambda x, y, f: _dpx3(True, lambda a, b, c: np.maximum(a, b))(x, y, f)
+         ^ ((_s16(x >> 16) >= _s16(y >> 16)).astype(np.int64) << 15) ^ (_s16(x) >= _s16(y)).astype(np.int64)),
+    33: ("__vibmin_u32", lambda x, y, f: np.minimum(x, y) + (x <= y).astype(np.int64)),
+    34: ("__vimin_s16x2_relu", _dpx3(True, lambda a, b, c: np.maximum(np.minimum(a, b), 0))),
 }
 
 

@@ -1,7 +1,8 @@
 """llvmlite adapter for NVIDIA: NVPTX LLVM IR text -> PTX text (STYLE "one thin adapter per tool").
 
 The PTX ISA version is the one LLVM itself picks for the processor (its minimum for that sm:
-7.8 for sm_90, 8.6 for sm_100a, ...), read from a probe module once per processor; the front end
+8.6 for sm_100a, ...), read from a probe module once per processor, but at least that of the first
+CUDA toolkit for the processor (8.0 for sm_90: _PTX_FLOOR); the front end
 is given the same `+ptxNN` feature so clang allows exactly the builtins codegen can emit."""
 from __future__ import annotations
 
@@ -31,7 +32,17 @@ def _target_machine(sm: str, opt: int) -> tuple[Any, str]:
     emitted = re.search(r"^\.version\s+(\d+)\.(\d+)", probe, flags=re.M)
     if not emitted or int(emitted.group(1)) < 6:
         raise ToolchainError(f"LLVM {version(llvm)} (llvmlite) does not know the NVIDIA processor '{sm}'")
+    floor = _PTX_FLOOR.get(sm.rstrip("af"))
+    if floor and (int(emitted.group(1)), int(emitted.group(2))) < floor:
+        tm = llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=sm, opt=opt, features=f"+ptx{floor[0]}{floor[1]}")
+        return tm, f"{floor[0]}.{floor[1]}"
     return tm, f"{emitted.group(1)}.{emitted.group(2)}"
+
+
+# The PTX ISA at least, per processor, where LLVM's minimum is older than the first CUDA toolkit for
+# it emits: NVIDIA's headers write sm_90 instructions of PTX 8.0 in inline asm (DPX's add.s16x2 /
+# max.s16x2.relu in crt/device_functions.hpp), and every ptxas that knows sm_90 (CUDA 12.0+) reads 8.0.
+_PTX_FLOOR = {"sm_90": (8, 0)}
 
 
 def ptx_version(sm: str) -> str:

@@ -307,9 +307,18 @@ def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
         f.host.append(w)
     elif (h := next((h for h in HIP_VALUED if w == h or w.startswith(h + "=")), None)):
         f.host.append(f"{h}={words.value(h, w[len(h):])}")       # the HIP compiler of -c reads them
+    elif w in NVCC_AS_CLANG:
+        pass
     else:
         return False
     return True
+
+
+# nvcc flags that ask for what clang's CUDA and HIP modes do anyway: constexpr functions callable from
+# device code (clang's -fcuda-host-device-constexpr, on by default), __device__ lambdas, line tables
+# (shflx's default output has them). Accepted and nothing more.
+NVCC_AS_CLANG = frozenset(f"{dash}{name}" for dash in ("-", "--") for name in (
+    "expt-relaxed-constexpr", "expt-extended-lambda", "extended-lambda", "lineinfo", "generate-line-info"))
 
 
 def _choice(flag: str, value: str | None, choices: tuple[str, ...], why: str = "") -> None:

@@ -18,7 +18,7 @@ from . import nvcc_syntax
 from .cuda_sdk import INSTALL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include
 from .host_only import leading_notes, library_of, missing_host_header, note, stand_in, stood_in
 from .unprovided import named_missing_header
-from .toolchain import HOST_TRIPLE, find_clang, host_cxx_args
+from .toolchain import HOST_TRIPLE, find_clang, gcc_include_dir, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
 # The CUDA toolkit version the device code is compiled as (__CUDACC_VER_MAJOR__/MINOR__,
@@ -68,11 +68,46 @@ def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions
     CCCL (CUB, Thrust, libcu++), where `shflx[cuda]` installed it, is searched after the user's
     directories, as nvcc searches its toolkit's: the real headers, beneath the CUDA layer."""
     args = [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
-            "-x", "hip", *host, *amd_header_args(), *_printf_args(opts), *_common_args(source, wave, out, opts)]
+            "-x", "hip", *host, *amd_header_args(), *_printf_args(opts), *_cuda_not_hip(source),
+            *_hidden_visibility(opts), *_common_args(source, wave, out, opts)]
     cccl = cccl_include()
     if cccl is not None:
         args[-1:-1] = ["-isystem", str(cccl)]
-    return args
+    return args[:-1] + host_after() + args[-1:]
+
+
+# Host headers searched after everything else, as nvcc's host compiler finds them: libstdc++-only
+# headers that the ziglang wheel's libc++ lacks (bits/stdc++.h, stood in by one that includes every
+# standard header; AMD only) and GCC's own include directory (omp.h, openacc.h).
+HOST_STANDINS = INCLUDE / "host"
+
+
+def host_after(amd: bool = True) -> list[str]:
+    gcc = gcc_include_dir()
+    return (["-idirafter", str(HOST_STANDINS)] if amd else []) + (["-idirafter", gcc] if gcc else [])
+
+
+# What clang's HIP mode defines that tells code it is being compiled by hipcc: a .cu file is CUDA
+# (nvcc defines none of them), and a project's `#ifdef __HIPCC__` branch includes the system's
+# <hip/hip_runtime.h>, which then fails against the CUDA layer. The layer itself tests none of them
+# (it uses clang's __HIP_MEMORY_SCOPE_* and __AMDGPU__/__AMDGCN__, which stay).
+HIP_MACROS = ("__HIPCC__", "__HIP__", "__HIP_DEVICE_COMPILE__")
+
+
+def _cuda_not_hip(source: Path) -> list[str]:
+    """-U for clang's HIP macros, except for .hip sources (which are HIP)."""
+    return [] if source.suffix == ".hip" else [f"-U{m}" for m in HIP_MACROS]
+
+
+def _hidden_visibility(opts: FrontendOptions) -> list[str]:
+    """Device code's symbols hidden, as clang's HIP toolchain compiles AMDGPU device code: the code
+    object is a shared object, and a call to a non-inlined __device__ function of default visibility
+    (preemptible) is a relocation ld.lld refuses ("R_AMDGPU_REL32_LO cannot be used against symbol").
+    Kernels and the __device__ / __constant__ variables the host can name stay visible (clang gives
+    them protected visibility). A -fvisibility among the user's words wins."""
+    if any(w.startswith("-fvisibility") for w in opts.extra):
+        return []
+    return ["-fvisibility=hidden", "-fapply-global-visibility-to-externs"]
 
 
 def _printf_args(opts: FrontendOptions) -> list[str]:
@@ -156,7 +191,8 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
     for d in opts.defines:
         args += ["-D", d]
     # cc1 words; -fstrict-aliasing only leaves -fno-strict-aliasing out (shflx's own marker, no cc1 word)
-    return args + [w for word in opts.extra if word != STRICT_ALIASING for w in ("-Xclang", word)] + [str(source)]
+    return args + [w for word in opts.extra if word != STRICT_ALIASING for w in ("-Xclang", word)] + \
+        host_after(amd=False) + [str(source)]
 
 
 def compile_with_cuda_headers(source: Path, sm: str, sdk: CudaSdk, opts: FrontendOptions) -> str:

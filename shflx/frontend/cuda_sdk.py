@@ -168,15 +168,24 @@ def amd_header_args() -> tuple[str, ...]:
     where their wheels are installed: cuBLAS's include directory (only cuBLAS's host API is in it;
     searched after shflx's stubs, whose cublas_v2.h includes it next), and the runtime wheel's
     header-only cuComplex.h (named by a macro that stubs/cuComplex.h includes: the rest of that
-    directory is NVIDIA's device API, which the AMD layer replaces)."""
+    directory is NVIDIA's device API, which the AMD layer replaces), and the other REAL_HEADERS."""
     args: list[str] = []
     cublas = _package_dir("nvidia.cublas")
     if cublas is not None and (cublas / "include" / "cublas_v2.h").is_file():
         args += ["-idirafter", str(cublas / "include")]
     runtime = _package_dir("nvidia.cuda_runtime")
-    if runtime is not None and (runtime / "include" / "cuComplex.h").is_file():
-        args += [f'-D__SHFLX_REAL_CUCOMPLEX_H="{runtime / "include" / "cuComplex.h"}"']
+    for header, macro in REAL_HEADERS.items():
+        if runtime is not None and (runtime / "include" / header).is_file():
+            args += [f'-D{macro}="{runtime / "include" / header}"']
     return tuple(args)
+
+
+# NVIDIA's headers that the AMD device pass reads as they are, from the runtime wheel: header-only
+# code or plain declarations and macros, nothing of NVIDIA's device API. Each is named by a macro
+# that the layer's file of that name includes (stubs/): the rest of the wheel's directory is the
+# device API that the layer replaces, so the directory itself is not searched.
+REAL_HEADERS = {"cuComplex.h": "__SHFLX_REAL_CUCOMPLEX_H", "library_types.h": "__SHFLX_REAL_LIBRARY_TYPES_H",
+                "math_constants.h": "__SHFLX_REAL_MATH_CONSTANTS_H", "cuda.h": "__SHFLX_REAL_CUDA_H"}
 
 
 def describe() -> str:

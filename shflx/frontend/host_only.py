@@ -20,7 +20,7 @@ HOST_ONLY = {
     r"cufft(XT|w)?\.h": "cuFFT", r"curand\.h": "cuRAND (host API)", r"cusolver(Dn|Sp|Rf|Mg)?\.h": "cuSOLVER",
     r"cudnn(_\w+)?\.h": "cuDNN", r"nccl\.h": "NCCL", r"nvrtc\.h": "NVRTC", r"nvjpeg\.h": "nvJPEG",
     r"npp\w*\.h": "NPP", r"nvToolsExt\w*\.h": "NVTX", r"nvtx3/.*": "NVTX", r"cupti\w*\.h": "CUPTI",
-    r"nvml\.h": "NVML", r"library_types\.h": "the CUDA library data types (cudaDataType)",
+    r"nvml\.h": "NVML", r"mpi\.h": "MPI", r"library_types\.h": "the CUDA library data types (cudaDataType)",
     r"cuda_profiler_api\.h": "the CUDA profiler API", r"cudaProfiler\.h": "the CUDA profiler API",
 }
 _NOT_FOUND = re.compile(r"^(?P<where>.+?:\d+:\d+): fatal error: '(?P<name>[^']+)' file not found$")

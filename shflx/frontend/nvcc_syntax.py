@@ -11,6 +11,10 @@ instanceNormFwdImpl) and have exactly one well-formed reading:
   'template' keyword"). EDG reads the template-id `A<T>::template f<N>(x)`, the only reading that
   is well-formed.
 
+A kernel launch with spaces inside its brackets, `k << <grid, block >> > (args)` (xmrig-cuda), is
+an execution configuration to nvcc; clang stops at the third `<` ("expected expression"), and it is
+read as `k <<< grid, block >>> (args)`.
+
 A third is a difference of meaning that nvcc settles with a warning: a `__shared__` variable of a
 class whose default constructor does something (libcu++'s `cuda::barrier`, initialized later by
 `init(&bar, n)`): nvcc does not run the constructor ("dynamic initialization is not supported") and
@@ -92,6 +96,8 @@ def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes(),
                 declared and re.search(rb"\b" + re.escape(name.encode()) + rb"\s*\(", declared)), f"{path}:{row}:{col}")
         elif m["msg"] == "initialization is not supported for __shared__ variables":
             fix = _shared_uninitialized(path, text, offset, f"{path}:{row}:{col}")
+        elif m["msg"] == "expected expression":
+            fix = _spaced_launch(path, text, offset, f"{path}:{row}:{col}")
         elif _MISSING_TEMPLATE.fullmatch(m["msg"]):
             name = _MISSING_TEMPLATE.fullmatch(m["msg"])["name"]
             fix = _template_keyword(path, text, offset, lambda n: n == name, f"{path}:{row}:{col}")
@@ -209,6 +215,29 @@ def _asm_comma(path: str, text: bytes, offset: int, where: str) -> Fix | None:
     if depth != 1 or not seen_colon:
         return None
     return Fix(path, len(before), b",", where, "a ',' between asm operands written without one")
+
+
+_OPEN_SPACED = re.compile(rb"<<([ \t]+)<")
+_CLOSE_SPACED = re.compile(rb">>([ \t]+)>")
+
+
+def _spaced_launch(path: str, text: bytes, offset: int, where: str) -> Fix | None:
+    """A kernel launch written `k << <grid, block >> > (args)` (xmrig-cuda): nvcc reads the
+    execution configuration, clang reads `k << <` and stops with "expected expression" at the third
+    `<`. Read as `k <<< grid, block >>> (args)`: the spaces move after the brackets, so every column
+    stays where it was."""
+    if text[offset:offset + 1] != b"<":
+        return None
+    open_ = next((m for m in _OPEN_SPACED.finditer(text, max(0, offset - 16), offset + 1) if m.end() == offset + 1), None)
+    if open_ is None:
+        return None
+    close = _CLOSE_SPACED.search(text, open_.end(), open_.end() + 2000)
+    if close is None or b";" in text[open_.end():close.start()]:
+        return None
+    span = text[open_.start():close.end()]
+    k = close.start() - open_.start()
+    fixed = b"<<<" + open_[1] + span[len(open_[0]):k] + b">>>" + close[1]
+    return Fix(path, open_.start(), fixed, where, "a kernel launch's '<< <' ... '>> >' as '<<<' ... '>>>'", len(span))
 
 
 _SHARED_DECL = re.compile(rb"(?P<lead>(?:static\s+)?__shared__\s+)(?P<type>[\w:<>,\s*&]+?)\s+$")

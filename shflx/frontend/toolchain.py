@@ -234,3 +234,12 @@ def _cc1_words(driver_output: str) -> list[str]:
     """The words of the -cc1 line a `clang -###` run prints (quoted, one per argument)."""
     line = next((ln for ln in driver_output.splitlines() if '"-cc1"' in ln), "")
     return [w.encode().decode("unicode_escape") for w in re.findall(r'"((?:[^"\\]|\\.)*)"', line)]
+
+
+@lru_cache(maxsize=1)
+def gcc_include_dir() -> str | None:
+    """GCC's own include directory (`gcc -print-file-name=include`: omp.h, openacc.h, ...), which
+    nvcc's host compiler searches and clang does not; the newest GCC of the host triple's, or None."""
+    found = sorted(Path("/usr/lib/gcc/x86_64-linux-gnu").glob("*/include/omp.h"),
+                   key=lambda p: [int(x) if x.isdigit() else 0 for x in p.parent.parent.name.split(".")])
+    return str(found[-1].parent) if found else None

@@ -20,7 +20,7 @@ UNPROVIDED = {
     r"cuda_fp[864]\.hp?p?": "CUDA's 8-, 6- and 4-bit float types are not provided on AMD",
     r"(?:sm_\d+_\w+|texture_\w+|surface_\w+|cuda_(?:texture|surface)_types|crt/[\w/]+|cudaEGL\w*|cudaGL\w*|"
     r"cudaVDPAU\w*|cuda_\w+_interop|cudaTypedefs|cudaProfilerTypedefs|cuda_occupancy|cuda_device_runtime_api|"
-    r"device_(?:functions|atomic_functions|double_functions|types)|math_(?:functions|constants)|"
+    r"device_(?:double_functions|types)|"
     r"builtin_types|host_(?:config|defines)|driver_functions|channel_descriptor|common_functions)\.hp?p?":
         "an NVIDIA CUDA toolkit header that the CUDA layer for AMD does not provide",
 }

@@ -252,15 +252,19 @@ def _cp_async(run: StraightLine, inst: ptxir.Instruction, mods: list[str], acces
         raise PtxBlockError(f"PTX instruction '{_text(inst)}' is not supported in inline PTX")
     if len(mods) >= 2 and mods[1] in ("commit_group", "wait_group", "wait_all"):
         return                                   # copies below complete at once
-    if mods[1:] not in (["ca", "shared", "global"], ["cg", "shared", "global"]) or len(inst.operands) not in (3, 4):
+    # .L2::64B/128B/256B (prefetch size) and .L2::cache_hint (its cache-policy operand comes last)
+    # choose what is cached, not what is copied; .shared::cta is .shared
+    operands = inst.operands[:-1] if "L2::cache_hint" in mods else inst.operands
+    mods = ["shared" if m == "shared::cta" else m for m in mods if not m.startswith("L2::")]
+    if mods[1:] not in (["ca", "shared", "global"], ["cg", "shared", "global"]) or len(operands) not in (3, 4):
         raise PtxBlockError(f"PTX instruction '{_text(inst)}': only cp.async.{{ca,cg}}.shared.global "
                             "[dst], [src], size{, src-size} is supported in inline PTX")
-    size = imm_int(inst, inst.operands[2])
+    size = imm_int(inst, operands[2])
     if size not in (4, 8, 16):
         raise PtxBlockError(f"PTX instruction '{_text(inst)}': copy size must be 4, 8 or 16")
     guard = run.guard(run.env, inst)
     n = size // 4
-    src_size = run.read(run.env, inst.operands[3], 32) if len(inst.operands) == 4 else None
+    src_size = run.read(run.env, operands[3], 32) if len(operands) == 4 else None
     dst, doff = address(run, inst, inst.operands[0], "shared")
     src, soff = address(run, inst, inst.operands[1], "global")
     names = [f"$cp{len(accesses)}.{k}" for k in range(n)]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
+import struct
 import weakref
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -260,6 +261,43 @@ def _prmt(a: Expr, b: Expr, c: Expr) -> Expr:
     return out
 
 
+def _shf(a: Expr, b: Expr, c: Expr, left: bool, clamp: bool) -> Expr:
+    """shf.{l,r}.{clamp,wrap}.b32 d, a, b, c (PTX ISA 9.7.8.x, funnel shift): n = min(c, 32) (.clamp)
+    or c & 31 (.wrap); .l: the 32 high bits of {b, a} << n, .r: the 32 low bits of {b, a} >> n."""
+    n = ite(cmp("ult", c, const(32, 32)), c, const(32, 32)) if clamp else binop("and", c, const(31, 32))
+    both = binop("or", binop("shl", resize(b, 64, False), const(32, 64)), resize(a, 64, False))
+    if left:
+        return resize(binop("lshr", binop("shl", both, resize(n, 64, False)), const(32, 64)), 32, False)
+    return resize(binop("lshr", both, resize(n, 64, False)), 32, False)
+
+
+def _clz32(a: Expr) -> Expr:
+    """clz.b32: leading zero bits (32 for 0), by halving the range: five compare-and-shift steps."""
+    n, x = const(0, 32), a
+    for s in (16, 8, 4, 2, 1):
+        small = cmp("ult", x, const(1 << (32 - s), 32))       # the top s bits are zero
+        n = ite(small, binop("add", n, const(s, 32)), n)
+        x = ite(small, binop("shl", x, const(s, 32)), x)
+    return ite(cmp("eq", a, const(0, 32)), const(32, 32), n)
+
+
+def _popc32(a: Expr) -> Expr:
+    """popc.b32: the set bits, summed pairwise, by nibbles, then by bytes through a multiply."""
+    x = binop("sub", a, binop("and", binop("lshr", a, const(1, 32)), const(0x55555555, 32)))
+    x = binop("add", binop("and", x, const(0x33333333, 32)), binop("and", binop("lshr", x, const(2, 32)), const(0x33333333, 32)))
+    x = binop("and", binop("add", x, binop("lshr", x, const(4, 32))), const(0x0F0F0F0F, 32))
+    return binop("lshr", binop("mul", x, const(0x01010101, 32)), const(24, 32))
+
+
+def _brev32(a: Expr) -> Expr:
+    """brev.b32: bit i to bit 31 - i, by swapping bits, pairs, nibbles, bytes and halves."""
+    x = a
+    for s, m in ((1, 0x55555555), (2, 0x33333333), (4, 0x0F0F0F0F), (8, 0x00FF00FF), (16, 0x0000FFFF)):
+        x = binop("or", binop("and", binop("lshr", x, const(s, 32)), const(m, 32)),
+                  binop("shl", binop("and", x, const(m, 32)), const(s, 32)))
+    return x
+
+
 def _s(v: int, w: int) -> int:
     return v - (1 << w) if v >> (w - 1) else v
 
@@ -401,7 +439,13 @@ def _imm(tok: str, w: int) -> Expr | None:
     m = re.fullmatch(r"0[fF]([0-9a-fA-F]{8})|0[dD]([0-9a-fA-F]{16})", t)
     if m:
         return const(int(m.group(1) or m.group(2), 16), w)
+    # a decimal floating-point constant (PTX ISA 4.5.3: a double, rounded to the instruction's type)
+    if re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?", t) and re.search(r"[.eE]", t) and w in _FLOAT_FMT:
+        return const(int.from_bytes(struct.pack("<" + _FLOAT_FMT[w], float(t)), "little"), w)
     return None
+
+
+_FLOAT_FMT = {16: "e", 32: "f", 64: "d"}
 
 
 class _Emu:
@@ -628,6 +672,11 @@ class _Emu:
             return [_bfi(rd(1), rd(2), rd(3, 32), rd(4, 32))]
         if base == "prmt" and w == 32 and mods == ("b32",) and len(ops) == 4:
             return [_prmt(rd(1), rd(2), rd(3))]
+        if base in ("clz", "popc", "brev") and w == 32 and len(ops) == 2:
+            return [{"clz": _clz32, "popc": _popc32, "brev": _brev32}[base](rd(1))]
+        if base == "shf" and w == 32 and len(mods) == 3 and mods[0] in ("l", "r") and mods[1] in ("clamp", "wrap") \
+                and len(ops) == 4:
+            return [_shf(rd(1), rd(2), rd(3), mods[0] == "l", mods[1] == "clamp")]
         return None
 
     def cvt_pack(self, env, mods, ops) -> list[Expr] | None:

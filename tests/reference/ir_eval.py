@@ -107,8 +107,11 @@ class Lanes:
             if op == "sext":
                 x = _signed(x, _width(fty))
             return _mask(x, _width(tty))
-        if op in ("fadd", "fsub", "fmul", "fneg", "fcmp"):
+        if op in ("fadd", "fsub", "fmul", "fdiv", "fneg", "fcmp"):
             return self.float_op(op, rest)
+        if op in ("fpext", "fptrunc"):          # numpy's casts: exact widening, round-to-nearest-even narrowing
+            fty, a, tty = re.match(r"(\S+) (\S+) to (\S+)$", rest).groups()
+            return _from_float(_to_float(self.operand(a, _width(fty)), fty), tty)
         if op in ("sitofp", "uitofp"):
             fty, a, tty = re.match(r"(\S+) (\S+) to (\S+)$", rest).groups()
             x = self.operand(a, _width(fty))
@@ -132,7 +135,8 @@ class Lanes:
             return (r & ~nan if pred.startswith("o") else r | nan).astype(np.int64)
         ty, a, b = re.match(r"(\S+) (\S+), (\S+)$", rest).groups()
         x, y = (_to_float(self.operand(t, _width(ty)), ty) for t in (a, b))
-        return _from_float({"fadd": np.add, "fsub": np.subtract, "fmul": np.multiply}[op](x, y), ty)
+        with np.errstate(all="ignore"):
+            return _from_float({"fadd": np.add, "fsub": np.subtract, "fmul": np.multiply, "fdiv": np.divide}[op](x, y), ty)
 
     def call(self, rest: str) -> np.ndarray:
         m = re.match(r"(\S+) @([\w.$]+)\((.*)\)$", rest)
@@ -162,6 +166,9 @@ class Lanes:
             lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if m.group(1) == "s" else (0, (1 << w) - 1)
             f = _to_float(vals[0], fty).astype(np.float64)
             return _mask([0 if np.isnan(x) else int(min(max(x, lo), hi)) for x in f], w)
+        if fn.startswith("llvm.sqrt."):
+            with np.errstate(all="ignore"):
+                return _from_float(np.sqrt(_to_float(vals[0], ty)), ty)
         if fn.startswith(("llvm.minnum.", "llvm.maxnum.")):
             x, y = (_to_float(v, ty) for v in vals)
             return _from_float((np.fmin if "minnum" in fn else np.fmax)(x, y), ty)

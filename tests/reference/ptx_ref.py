@@ -1,6 +1,6 @@
 """Reference lockstep interpreter for the inline-PTX subset CUB-style blocks use, written from the
 PTX ISA text (instructions mov, add, sub, mul.lo, and, or, xor, not, shl, shr, min, max, setp with
-`.and/.or/.xor`, selp, shfl.sync, vote.sync.ballot, bmsk, bfe, bfi, prmt, cvt.pack.sat, cvt from f32
+`.and/.or/.xor`, selp, shfl.sync, vote.sync.ballot, bmsk, bfe, bfi, prmt, shf, cvt.pack.sat, cvt from f32
 to integers; guards `@p`/`@!p`; %laneid, %lanemask_*) and cuda_ref for shfl. Independent of
 shflx: nothing here imports it. A block runs on `lanes` lanes at once (32 or 64; lanes 32..63 are
 a second warp); a register holds one u32 (or bool) per lane; a guarded write keeps the old value
@@ -130,7 +130,7 @@ def run_block(text: str, operands: dict[str, np.ndarray | int], lanes: int = 32)
             put(dests[0].strip(), out)
             if len(dests) > 1:
                 put(dests[1].strip(), pred)
-        elif parts[0] in ("bmsk", "bfe", "bfi", "prmt"):
+        elif parts[0] in ("bmsk", "bfe", "bfi", "prmt", "shf", "clz", "popc", "brev"):
             args = [[int(x) for x in val(o) & M32] for o in ops[1:]]
             put(ops[0], np.array([BITFIELD[parts[0]](parts, *a) for a in zip(*args)], np.int64))
         elif parts[0] == "vote":                        # ballot of this 32-lane warp's lanes in the mask
@@ -216,4 +216,30 @@ def _prmt(parts, a: int, b: int, c: int) -> int:
     return out
 
 
-BITFIELD = {"bmsk": _bmsk, "bfe": _bfe, "bfi": _bfi, "prmt": _prmt}
+def _shf(parts, a: int, b: int, c: int) -> int:
+    """PTX ISA shf pseudocode: n = .clamp ? min(c, 32) : c & 0x1f; .l: d = (b << n) | (a >> (32 - n)),
+    .r: d = (b << (32 - n)) | (a >> n), where a 32-bit shift by 32 or more gives 0."""
+    n = min(c, 32) if parts[2] == "clamp" else c & 0x1F
+    shl = lambda x, k: (x << k) & M32 if k < 32 else 0      # noqa: E731
+    shr = lambda x, k: x >> k if k < 32 else 0              # noqa: E731
+    return shl(b, n) | shr(a, 32 - n) if parts[1] == "l" else shl(b, 32 - n) | shr(a, n)
+
+
+def _clz(parts, a: int) -> int:
+    """PTX ISA clz.b32: d = 0; while (d < 32 && (a & (0x80000000 >> d)) == 0) d++."""
+    d = 0
+    while d < 32 and not a & (0x80000000 >> d):
+        d += 1
+    return d
+
+
+def _popc(parts, a: int) -> int:
+    return bin(a).count("1")
+
+
+def _brev(parts, a: int) -> int:
+    return sum(_bit(a, i) << (31 - i) for i in range(32))
+
+
+BITFIELD = {"bmsk": _bmsk, "bfe": _bfe, "bfi": _bfi, "prmt": _prmt, "shf": _shf, "clz": _clz, "popc": _popc,
+            "brev": _brev}

@@ -368,6 +368,32 @@ __device__ double pow(double, double) __shflx_unsupported("pow(double)");
 // CUDA's __half / __nv_bfloat16 classes (their names, conversions, operators, shuffles)
 #include "stubs/cuda_fp16.h"
 #include "stubs/cuda_bf16.h"
+// atomicAdd of the 16-bit float types (CUDA: __half2 sm_60+, __half sm_70+, bfloat16 sm_80+): a
+// compare-and-swap loop on the aligned 32-bit word holding the value, adding with the type's own
+// rounding; relaxed and device-wide, as atomicAdd. Returns the old value.
+template <class T2> __device__ __forceinline__ T2 __shflx_atomic_add_x2(T2 *p, T2 v) {
+  unsigned *w = (unsigned *)p, old = *(volatile unsigned *)w, seen;
+  do {
+    seen = old;
+    old = atomicCAS(w, seen, __builtin_bit_cast(unsigned, __builtin_bit_cast(T2, seen) + v));
+  } while (old != seen);
+  return __builtin_bit_cast(T2, old);
+}
+template <class T> __device__ __forceinline__ T __shflx_atomic_add_x1(T *p, T v) {
+  unsigned *w = (unsigned *)((unsigned long long)p & ~3ull), shift = ((unsigned)(unsigned long long)p & 2u) * 8u;
+  unsigned old = *(volatile unsigned *)w, seen;
+  do {
+    seen = old;
+    T sum = __builtin_bit_cast(T, (unsigned short)(seen >> shift)) + v;
+    unsigned word = (seen & ~(0xffffu << shift)) | ((unsigned)__builtin_bit_cast(unsigned short, sum) << shift);
+    old = atomicCAS(w, seen, word);
+  } while (old != seen);
+  return __builtin_bit_cast(T, (unsigned short)(old >> shift));
+}
+__device__ __forceinline__ __half2 atomicAdd(__half2 *p, __half2 v) { return __shflx_atomic_add_x2(p, v); }
+__device__ __forceinline__ __nv_bfloat162 atomicAdd(__nv_bfloat162 *p, __nv_bfloat162 v) { return __shflx_atomic_add_x2(p, v); }
+__device__ __forceinline__ __half atomicAdd(__half *p, __half v) { return __shflx_atomic_add_x1(p, v); }
+__device__ __forceinline__ __nv_bfloat16 atomicAdd(__nv_bfloat16 *p, __nv_bfloat16 v) { return __shflx_atomic_add_x1(p, v); }
 
 #include "shflx_cuda_host.h"
 

@@ -7,11 +7,22 @@
 // string.h, time.h; math_functions.h math.h, stdlib.h): real files use EXIT_FAILURE, exit, memcpy,
 // strlen without an include. Only where the host's C headers are usable (they need the
 // compiler's stddef.h).
+// math_functions.h also brings <math.h>, <cmath> and <cstdlib> (C++): host functions call expf,
+// fabs, isfinite, abs as CUDA's __host__ __device__ math functions, and std::abs, std::exp reach
+// the device overloads the layer declared above (the C++ headers' `using ::abs` takes in every
+// declaration of the name made before them).
 #if __has_include(<stddef.h>) && __has_include(<stdlib.h>)
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <math.h>
+#if __has_include(<cmath>)
+#include <cmath>
+#include <cstdlib>
 #endif
+#endif
+// cuda_runtime.h includes library_types.h (cudaDataType: CUDA_R_32F, ...)
+#include "stubs/library_types.h"
 // crt/common_functions.h also brings <new>: device code constructs objects in place (CUB's
 // block_load.cuh does), for which CUDA declares placement new for the device too.
 #if __has_include(<new>)
@@ -154,20 +165,53 @@ enum cudaFuncAttribute {
   cudaFuncAttributeNonPortableClusterSizeAllowed = 14, cudaFuncAttributeClusterSchedulingPolicyPreference = 15,
   cudaFuncAttributeMax
 };
-struct cudaDeviceProp {
-  char name[256]; __shflx_size_t totalGlobalMem, sharedMemPerBlock; int regsPerBlock, warpSize;
-  __shflx_size_t memPitch; int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
-  __shflx_size_t totalConstMem; int major, minor; __shflx_size_t textureAlignment; int deviceOverlap,
-  multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory, computeMode,
-  concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, memoryClockRate, memoryBusWidth, l2CacheSize,
-  maxThreadsPerMultiProcessor, unifiedAddressing, managedMemory, cooperativeLaunch,
-  cooperativeMultiDeviceLaunch, concurrentManagedAccess, pageableMemoryAccess;
-  __shflx_size_t sharedMemPerMultiprocessor, sharedMemPerBlockOptin;
+#ifndef CU_UUID_HAS_BEEN_DEFINED          // the guard cuda.h and driver_types.h share
+#define CU_UUID_HAS_BEEN_DEFINED
+struct CUuuid_st { char bytes[16]; };
+typedef struct CUuuid_st CUuuid;
+#endif
+typedef struct CUuuid_st cudaUUID_t;
+struct cudaDeviceProp {   // every field of CUDA 12.9's driver_types.h, in its order
+  char name[256]; cudaUUID_t uuid; char luid[8]; unsigned int luidDeviceNodeMask; __shflx_size_t totalGlobalMem;
+  __shflx_size_t sharedMemPerBlock; int regsPerBlock; int warpSize; __shflx_size_t memPitch; int maxThreadsPerBlock;
+  int maxThreadsDim[3]; int maxGridSize[3]; int clockRate; __shflx_size_t totalConstMem; int major; int minor;
+  __shflx_size_t textureAlignment; __shflx_size_t texturePitchAlignment; int deviceOverlap; int multiProcessorCount;
+  int kernelExecTimeoutEnabled; int integrated; int canMapHostMemory; int computeMode; int maxTexture1D;
+  int maxTexture1DMipmap; int maxTexture1DLinear; int maxTexture2D[2]; int maxTexture2DMipmap[2];
+  int maxTexture2DLinear[3]; int maxTexture2DGather[2]; int maxTexture3D[3]; int maxTexture3DAlt[3];
+  int maxTextureCubemap; int maxTexture1DLayered[2]; int maxTexture2DLayered[3]; int maxTextureCubemapLayered[2];
+  int maxSurface1D; int maxSurface2D[2]; int maxSurface3D[3]; int maxSurface1DLayered[2]; int maxSurface2DLayered[3];
+  int maxSurfaceCubemap; int maxSurfaceCubemapLayered[2]; __shflx_size_t surfaceAlignment; int concurrentKernels;
+  int ECCEnabled; int pciBusID; int pciDeviceID; int pciDomainID; int tccDriver; int asyncEngineCount;
+  int unifiedAddressing; int memoryClockRate; int memoryBusWidth; int l2CacheSize; int persistingL2CacheMaxSize;
+  int maxThreadsPerMultiProcessor; int streamPrioritiesSupported; int globalL1CacheSupported;
+  int localL1CacheSupported; __shflx_size_t sharedMemPerMultiprocessor; int regsPerMultiprocessor; int managedMemory;
+  int isMultiGpuBoard; int multiGpuBoardGroupID; int hostNativeAtomicSupported; int singleToDoublePrecisionPerfRatio;
+  int pageableMemoryAccess; int concurrentManagedAccess; int computePreemptionSupported;
+  int canUseHostPointerForRegisteredMem; int cooperativeLaunch; int cooperativeMultiDeviceLaunch;
+  __shflx_size_t sharedMemPerBlockOptin; int pageableMemoryAccessUsesHostPageTables;
+  int directManagedMemAccessFromHost; int maxBlocksPerMultiProcessor; int accessPolicyMaxWindowSize;
+  __shflx_size_t reservedSharedMemPerBlock; int hostRegisterSupported; int sparseCudaArraySupported;
+  int hostRegisterReadOnlySupported; int timelineSemaphoreInteropSupported; int memoryPoolsSupported;
+  int gpuDirectRDMASupported; unsigned int gpuDirectRDMAFlushWritesOptions; int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes; int deferredMappingCudaArraySupported; int ipcEventSupported;
+  int clusterLaunch; int unifiedFunctionPointers; int reserved[63];
 };
 struct cudaFuncAttributes { __shflx_size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
                             int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion; };
 #define cudaHostAllocDefault 0
 #define cudaHostAllocMapped 2
+// cudaSetDeviceFlags's flags (driver_types.h)
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
+#define cudaDeviceScheduleMask 0x07
+#define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
+__host__ cudaError_t cudaSetDeviceFlags(unsigned);
+__host__ cudaError_t cudaGetDeviceFlags(unsigned *);
 #define cudaStreamNonBlocking 1
 #define cudaEventDisableTiming 2
 #define cudaMemAttachGlobal 1
@@ -260,6 +304,28 @@ __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *, const 
 template <class T> __host__ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, T f, int b, __shflx_size_t s) {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, (const void *)f, b, s); }
 __host__ cudaError_t cudaLaunchKernel(const void *, dim3, dim3, void **, __shflx_size_t, cudaStream_t);
+// More of cuda_runtime.h's C++ API: templates over the kernel's type that call the C functions
+// (`T *` where CUDA writes `const T *`: clang cannot deduce a function type through the const)
+__host__ cudaError_t cudaFuncSetCacheConfig(const void *, enum cudaFuncCache);
+__host__ cudaError_t cudaFuncGetName(const char **, const void *);
+__host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *, const void *, int, __shflx_size_t, unsigned);
+__host__ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(__shflx_size_t *, const void *, int, int);
+template <class T> __host__ inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, T *entry) {
+  return cudaFuncGetAttributes(attr, (const void *)entry); }
+template <class T> __host__ inline cudaError_t cudaFuncSetCacheConfig(T *func, enum cudaFuncCache c) {
+  return cudaFuncSetCacheConfig((const void *)func, c); }
+template <class T> __host__ inline cudaError_t cudaFuncGetName(const char **name, T *func) {
+  return cudaFuncGetName(name, (const void *)func); }
+template <class T> __host__ inline cudaError_t cudaLaunchKernel(T *func, dim3 g, dim3 b, void **args,
+    __shflx_size_t sharedMem = 0, cudaStream_t stream = 0) { return cudaLaunchKernel((const void *)func, g, b, args, sharedMem, stream); }
+template <class T> __host__ inline cudaError_t cudaMallocPitch(T **p, __shflx_size_t *pitch, __shflx_size_t w, __shflx_size_t h) {
+  return cudaMallocPitch((void **)p, pitch, w, h); }
+template <class T> __host__ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, T f, int b,
+    __shflx_size_t s, unsigned flags) { return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n, (const void *)f, b, s, flags); }
+template <class T> __host__ inline cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(__shflx_size_t *s, T f, int n, int b) {
+  return cudaOccupancyAvailableDynamicSMemPerBlock(s, (const void *)f, n, b); }
+template <class T> __host__ inline cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize,
+    T func, __shflx_size_t dynamicSMemSize = 0, int blockSizeLimit = 0, unsigned flags = 0);
 __host__ cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **, __shflx_size_t = 0, cudaStream_t = 0);
 template <class T> __host__ inline cudaError_t cudaLaunchCooperativeKernel(T *f, dim3 g, dim3 b, void **a,
     __shflx_size_t s = 0, cudaStream_t st = 0) { return cudaLaunchCooperativeKernel((const void *)f, g, b, a, s, st); }
@@ -464,5 +530,28 @@ template <class T> __host__ struct cudaChannelFormatDesc cudaCreateChannelDesc()
 __host__ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *, const struct cudaResourceDesc *,
                                              const struct cudaTextureDesc *, const struct cudaResourceViewDesc *);
 __host__ cudaError_t cudaDestroyTextureObject(cudaTextureObject_t);
-template <class T> __device__ T tex1Dfetch(cudaTextureObject_t, int)
-    __shflx_unsupported("tex1Dfetch (texture reads are not provided by the CUDA layer for AMD)");
+// Every texture and surface function of texture_indirect_functions.h / surface_indirect_functions.h
+// (the value-returning and the pointer forms, any coordinates): named where device code calls one.
+typedef unsigned long long cudaSurfaceObject_t;
+#define __SHFLX_TEX(NAME)                                                                          \
+  template <class T, class... A> __device__ T NAME(cudaTextureObject_t, A...)                      \
+      __shflx_unsupported(#NAME " (texture reads are not provided by the CUDA layer for AMD)");    \
+  template <class T, class... A> __device__ void NAME(T *, cudaTextureObject_t, A...)              \
+      __shflx_unsupported(#NAME " (texture reads are not provided by the CUDA layer for AMD)");
+__SHFLX_TEX(tex1Dfetch) __SHFLX_TEX(tex1D) __SHFLX_TEX(tex2D) __SHFLX_TEX(tex3D) __SHFLX_TEX(tex1DLayered)
+__SHFLX_TEX(tex2DLayered) __SHFLX_TEX(texCubemap) __SHFLX_TEX(texCubemapLayered) __SHFLX_TEX(tex2Dgather)
+__SHFLX_TEX(tex1DLod) __SHFLX_TEX(tex2DLod) __SHFLX_TEX(tex3DLod) __SHFLX_TEX(tex1DLayeredLod)
+__SHFLX_TEX(tex2DLayeredLod) __SHFLX_TEX(texCubemapLod) __SHFLX_TEX(texCubemapLayeredLod) __SHFLX_TEX(tex1DGrad)
+__SHFLX_TEX(tex2DGrad) __SHFLX_TEX(tex3DGrad) __SHFLX_TEX(tex1DLayeredGrad) __SHFLX_TEX(tex2DLayeredGrad)
+__SHFLX_TEX(texCubemapGrad) __SHFLX_TEX(texCubemapLayeredGrad)
+#undef __SHFLX_TEX
+#define __SHFLX_SURF(NAME)                                                                         \
+  template <class T, class... A> __device__ void NAME##write(T, cudaSurfaceObject_t, A...)         \
+      __shflx_unsupported(#NAME "write (surfaces are not provided by the CUDA layer for AMD)");    \
+  template <class T, class... A> __device__ T NAME##read(cudaSurfaceObject_t, A...)                \
+      __shflx_unsupported(#NAME "read (surfaces are not provided by the CUDA layer for AMD)");     \
+  template <class T, class... A> __device__ void NAME##read(T *, cudaSurfaceObject_t, A...)        \
+      __shflx_unsupported(#NAME "read (surfaces are not provided by the CUDA layer for AMD)");
+__SHFLX_SURF(surf1D) __SHFLX_SURF(surf2D) __SHFLX_SURF(surf3D) __SHFLX_SURF(surf1DLayered) __SHFLX_SURF(surf2DLayered)
+__SHFLX_SURF(surfCubemap) __SHFLX_SURF(surfCubemapLayered)
+#undef __SHFLX_SURF

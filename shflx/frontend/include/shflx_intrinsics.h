@@ -121,6 +121,15 @@ __device__ __forceinline__ float __double2float_rn(double x) { return (float)x; 
 
 // ------------------------------------------------------------------ classification
 // CUDA declares these for device code in the global namespace (math_functions.hpp)
+// Integer absolute values (CUDA's math_functions.h declares abs/labs/llabs for the device too;
+// the C library's are host functions). CUDA's abs(INT_MIN) is INT_MIN (two's complement wrap).
+__device__ __forceinline__ int abs(int x) { return x < 0 ? (int)(0u - (unsigned)x) : x; }
+__device__ __forceinline__ long labs(long x) { return x < 0 ? (long)(0ul - (unsigned long)x) : x; }
+__device__ __forceinline__ long long llabs(long long x) { return x < 0 ? (long long)(0ull - (unsigned long long)x) : x; }
+__device__ __forceinline__ long abs(long x) { return labs(x); }
+__device__ __forceinline__ long long abs(long long x) { return llabs(x); }
+__device__ __forceinline__ float abs(float x) { return __builtin_fabsf(x); }
+__device__ __forceinline__ double abs(double x) { return __builtin_fabs(x); }
 __device__ __forceinline__ bool isnan(float x) { return __builtin_isnan(x); }
 __device__ __forceinline__ bool isnan(double x) { return __builtin_isnan(x); }
 __device__ __forceinline__ bool isinf(float x) { return __builtin_isinf(x); }
@@ -207,3 +216,76 @@ template <class T> __device__ __forceinline__ void __stwt(T *p, T v) { *p = v; }
 __device__ __forceinline__ void *memcpy(void *d, const void *s, __SIZE_TYPE__ n) { return __builtin_memcpy(d, s, n); }
 __device__ __forceinline__ void *memset(void *d, int c, __SIZE_TYPE__ n) { return __builtin_memset(d, c, n); }
 __device__ __forceinline__ void *memmove(void *d, const void *s, __SIZE_TYPE__ n) { return __builtin_memmove(d, s, n); }
+
+// ------------------------------------------------------------------------ DPX (sm_90)
+// The dynamic-programming intrinsics of CUDA 12 (__vimax3_s32, __viaddmax_s16x2, __vibmin_u32, ...),
+// which NVIDIA's crt/device_functions.hpp computes for architectures without DPX (and the host)
+// from their definitions: per 32-bit word or per 16-bit half, additions wrap, `relu` clamps the
+// result below at 0, and __vib* also say whether the first operand won (a >= b for max, a <= b
+// for min; per half for the x2 forms).
+template <bool S> __host__ __device__ __forceinline__ int __shflx_half(unsigned x, int k) {
+  return S ? (int)(short)(unsigned short)(x >> (16 * k)) : (int)((x >> (16 * k)) & 0xffffu); }
+template <bool S> __host__ __device__ __forceinline__ int __shflx_wrap16(int v) {
+  return S ? (int)(short)(unsigned short)(unsigned)v : (int)((unsigned)v & 0xffffu); }
+__host__ __device__ __forceinline__ int __shflx_imax(int a, int b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ int __shflx_imin(int a, int b) { return a < b ? a : b; }
+__host__ __device__ __forceinline__ unsigned __shflx_umax(unsigned a, unsigned b) { return a > b ? a : b; }
+__host__ __device__ __forceinline__ unsigned __shflx_umin(unsigned a, unsigned b) { return a < b ? a : b; }
+#define __SHFLX_DPX_X2(NAME, S, EXPR)                                                            \
+  __host__ __device__ __forceinline__ unsigned NAME(unsigned a, unsigned b, unsigned c) {         \
+    unsigned r = 0;                                                                              \
+    for (int k = 0; k < 2; ++k) {                                                                \
+      int x = __shflx_half<S>(a, k), y = __shflx_half<S>(b, k), z = __shflx_half<S>(c, k);        \
+      (void)z;                                                                                   \
+      r |= ((unsigned)(EXPR) & 0xffffu) << (16 * k);                                             \
+    }                                                                                            \
+    return r; }
+#define __SHFLX_ADD16(S) __shflx_wrap16<S>(x + y)
+__SHFLX_DPX_X2(__vimax3_s16x2, true, __shflx_imax(__shflx_imax(x, y), z))
+__SHFLX_DPX_X2(__vimax3_u16x2, false, __shflx_imax(__shflx_imax(x, y), z))
+__SHFLX_DPX_X2(__vimin3_s16x2, true, __shflx_imin(__shflx_imin(x, y), z))
+__SHFLX_DPX_X2(__vimin3_u16x2, false, __shflx_imin(__shflx_imin(x, y), z))
+__SHFLX_DPX_X2(__vimax3_s16x2_relu, true, __shflx_imax(__shflx_imax(__shflx_imax(x, y), z), 0))
+__SHFLX_DPX_X2(__vimin3_s16x2_relu, true, __shflx_imax(__shflx_imin(__shflx_imin(x, y), z), 0))
+__SHFLX_DPX_X2(__viaddmax_s16x2, true, __shflx_imax(__SHFLX_ADD16(true), z))
+__SHFLX_DPX_X2(__viaddmax_u16x2, false, __shflx_imax(__SHFLX_ADD16(false), z))
+__SHFLX_DPX_X2(__viaddmin_s16x2, true, __shflx_imin(__SHFLX_ADD16(true), z))
+__SHFLX_DPX_X2(__viaddmin_u16x2, false, __shflx_imin(__SHFLX_ADD16(false), z))
+__SHFLX_DPX_X2(__viaddmax_s16x2_relu, true, __shflx_imax(__shflx_imax(__SHFLX_ADD16(true), z), 0))
+__SHFLX_DPX_X2(__viaddmin_s16x2_relu, true, __shflx_imax(__shflx_imin(__SHFLX_ADD16(true), z), 0))
+#undef __SHFLX_ADD16
+#undef __SHFLX_DPX_X2
+__host__ __device__ __forceinline__ unsigned __vimax_s16x2_relu(unsigned a, unsigned b) { return __vimax3_s16x2_relu(a, b, b); }
+__host__ __device__ __forceinline__ unsigned __vimin_s16x2_relu(unsigned a, unsigned b) { return __vimin3_s16x2_relu(a, b, b); }
+__host__ __device__ __forceinline__ int __vimax_s32_relu(int a, int b) { return __shflx_imax(__shflx_imax(a, b), 0); }
+__host__ __device__ __forceinline__ int __vimin_s32_relu(int a, int b) { return __shflx_imax(__shflx_imin(a, b), 0); }
+__host__ __device__ __forceinline__ int __vimax3_s32(int a, int b, int c) { return __shflx_imax(__shflx_imax(a, b), c); }
+__host__ __device__ __forceinline__ int __vimin3_s32(int a, int b, int c) { return __shflx_imin(__shflx_imin(a, b), c); }
+__host__ __device__ __forceinline__ unsigned __vimax3_u32(unsigned a, unsigned b, unsigned c) { return __shflx_umax(__shflx_umax(a, b), c); }
+__host__ __device__ __forceinline__ unsigned __vimin3_u32(unsigned a, unsigned b, unsigned c) { return __shflx_umin(__shflx_umin(a, b), c); }
+__host__ __device__ __forceinline__ int __vimax3_s32_relu(int a, int b, int c) { return __shflx_imax(__vimax3_s32(a, b, c), 0); }
+__host__ __device__ __forceinline__ int __vimin3_s32_relu(int a, int b, int c) { return __shflx_imax(__vimin3_s32(a, b, c), 0); }
+__host__ __device__ __forceinline__ int __shflx_add32(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__host__ __device__ __forceinline__ int __viaddmax_s32(int a, int b, int c) { return __shflx_imax(__shflx_add32(a, b), c); }
+__host__ __device__ __forceinline__ int __viaddmin_s32(int a, int b, int c) { return __shflx_imin(__shflx_add32(a, b), c); }
+__host__ __device__ __forceinline__ unsigned __viaddmax_u32(unsigned a, unsigned b, unsigned c) { return __shflx_umax(a + b, c); }
+__host__ __device__ __forceinline__ unsigned __viaddmin_u32(unsigned a, unsigned b, unsigned c) { return __shflx_umin(a + b, c); }
+__host__ __device__ __forceinline__ int __viaddmax_s32_relu(int a, int b, int c) { return __shflx_imax(__viaddmax_s32(a, b, c), 0); }
+__host__ __device__ __forceinline__ int __viaddmin_s32_relu(int a, int b, int c) { return __shflx_imax(__viaddmin_s32(a, b, c), 0); }
+__host__ __device__ __forceinline__ int __vibmax_s32(int a, int b, bool *const pred) { *pred = a >= b; return __shflx_imax(a, b); }
+__host__ __device__ __forceinline__ int __vibmin_s32(int a, int b, bool *const pred) { *pred = a <= b; return __shflx_imin(a, b); }
+__host__ __device__ __forceinline__ unsigned __vibmax_u32(unsigned a, unsigned b, bool *const pred) { *pred = a >= b; return __shflx_umax(a, b); }
+__host__ __device__ __forceinline__ unsigned __vibmin_u32(unsigned a, unsigned b, bool *const pred) { *pred = a <= b; return __shflx_umin(a, b); }
+#define __SHFLX_DPX_B2(NAME, S, MAX)                                                             \
+  __host__ __device__ __forceinline__ unsigned NAME(unsigned a, unsigned b, bool *const pred_hi, bool *const pred_lo) { \
+    unsigned r = 0;                                                                              \
+    for (int k = 0; k < 2; ++k) {                                                                \
+      int x = __shflx_half<S>(a, k), y = __shflx_half<S>(b, k);                                  \
+      bool first = MAX ? x >= y : x <= y;                                                        \
+      *(k ? pred_hi : pred_lo) = first;                                                          \
+      r |= ((unsigned)(first ? x : y) & 0xffffu) << (16 * k);                                    \
+    }                                                                                            \
+    return r; }
+__SHFLX_DPX_B2(__vibmax_s16x2, true, true) __SHFLX_DPX_B2(__vibmax_u16x2, false, true)
+__SHFLX_DPX_B2(__vibmin_s16x2, true, false) __SHFLX_DPX_B2(__vibmin_u16x2, false, false)
+#undef __SHFLX_DPX_B2

@@ -269,6 +269,22 @@ __device__ __forceinline__ float __fmaf_rn(float a, float b, float c) { return _
 __device__ __forceinline__ double __dadd_rn(double a, double b) { return a + b; }
 __device__ __forceinline__ double __dmul_rn(double a, double b) { return a * b; }
 __device__ __forceinline__ double __fma_rn(double a, double b, double c) { return __builtin_fma(a, b, c); }
+__device__ __forceinline__ double __dsub_rn(double a, double b) { return a - b; }
+// The directed roundings (_rz, _ru, _rd) need the float mode register set around one instruction,
+// which LLVM's AMDGPU backend does not offer for these operations: named where device code calls one.
+#define __SHFLX_NO_DIRECTED(T, NAME, ...)                                                        \
+  __device__ T NAME##_rz(__VA_ARGS__) __shflx_unsupported(#NAME "_rz (directed rounding)");      \
+  __device__ T NAME##_ru(__VA_ARGS__) __shflx_unsupported(#NAME "_ru (directed rounding)");      \
+  __device__ T NAME##_rd(__VA_ARGS__) __shflx_unsupported(#NAME "_rd (directed rounding)");
+__SHFLX_NO_DIRECTED(float, __fadd, float, float) __SHFLX_NO_DIRECTED(float, __fsub, float, float)
+__SHFLX_NO_DIRECTED(float, __fmul, float, float) __SHFLX_NO_DIRECTED(float, __fdiv, float, float)
+__SHFLX_NO_DIRECTED(float, __fmaf, float, float, float) __SHFLX_NO_DIRECTED(float, __frcp, float)
+__SHFLX_NO_DIRECTED(float, __fsqrt, float)
+__SHFLX_NO_DIRECTED(double, __dadd, double, double) __SHFLX_NO_DIRECTED(double, __dsub, double, double)
+__SHFLX_NO_DIRECTED(double, __dmul, double, double) __SHFLX_NO_DIRECTED(double, __ddiv, double, double)
+__SHFLX_NO_DIRECTED(double, __fma, double, double, double) __SHFLX_NO_DIRECTED(double, __drcp, double)
+__SHFLX_NO_DIRECTED(double, __dsqrt, double)
+#undef __SHFLX_NO_DIRECTED
 __device__ __forceinline__ float ldexpf(float x, int e) { return __builtin_ldexpf(x, e); }
 __device__ __forceinline__ float frexpf(float x, int *e) { return __builtin_frexpf(x, e); }
 __device__ __forceinline__ float rintf(float x) { return __builtin_rintf(x); }

@@ -17,6 +17,39 @@ struct thread_block {
   __device__ static dim3 dim_threads() { return group_dim(); }
 };
 __device__ inline thread_block this_thread_block() { return thread_block(); }
+// The scratch CUDA's tiles of more than 32 threads communicate through (before sm_80): the layer's
+// tiles are warp tiles, which need none, so it is accepted and unused.
+template <unsigned MaxBlockSize = 1024> struct __align__(8) block_tile_memory { char __scratch[8]; };
+template <unsigned MaxBlockSize> __device__ inline thread_block this_thread_block(block_tile_memory<MaxBlockSize> &) {
+  return thread_block(); }
+
+// A group shuffle of any trivially copyable type (CUDA's tile shuffles take one: a user struct, a
+// double2, ...): the type's own __shfl_*_sync where the layer has one, else one 32-bit shuffle per
+// word of its bytes, each with the same lanes, which is the same as moving the whole value.
+template <class A, class B> struct __shflx_same { static constexpr bool value = false; };
+template <class A> struct __shflx_same<A, A> { static constexpr bool value = true; };
+template <class T, class = void> struct __shflx_has_shfl { static constexpr bool value = false; };
+template <class T> struct __shflx_has_shfl<T, decltype((void)__shfl_sync(0u, *(T *)nullptr, 0, 32))> {
+  static constexpr bool value = __shflx_same<decltype(__shfl_sync(0u, *(T *)nullptr, 0, 32)), T>::value; };
+#define __SHFLX_CG_SHUFFLE(NAME, SHFL, B)                                                        \
+  template <class T> __device__ __forceinline__ T NAME(unsigned mask, T v, B b, int w) {          \
+    if constexpr (__shflx_has_shfl<T>::value) {                                                 \
+      return SHFL(mask, v, b, w);                                                                \
+    } else {                                                                                     \
+      static_assert(__is_trivially_copyable(T), "a group shuffle needs a trivially copyable type"); \
+      int words[(sizeof(T) + 3) / 4] = {};                                                       \
+      __builtin_memcpy(words, &v, sizeof(T));                                                    \
+      for (unsigned k = 0; k < (sizeof(T) + 3) / 4; ++k) words[k] = SHFL(mask, words[k], b, w);  \
+      T r;                                                                                       \
+      __builtin_memcpy(&r, words, sizeof(T));                                                    \
+      return r;                                                                                  \
+    }                                                                                            \
+  }
+__SHFLX_CG_SHUFFLE(__shflx_cg_shfl, __shfl_sync, int)
+__SHFLX_CG_SHUFFLE(__shflx_cg_shfl_up, __shfl_up_sync, unsigned)
+__SHFLX_CG_SHUFFLE(__shflx_cg_shfl_down, __shfl_down_sync, unsigned)
+__SHFLX_CG_SHUFFLE(__shflx_cg_shfl_xor, __shfl_xor_sync, int)
+#undef __SHFLX_CG_SHUFFLE
 
 // A tile's rank is the linear thread id mod N, which is the hardware lane mod N: a wave holds
 // consecutive linear thread ids from a multiple of its size (PTX ISA "%laneid"; on AMD, ROCm/clr
@@ -30,16 +63,14 @@ struct thread_block_tile {
   __device__ static constexpr unsigned num_threads() { return N; }
   __device__ unsigned meta_group_rank() const { return __shflx_linear_tid() / N; }
   __device__ unsigned meta_group_size() const { return (blockDim.x * blockDim.y * blockDim.z + N - 1) / N; }
-  __device__ unsigned mask() const {
-    unsigned tile = N == 32 ? 0xffffffffu : ((1u << N) - 1u);
-    return tile << ((__shflx_linear_tid() & 31) & ~(N - 1));
-  }
+  static constexpr unsigned __bits = (unsigned)((1ull << N) - 1u);     // N low bits (no 1u << 32)
+  __device__ unsigned mask() const { return __bits << ((__shflx_linear_tid() & 31) & ~(N - 1)); }
   __device__ void sync() const { __syncwarp(mask()); }
-  template <class T> __device__ T shfl(T v, int src) const { return __shfl_sync(mask(), v, src, N); }
-  template <class T> __device__ T shfl_up(T v, unsigned d) const { return __shfl_up_sync(mask(), v, d, N); }
-  template <class T> __device__ T shfl_down(T v, unsigned d) const { return __shfl_down_sync(mask(), v, d, N); }
-  template <class T> __device__ T shfl_xor(T v, unsigned m) const { return __shfl_xor_sync(mask(), v, m, N); }
-  __device__ unsigned ballot(int p) const { return (__ballot_sync(mask(), p) >> ((__shflx_linear_tid() & 31) & ~(N - 1))) & (N == 32 ? 0xffffffffu : ((1u << N) - 1u)); }
+  template <class T> __device__ T shfl(T v, int src) const { return __shflx_cg_shfl(mask(), v, src, N); }
+  template <class T> __device__ T shfl_up(T v, unsigned d) const { return __shflx_cg_shfl_up(mask(), v, d, N); }
+  template <class T> __device__ T shfl_down(T v, unsigned d) const { return __shflx_cg_shfl_down(mask(), v, d, N); }
+  template <class T> __device__ T shfl_xor(T v, unsigned m) const { return __shflx_cg_shfl_xor(mask(), v, (int)m, N); }
+  __device__ unsigned ballot(int p) const { return (__ballot_sync(mask(), p) >> ((__shflx_linear_tid() & 31) & ~(N - 1))) & __bits; }
   __device__ int any(int p) const { return ballot(p) != 0; }
   __device__ int all(int p) const { return ballot(!p) == 0; }
 };
@@ -86,13 +117,13 @@ struct coalesced_group {
   __device__ unsigned mask() const { return __mask; }
   __device__ void sync() const { __syncwarp(__mask); }
   template <class T> __device__ T shfl(T v, unsigned src_rank) const {
-    return __shfl_sync(__mask, v, (int)__shflx_nth_lane(__mask, src_rank % size())); }
+    return __shflx_cg_shfl(__mask, v, (int)__shflx_nth_lane(__mask, src_rank % size()), 32); }
   template <class T> __device__ T shfl_down(T v, unsigned d) const {
     unsigned r = thread_rank() + d;
-    return __shfl_sync(__mask, v, (int)(r < size() ? __shflx_nth_lane(__mask, r) : __shflx_warp_lane())); }
+    return __shflx_cg_shfl(__mask, v, (int)(r < size() ? __shflx_nth_lane(__mask, r) : __shflx_warp_lane()), 32); }
   template <class T> __device__ T shfl_up(T v, unsigned d) const {
     unsigned r = thread_rank();
-    return __shfl_sync(__mask, v, (int)(r >= d ? __shflx_nth_lane(__mask, r - d) : __shflx_warp_lane())); }
+    return __shflx_cg_shfl(__mask, v, (int)(r >= d ? __shflx_nth_lane(__mask, r - d) : __shflx_warp_lane()), 32); }
   __device__ unsigned ballot(int p) const {            // bit k: the member of rank k
     unsigned b = __ballot_sync(__mask, p), r = 0;
     for (unsigned m = __mask, k = 0; m; m &= m - 1u, ++k) r |= ((b >> __builtin_ctz(m)) & 1u) << k;
@@ -187,7 +218,7 @@ __device__ T reduce(const thread_block_tile<N> &g, T v, Op op) {     // a butter
 template <class T, class Op>
 __device__ T reduce(const coalesced_group &g, T v, Op op) {
   if (g.__mask == 0xffffffffu) {
-    for (unsigned o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, (int)o));
+    for (unsigned o = 16; o > 0; o >>= 1) v = op(v, __shflx_cg_shfl_xor(0xffffffffu, v, (int)o, 32));
     return v;
   }
   T acc = g.shfl(v, 0);

@@ -1,6 +1,11 @@
 // shflx: CUDA's library_types.h (data type and library property enums shared by cuBLAS, cuDNN,
-// TensorRT plugins), with CUDA 12's enumerator values.
+// TensorRT plugins): NVIDIA's own header from the CUDA runtime wheel (shflx[cuda]) where it is
+// installed, else these declarations with CUDA 12's enumerator values (checked against the real
+// header by tests/test_host_declarations.py). cuda_runtime.h includes it, so every .cu sees it.
 #pragma once
+#if defined(__SHFLX_REAL_LIBRARY_TYPES_H)
+#include __SHFLX_REAL_LIBRARY_TYPES_H
+#else
 typedef enum cudaDataType_t {
   CUDA_R_16F = 2, CUDA_C_16F = 6, CUDA_R_16BF = 14, CUDA_C_16BF = 15,
   CUDA_R_32F = 0, CUDA_C_32F = 4, CUDA_R_64F = 1, CUDA_C_64F = 5,
@@ -12,3 +17,4 @@ typedef enum cudaDataType_t {
   CUDA_R_8F_E4M3 = 28, CUDA_R_8F_E5M2 = 29
 } cudaDataType;
 typedef enum libraryPropertyType_t { MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL } libraryPropertyType;
+#endif

@@ -1,0 +1,4 @@
+// shflx: device_functions.h, which real code includes by name. Everything it declares
+// (__syncthreads, __popc, __shfl*_sync, ... (device_functions.h)) is the CUDA layer's, force-included into every .cu (shflx_cuda.h),
+// as nvcc's cuda_runtime.h includes it into every .cu.
+#pragma once

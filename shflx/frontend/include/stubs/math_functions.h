@@ -1,0 +1,4 @@
+// shflx: math_functions.h, which real code includes by name. Everything it declares
+// (CUDA's math functions (math_functions.h)) is the CUDA layer's, force-included into every .cu (shflx_cuda.h),
+// as nvcc's cuda_runtime.h includes it into every .cu.
+#pragma once
