@@ -4,5 +4,5 @@
 #if defined(__SHFLX_REAL_MATH_CONSTANTS_H)
 #include __SHFLX_REAL_MATH_CONSTANTS_H
 #else
-#error "shflx does not support 'math_constants.h' on AMD targets (NVIDIA's math_constants.h is read from the CUDA runtime wheel, which is not installed: pip install 'shflx[cuda]')"
+#error "shflx does not support 'math_constants.h' on AMD targets (NVIDIA's math_constants.h is read from the CUDA runtime wheel, which is not installed: install shflx's cuda extra: pip install '.[cuda]' in the shflx checkout)"
 #endif
