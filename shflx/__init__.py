@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .verify.equivalence import Equivalence, LaneDifference, assert_equivalent, equivalent
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     import importlib
 
     module = _EXPORTS.get(name)

@@ -43,10 +43,10 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for add in (_add_verify, _add_lower, _add_compile, _add_launch, _add_coverage, _add_ptx, _add_ptxas):
         add(sub)
-    d = sub.add_parser("doctor", help="what toolchain and runtimes shflx found, and what each is used for",
-                       description="Each dependency (clang, ld.lld, llvmlite, NVPTX, CUDA headers, ptxas, "
-                       "z3-solver, an AMD GPU, cuda-python, the plan cache): found or not, where, and what it "
-                       "is for. Exit 0 when `shflx compile` can work for AMD targets, 2 when it cannot.")
+    sub.add_parser("doctor", help="what toolchain and runtimes shflx found, and what each is used for",
+                   description="Each dependency (clang, ld.lld, llvmlite, NVPTX, CUDA headers, ptxas, "
+                   "z3-solver, an AMD GPU, cuda-python, the plan cache): found or not, where, and what it "
+                   "is for. Exit 0 when `shflx compile` can work for AMD targets, 2 when it cannot.")
     t = sub.add_parser("targets", help="list the known AMD and NVIDIA targets and their features",
                        description="One line per target: its name, generation and family (AMD), and its "
                        "cross-lane features; the names --offload-arch, --arch and -arch take.")

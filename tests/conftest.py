@@ -32,6 +32,17 @@ def ptxas_path() -> str | None:
         return None
 
 
+def clean_error(r, code: int, *words: str) -> None:
+    """A command's failure as the project promises it (a subprocess.CompletedProcess): exit `code`,
+    no traceback, error lines on stderr, each of `words` in one of them."""
+    assert r.returncode == code, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
+    errors = [line for line in r.stderr.splitlines() if "error:" in line]
+    assert errors, r.stderr
+    for w in words:
+        assert any(w in line for line in errors), (w, r.stderr)
+
+
 def shared_path(relative: str) -> Path:
     """SHARED / relative; a test that needs it skips without it, and fails under CI=true (where
     shared/ is beside the checkout)."""

@@ -4,7 +4,6 @@ fixes (plan_to_json, dir(shflx)). In-process (shflx.cli.main) wherever that is e
 from __future__ import annotations
 
 import json
-import os
 import re
 import stat
 import sys

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ci_policy import IN_CI
+from conftest import clean_error
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "patterns" / "kernels" / "butterfly" / "kernel.cu"
@@ -43,15 +44,6 @@ def shflx(*args: str, env: dict | None = None, cwd: Path | None = None, prefix: 
             del full[k]
     return subprocess.run([*prefix, sys.executable, "-m", "shflx", *args], stdout=stdout, stderr=subprocess.PIPE,
                           text=True, env=full, cwd=cwd, timeout=timeout)
-
-
-def clean_error(r: subprocess.CompletedProcess, code: int, *words: str) -> None:
-    assert r.returncode == code, (r.returncode, r.stderr)
-    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
-    errors = [line for line in r.stderr.splitlines() if "error:" in line]
-    assert errors, r.stderr
-    for w in words:
-        assert any(w in line for line in errors), (w, r.stderr)
 
 
 def need(condition: bool, why: str) -> None:

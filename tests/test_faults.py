@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import clean_error
+
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "patterns" / "kernels" / "butterfly" / "kernel.cu"
 PLAN = ROOT / "patterns" / "plans" / "correct" / "gfx90a_xor5_two_dpp.json"
@@ -27,15 +29,6 @@ def shflx(*args: str, env: dict | None = None, cwd: Path | None = None) -> subpr
             del full[k]
     return subprocess.run([sys.executable, "-m", "shflx", *args], capture_output=True, text=True, env=full,
                           cwd=cwd)
-
-
-def clean_error(r: subprocess.CompletedProcess, code: int, *words: str) -> None:
-    assert r.returncode == code, (r.returncode, r.stderr)
-    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
-    errors = [line for line in r.stderr.splitlines() if "error:" in line]
-    assert errors, r.stderr
-    for w in words:
-        assert any(w in line for line in errors), (w, r.stderr)
 
 
 @pytest.fixture
