@@ -30,7 +30,7 @@ UNIFORM_CALLS = ("llvm.amdgcn.workgroup.id.", "llvm.amdgcn.readfirstlane", "llvm
 # Pure integer intrinsics (__ffs, __popc, __clz, min/max, ...): uniform when every operand is.
 PURE_CALLS = ("llvm.cttz.", "llvm.ctlz.", "llvm.ctpop.", "llvm.umin.", "llvm.umax.", "llvm.smin.", "llvm.smax.",
               "llvm.abs.", "llvm.bitreverse.", "llvm.bswap.", "llvm.fshl.", "llvm.fshr.")
-SHUFFLE_MARKER = "@__shflx_shfl_sync("      # the CUDA layer's shuffle (ir.sites): mode, mask, value, b, c
+SHUFFLE_MARKER = "__shflx_shfl_sync"      # the CUDA layer's shuffle (ir.sites): mode, mask, value, b, c
 TID_X_CALLS = ("llvm.amdgcn.workitem.id.x", "llvm.nvvm.read.ptx.sreg.tid.x")      # threadIdx.x
 LANE_CALLS = (*TID_X_CALLS, "llvm.amdgcn.mbcnt.lo", "llvm.amdgcn.mbcnt.hi", "llvm.nvvm.read.ptx.sreg.laneid",
               'asm "mov.u32 $0, %laneid;"', 'asm sideeffect "mov.u32 $0, %laneid;"')  # cub::LaneId() (NVPTX IR)
@@ -103,13 +103,6 @@ def mbcnt_kind(inst: str) -> str | None:
     of ballot bits below the lane, not the lane id)."""
     m = re.search(r"@llvm\.amdgcn\.mbcnt\.(lo|hi)\(", inst)
     return m.group(1) if m and call_args(inst)[0] == "-1" else None
-
-
-def callee_args(inst: str) -> list[str]:
-    """The operand tokens of a call, read after the callee's name (a return attribute such as
-    `range(i32 0, 33)` comes before it)."""
-    start = re.search(r"@[\w.$\-]+\(", inst)
-    return call_args(inst[start.start():]) if start else []
 
 
 def phi_incoming(inst: str) -> list[str]:
@@ -247,9 +240,9 @@ class FunctionBody:
             if any(c in inst for c in UNIFORM_CALLS):
                 return {"uniform"}
             if any(c in inst for c in PURE_CALLS):
-                return self._uniform_if_all(callee_args(inst), seen)
-            if SHUFFLE_MARKER in inst:
-                return self._broadcast_kinds(callee_args(inst), seen)
+                return self._uniform_if_all(call_args(inst), seen)
+            if f"@{SHUFFLE_MARKER}(" in inst:
+                return self._broadcast_kinds(call_args(inst), seen)
             return None
         if op == "load":               # a constant table indexed by a lane-only value: a per-lane lookup
             read = table_read(self.defs, self.constants, inst)

@@ -9,10 +9,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from .evaluate import FunctionBody, Operand
+from .evaluate import SHUFFLE_MARKER as MARKER, FunctionBody, Operand
 from .text import call_sites, operand_token, split_args
 
-MARKER = "__shflx_shfl_sync"
 TID_LANE_NOTE = ("operand computed from threadIdx.x: assumes the CUDA lane is threadIdx.x % 32 "
                  "(1-D blocks, or blockDim.x a multiple of 32), as the source itself does")
 MODE_NAMES = {0: "up", 1: "down", 2: "bfly", 3: "idx"}

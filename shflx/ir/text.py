@@ -38,9 +38,15 @@ def operand_token(arg: str) -> str:
     return arg.split()[-1]
 
 
+_CALLEE = re.compile(r"@[\w.$\-]+\(")
+
+
 def call_args(inst: str) -> list[str]:
-    """The operand tokens of the call instruction `inst`."""
-    return [operand_token(a) for a in split_args(inst[inst.index("(") + 1: inst.rindex(")")])]
+    """The operand tokens of the call instruction `inst`, read after the callee's name (a return
+    attribute such as `range(i32 0, 33)` comes before it; inline asm has no name)."""
+    callee = _CALLEE.search(inst)
+    start = callee.end() if callee else inst.index("(") + 1
+    return [operand_token(a) for a in split_args(inst[start: inst.rindex(")")])]
 
 
 def functions(lines: list[str]) -> list[tuple[str, int, int, list[str]]]:
