@@ -335,9 +335,7 @@ def _cmd_verify(ns: argparse.Namespace) -> int:
     return worst
 
 
-def _plan_facts(plan: object, target: str | None) -> str:
-    from .plan import load_plan
-    plan = load_plan(plan)
+def _plan_facts(plan, target: str | None) -> str:
     return (f"  {plan.arch}, wave{plan.wave}, {len(plan.steps)} step(s), target '{target or plan.target}', "
             f"cost {plan.cost:g}")
 
@@ -512,27 +510,10 @@ def _sources(args: Sequence[str]) -> list[Path]:
     return out
 
 
-def _check_inputs_and_outputs(f, sources: list[Path], outputs: list[tuple[str, str]]) -> None:
-    """Every input is a regular file (files.check_regular: a FIFO is an error, not a hang), and the one
-    check of every output against every input (files.check_outputs): the sources, -include files
-    and response files are the inputs; -o, the depfile, --report-file the outputs."""
-    import os
-
-    from .files import check_outputs, check_regular
-
-    for src in (s for s in sources if str(s) != "-"):
-        check_regular(src, "a CUDA or HIP source" if src.suffix not in (".ll", ".bc") else "LLVM IR")
-    included = [f.preprocessor[k + 1] for k, w in enumerate(f.preprocessor) if w == "-include"]
-    for inc in included:          # one that is not here is searched for on the include path by clang
-        if os.path.lexists(inc):
-            check_regular(Path(inc), "a header (-include)")
-    check_outputs([*sources, *included, *f.response_files], outputs)
-
-
 def _check_outputs(sources: list[Path], outputs: list[Path], into_dir: bool, output: str | None) -> None:
     """Before any compile: a single output may not be an existing directory, and an output
     directory must be a directory (nothing partial is left); -o - takes one output. Whether an
-    output names an input is _check_inputs_and_outputs's one check."""
+    output names an input is driver.inputs.check_compile_files's one check."""
     if output == STDOUT:
         if len(outputs) != 1:
             raise UsageError("-o - (standard output) takes one output: one input and one --offload-arch")
@@ -591,6 +572,7 @@ def _compile_namespace(words: list[str]) -> argparse.Namespace:
 def _cmd_compile(ns: argparse.Namespace) -> int:
     from .frontend.clang import FrontendOptions
     from .driver.flags import device_words
+    from .driver.inputs import check_compile_files
 
     f = ns.flags
     if f.action == "c":
@@ -600,13 +582,13 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     sources = _sources(ns.files)
     if f.action == "E":
         from .driver.preprocess import preprocess
-        _check_inputs_and_outputs(f, sources, [("-o", f.output)] if f.output and f.output != STDOUT else [])
+        check_compile_files(f, sources, [("-o", f.output)] if f.output and f.output != STDOUT else [])
         return preprocess(f, sources, opts)
     jobs = _compile_jobs(ns, opts, sources)
     many = len(sources) > 1
     _check_outputs(sources, [Path(j[2]) for j in jobs], many and bool(ns.output), ns.output)
     depfile = [j[5].extra[k + 1] for j in jobs for k, w in enumerate(j[5].extra) if w == "-dependency-file"]
-    _check_inputs_and_outputs(f, sources, [("-o", j[2]) for j in jobs if j[2] != STDOUT] +
+    check_compile_files(f, sources, [("-o", j[2]) for j in jobs if j[2] != STDOUT] +
                               [("-MF", d) for d in depfile] + ([("--report-file", f.report_file)] if f.report_file else []))
     if ns.output == STDOUT and f.report and not f.report_file:
         raise UsageError(f"-o - and --report {f.report} both write to standard output; give the report --report-file")

@@ -40,7 +40,7 @@ import socket
 import sys
 import time
 
-from .server.address import PACKAGE, AddressError, open_dir, through
+from .server.address import PACKAGE, AddressError, open_dir, open_lock, through
 from .server.protocol import ProtocolError, RequestReader, peer_uid
 
 # what `shflx compile` and `shflx launch` import, for AMD and NVIDIA targets
@@ -245,15 +245,13 @@ class Server:
         while True:
             try:
                 conn, _ = self.listener.accept()
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError:
+            except OSError:                      # none waiting (BlockingIOError), or gone
                 return
             try:
-                if peer_uid(conn) != os.getuid():
-                    conn.close()
-                    continue
+                ours = peer_uid(conn) == os.getuid()
             except OSError:
+                ours = False
+            if not ours:
                 conn.close()
                 continue
             conn.setblocking(False)
@@ -342,20 +340,15 @@ class Server:
                 conn.close()
 
     def _become_worker(self, conn: socket.socket) -> None:
-        """In the forked child: close what belongs to the server and to other clients."""
+        """In the forked child: close the server's and other clients' objects (their plain
+        descriptors, the wake pipe, lock, directory and pending requests' ones, go with every other
+        descriptor in run_worker's _close_all_but)."""
         signal.set_wakeup_fd(-1)
         self.sel.close()
         if self.listener is not None:
             self.listener.close()
         for other in (*self.pending, *self.workers.values()):
             other.close()
-        for _, reader in self.pending.values():
-            reader.close()
-        for fd in (self.wake_r, self.wake_w, self.dfd, *([self.lock_fd] if self.listener is not None else [])):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
 
     def _client_gone(self, pid: int, conn: socket.socket) -> None:
         """The connection of worker `pid` is readable: its client closed it (the client never
@@ -412,7 +405,7 @@ def main(argv: list[str]) -> int:
     except AddressError as e:
         print(f"shflx: error: {e}", file=sys.stderr)
         return 1
-    lock_fd = os.open(f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd)
+    lock_fd = open_lock(dfd, name)
     try:
         fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:

@@ -43,6 +43,20 @@ def clean_error(r, code: int, *words: str) -> None:
         assert any(w in line for line in errors), (w, r.stderr)
 
 
+def compile_for(src: Path, arch: str):
+    """`src` compiled for `arch` as far as its IR (AMD) or PTX (sm_NN: skipped where NVIDIA's CUDA
+    headers are not installed); the CompileResult."""
+    from shflx.driver.amd import compile_file
+    from shflx.driver.nvidia import compile_cuda, cuda_headers
+    from shflx.frontend.clang import FrontendOptions
+
+    if not arch.startswith("sm_"):
+        return compile_file(src, arch, emit="llvm")
+    if cuda_headers(FrontendOptions()) is None:
+        pytest.skip("NVIDIA's CUDA headers are not installed")
+    return compile_cuda(src, arch, emit="ptx")
+
+
 def shared_path(relative: str) -> Path:
     """SHARED / relative; a test that needs it skips without it, and fails under CI=true (where
     shared/ is beside the checkout)."""

@@ -13,6 +13,8 @@ from shflx.errors import InputError
 from shflx.frontend.clang import FrontendOptions
 from shflx.frontend.cuda_sdk import amd_header_args
 
+from conftest import compile_for
+
 LAYOUT = r"""
 #include <vector_types.h>
 #include <cuda_fp16.h>
@@ -413,13 +415,7 @@ def test_host_headers_of_nvccs_host_compiler_are_found(tmp_path, arch):
         pytest.skip("no GCC include directory with omp.h on this machine")
     src = tmp_path / "k.cu"
     src.write_text(HOST_HEADERS)
-    if arch.startswith("sm_"):
-        from shflx.driver.nvidia import compile_cuda, cuda_headers
-        if cuda_headers(FrontendOptions()) is None:
-            pytest.skip("NVIDIA's CUDA headers are not installed")
-        compile_cuda(src, arch, emit="ptx")
-    else:
-        compile_file(src, arch, emit="llvm")
+    compile_for(src, arch)
 
 
 def test_the_driver_api_is_nvidias_cuda_h(tmp_path):
@@ -465,13 +461,7 @@ def test_host_code_calling_cublaslt_compiles_without_its_wheel(tmp_path, arch):
     installed, else shflx's declarations of its common part (shflx_cublaslt_host.h)."""
     src = tmp_path / "k.cu"
     src.write_text(CUBLASLT)
-    if arch.startswith("sm_"):
-        from shflx.driver.nvidia import compile_cuda, cuda_headers
-        if cuda_headers(FrontendOptions()) is None:
-            pytest.skip("NVIDIA's CUDA headers are not installed")
-        compile_cuda(src, arch, emit="ptx")
-    else:
-        compile_file(src, arch, emit="llvm")
+    compile_for(src, arch)
 
 
 @pytest.mark.parametrize("call", ["__fadd_rz(p[1], p[2])", "(float)__fma_rd(d[1], d[2], d[3])", "__fsqrt_ru(p[1])"])
@@ -497,13 +487,9 @@ def test_16_bit_float_atomics_device_flags_and_host_c_library(tmp_path, arch):
                    "  atomicAdd(h2, h2[1]); atomicAdd(h, h[1]); atomicAdd(b2, b2[1]); atomicAdd(b, b[1]); }\n"
                    "int main() { cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost);\n"
                    "  clock_t t = clock(); return (int)strlen(\"x\") + (int)t; }\n")
-    if arch.startswith("sm_"):
-        from shflx.driver.nvidia import compile_cuda, cuda_headers
-        if cuda_headers(FrontendOptions()) is None:
-            pytest.skip("NVIDIA's CUDA headers are not installed")
-        compile_cuda(src, arch, emit="ptx")
-    else:
-        assert "cmpxchg" in compile_file(src, arch, emit="llvm").output
+    res = compile_for(src, arch)
+    if not arch.startswith("sm_"):
+        assert "cmpxchg" in res.output
 
 
 def test_a_non_inlined_device_function_links_and_kernels_stay_visible(tmp_path):

@@ -229,18 +229,11 @@ def test_preprocessed_lines_follow_the_line_markers():
 def test_a_launch_with_spaces_inside_its_brackets_is_read_as_nvcc_reads_it(tmp_path, arch):
     """`k << <grid, block >> > (args)` (xmrig-cuda): nvcc's execution configuration, clang's
     "expected expression"; read as `k <<< grid, block >>> (args)`, the columns unchanged."""
-    from shflx.driver.amd import compile_file
-    from shflx.driver.nvidia import compile_cuda, cuda_headers
-    from shflx.frontend.clang import FrontendOptions
+    from conftest import compile_for
     src = tmp_path / "k.cu"
     src.write_text("template <int N> __global__ void k(int *p) { p[threadIdx.x] = N; }\n"
                    "#define CHECK(...) __VA_ARGS__\n"
                    "void run(int *p, int n) {\n  k<3> << <n / 32, 32 >> > (p);\n"
                    "  CHECK(k<4> << <dim3(n), dim3(32), 0 >> > (p));\n}\n")
-    if arch.startswith("sm_"):
-        if cuda_headers(FrontendOptions()) is None:
-            pytest.skip("NVIDIA's CUDA headers are not installed")
-        res = compile_cuda(src, arch, emit="ptx")
-    else:
-        res = compile_file(src, arch, emit="llvm")
+    res = compile_for(src, arch)
     assert any("'<< <' ... '>> >'" in n for n in res.notes), res.notes

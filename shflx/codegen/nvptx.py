@@ -1,8 +1,8 @@
 """llvmlite adapter for NVIDIA: NVPTX LLVM IR text -> PTX text (STYLE "one thin adapter per tool").
 
 The PTX ISA version is the one LLVM itself picks for the processor (its minimum for that sm:
-8.6 for sm_100a, ...), read from a probe module once per processor, but at least that of the first
-CUDA toolkit for the processor (8.0 for sm_90: _PTX_FLOOR); the front end
+8.6 for sm_100a, ...), read from a probe module once per processor, but at least what NVIDIA's own
+headers need there (8.0 for sm_90: _PTX_FLOOR); the front end
 is given the same `+ptxNN` feature so clang allows exactly the builtins codegen can emit."""
 from __future__ import annotations
 
@@ -39,14 +39,15 @@ def _target_machine(sm: str, opt: int) -> tuple[Any, str]:
     return tm, f"{emitted.group(1)}.{emitted.group(2)}"
 
 
-# The PTX ISA at least, per processor, where LLVM's minimum is older than the first CUDA toolkit for
-# it emits: NVIDIA's headers write sm_90 instructions of PTX 8.0 in inline asm (DPX's add.s16x2 /
-# max.s16x2.relu in crt/device_functions.hpp), and every ptxas that knows sm_90 (CUDA 12.0+) reads 8.0.
+# The PTX ISA at least, per processor, where LLVM's minimum is older than what NVIDIA's headers write in
+# inline asm there. LLVM's minimum for sm_90 is PTX 7.8 (llvm/lib/Target/NVPTX/NVPTX.td: `Proc<"sm_90",
+# [SM90, PTX78]>`, CUDA 11.8), but crt/device_functions.hpp writes the DPX forms (add/min/max .s16x2,
+# .relu), which the PTX ISA introduces in 8.0 (CUDA 12.0): ptxas of CUDA 11.8 would refuse that PTX.
 _PTX_FLOOR = {"sm_90": (8, 0)}
 
 
 def ptx_version(sm: str) -> str:
-    """The PTX ISA version LLVM emits for `sm` ("7.8" for sm_90)."""
+    """The PTX ISA version the PTX for `sm` declares ("8.0" for sm_90: _PTX_FLOOR)."""
     return _target_machine(sm, 2)[1]
 
 

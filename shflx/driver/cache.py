@@ -77,8 +77,15 @@ def plan_digest(k: str, text: str) -> str:
 TABLE = "proven"      # key, plan JSON, plan_digest(key, plan JSON)
 
 
+class _Distrusted(Exception):
+    """The cache directory is not this user's own (files.trusted_cache_dir warned once, saying why)."""
+
+
 @lru_cache(maxsize=4)
 def _connect(path: str) -> sqlite3.Connection:
+    """The store, opened once per process, after its directory was found trustworthy."""
+    if trusted_cache_dir() is None:
+        raise _Distrusted(distrusted(cache_dir()) or "the cache directory cannot be used")
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -97,9 +104,6 @@ def _unusable(path: str, error: BaseException) -> None:
     """The store cannot be used in this process: one warning line, then the search runs uncached
     (a cache that cannot be used only costs speed)."""
     why = getattr(error, "strerror", None) or str(error)
-    folder = Path(path).parent
-    if folder.exists() and not folder.is_dir():
-        why = f"{folder} is a file, not a directory (SHFLX_CACHE_DIR or XDG_CACHE_HOME)"
     if path not in _UNUSABLE:
         _UNUSABLE[path] = why
         print(f"shflx: warning: the plan cache {path} cannot be used ({why}); continuing without it "
@@ -112,11 +116,10 @@ def _db() -> sqlite3.Connection | None:
     if path in _UNUSABLE:
         return None
     try:
-        folder = trusted_cache_dir()           # the user's own directory, or one warning and None
-        if folder is None:
-            _UNUSABLE[path] = distrusted(cache_dir()) or "the cache directory cannot be used"
-            return None
         return _connect(path)
+    except _Distrusted as e:                   # warned once already, by files.trusted_cache_dir
+        _UNUSABLE[path] = str(e)
+        return None
     except (sqlite3.Error, OSError, RuntimeError) as e:    # RuntimeError: no home directory
         _unusable(path, e)
         return None

@@ -74,7 +74,7 @@ HOST_F_JOINED = ("-fvisibility=", "-fdiagnostics-color=", "-fsanitize=", "-fno-s
 # the values of the enumerated flags (each checked by _check, the error listing them)
 EMIT_AMD = ("hsaco", "obj", "asm", "llvm")          # driver.amd.EMITS
 EMIT_NVIDIA = ("cubin", "ptx", "llvm")              # driver.nvidia.EMITS
-EMIT_CHOICES = ("hsaco", "obj", "asm", "llvm", "cubin", "ptx")
+EMIT_CHOICES = tuple(dict.fromkeys(EMIT_AMD + EMIT_NVIDIA))
 REPORT_CHOICES = ("text", "json")
 PREFER_CHOICES = ("cycles", "lds-free")             # target.PREFERENCES
 LANGUAGE_CHOICES = ("cuda", "hip")

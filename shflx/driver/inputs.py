@@ -1,11 +1,13 @@
 """Compile inputs that are not CUDA: LLVM IR from other front ends, and the check that a device
-module calls nothing it does not define."""
+module calls nothing it does not define; the one check of a compile's input and output files."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 from ..errors import InputError, Location
+from ..files import check_outputs, check_regular
 from ..frontend.clang import DEVICE_GAPS
 from ..ir.text import declared_names, locations
 
@@ -68,3 +70,16 @@ def source_location(text: str, source: Path) -> Location:
     if len(parts) == 3 and parts[1].isdigit():
         return Location(parts[0], int(parts[1]), int(parts[2]) if parts[2].isdigit() else None)
     return Location(str(source))
+
+
+def check_compile_files(f, sources: list[Path], outputs: list[tuple[str, str]]) -> None:
+    """Every input of the compile flags `f` is a regular file (a FIFO is an error, not a hang), and
+    the one check of every output (-o, the depfile, --report-file: (flag, path) pairs) against every
+    input (the sources, -include files, response files): files.check_outputs."""
+    for src in (s for s in sources if str(s) != "-"):
+        check_regular(src, "a CUDA or HIP source" if src.suffix not in (".ll", ".bc") else "LLVM IR")
+    included = [f.preprocessor[k + 1] for k, w in enumerate(f.preprocessor) if w == "-include"]
+    for inc in included:          # one that is not here is searched for on the include path by clang
+        if os.path.lexists(inc):
+            check_regular(Path(inc), "a header (-include)")
+    check_outputs([*sources, *included, *f.response_files], outputs)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..errors import ShflxError, ToolchainError, UsageError
 from ..schemas import versioned
+from .inputs import check_compile_files
 from .report import compile_entry, internal_warnings
 
 HIP_SUFFIXES = (".hip", ".cpp", ".cc", ".cxx", ".c++", ".C", ".hpp")
@@ -349,20 +350,11 @@ def host_compiler(f) -> list[str]:
 
 
 def _check_files(f, src: str, out: str) -> None:
-    """`-c`'s input is a regular file, and no output (-o, the depfile, --report-file) names an input
-    (the source, -include files, response files): files.check_outputs, the one check."""
-    from ..files import check_outputs, check_regular
-
-    check_regular(Path(src), "a CUDA or HIP source")
+    """`-c`'s files (driver.inputs.check_compile_files): the depfile as -MF names it, else beside -o."""
     mf = [f.deps[k + 1] for k, w in enumerate(f.deps) if w == "-MF"]
     depfile = mf[-1:] or ([str(Path(out).with_suffix(".d"))] if {"-MD", "-MMD"} & set(f.deps) else [])
-    included = [f.preprocessor[k + 1] for k, w in enumerate(f.preprocessor) if w == "-include"]
-    for inc in included:          # one that is not here is searched for on the include path
-        if os.path.lexists(inc):
-            check_regular(Path(inc), "a header (-include)")
-    check_outputs([src, *included, *f.response_files],
-                  [("-o", out), *(("-MF", d) for d in depfile),
-                   *((("--report-file", f.report_file),) if f.report_file else ())])
+    check_compile_files(f, [Path(src)], [("-o", out), *(("-MF", d) for d in depfile),
+                                         *((("--report-file", f.report_file),) if f.report_file else ())])
 
 
 def compile_object(f) -> int:

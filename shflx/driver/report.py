@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cuda import cuda_call
+from ..cuda import INTRINSIC_MODES, cuda_call
 from ..ir.frames import place
 from ..ir.sites import MODE_NAMES, Site
 from ..ir.text import inline_frames
@@ -193,20 +193,18 @@ def written(site: dict[str, Any]) -> str:
     return f"{intrinsic}, through {cuda}" if intrinsic and not cuda.startswith(f"{intrinsic}(") else cuda
 
 
-SHUFFLES = frozenset(f"__shfl{kind}{sync}" for kind in ("", "_up", "_down", "_xor") for sync in ("", "_sync"))
-
-
 def chain_inside(chain: dict[str, Any]) -> str:
     """` in cub::WarpReduce::Sum` for a chain inside an intrinsic or library call, else ""."""
     name = chain.get("intrinsic")
-    return f" in {name}" if name and name not in SHUFFLES else ""
+    return f" in {name}" if name and name not in INTRINSIC_MODES else ""
 
 
 def _relative_entries(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    cwd = os.getcwd()
     for item in items:
-        item["location"] = relative(item["location"])
+        item["location"] = relative(item["location"], cwd)
         if item.get("inlined"):
-            item["inlined"] = [relative(f) for f in item["inlined"]]
+            item["inlined"] = [relative(f, cwd) for f in item["inlined"]]
     return items
 
 

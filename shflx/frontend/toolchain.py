@@ -221,7 +221,7 @@ def _ask_host_cxx_args(tool: Tool) -> tuple[str, ...]:
             args += ["-internal-externc-isystem" if "/libc/include/" in v else "-internal-isystem", os.path.abspath(v)]
         elif w == "-internal-externc-isystem":
             args += [w, os.path.abspath(v)]
-        elif w == "-D" and (v.startswith("_LIBCPP") or v.startswith("_LIBCXXABI") or v.startswith("__GLIBC")):
+        elif w == "-D" and HOST_DEFINE.fullmatch(v):    # the shape host_cxx_args_shape accepts back
             args += [w, v]
     if not any(a.endswith("libcxx/include") or "/c++/" in a for a in args):
         said = next((ln.strip() for ln in out.stderr.splitlines() if "error" in ln.lower()), "")

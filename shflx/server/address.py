@@ -44,6 +44,11 @@ class AddressError(Exception):
     """No usable place for the server's socket (the message says why, in plain words)."""
 
 
+def open_lock(dfd: int, name: str) -> int:
+    """The lock file of the server `name`, inside the checked directory `dfd` (never through a link)."""
+    return os.open(f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd)
+
+
 def open_dir(d: str) -> int:
     """A descriptor of directory `d` (its last component not followed if it is a link), checked:
     a directory, owned by this user, no access for anyone else (another user's socket there would

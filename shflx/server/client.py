@@ -16,7 +16,7 @@ import socket
 import sys
 import time
 
-from .address import PACKAGE, AddressError, open_dir, same_dir, socket_path, through
+from .address import PACKAGE, AddressError, open_dir, open_lock, same_dir, socket_path, through
 from .protocol import peer_uid, read_line, send_request
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
@@ -93,7 +93,7 @@ def _lock_held(dfd: int, name: str, d: str) -> bool:
     Unavailable when the lock cannot even be opened (an unwritable directory)."""
     import fcntl
     try:
-        fd = os.open(f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd)
+        fd = open_lock(dfd, name)
     except OSError as e:
         raise Unavailable(f"cannot start the compile server in {d}: {e.strerror or e}") from None
     try:
