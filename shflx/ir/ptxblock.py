@@ -281,13 +281,16 @@ class _Emitter:
             r = self.emit(f"fneg {fty} {self.emit(f'bitcast {ity} {args[0]} to {fty}')}")
         elif base in ("rcp", "div") and (mods == ["rn"] or (mods == ["approx"] and ftype == "f32")) \
                 and len(args) == (1 if base == "rcp" else 2):
-            # .rn: IEEE division; .approx.f32 (no .ftz): within 1 ulp (rcp) / 2 ulp (div) of the
-            # quotient (PTX ISA 9.7.3.x), which the correctly rounded quotient is
+            # .rn: IEEE division. .approx.f32 (no .ftz): the correctly rounded quotient, which is within
+            # the PTX ISA's bounds (rcp.approx: 1 ulp; div.approx: 2 ulp for |b| in [2^-126, 2^126],
+            # PTX ISA "Floating Point Instructions: rcp / div"). Not the same for 2^126 < |b| < 2^128,
+            # where the ISA defines div.approx as 0 (NaN for an infinite a): a known difference, untested.
             one = self.emit(f"bitcast {ity} {0x3F800000 if fw == 32 else 0x3FF0000000000000} to {fty}")
             x, y = ([one] if base == "rcp" else []) + [self.emit(f"bitcast {ity} {v} to {fty}") for v in args]
             r = self.emit(f"fdiv {fty} {x}, {y}")
         elif base == "rsqrt" and mods == ["approx"] and ftype == "f32" and len(args) == 1:
-            # within 2^-22.9 relative (PTX ISA): 1/sqrt in double, rounded once to float (<= 0.5 ulp + 2^-52)
+            # rsqrt.approx.f32: within 2^-22.9 relative error (PTX ISA "Floating Point Instructions:
+            # rsqrt"); here 1/sqrt in double, rounded once to float (<= 0.5 ulp + 2^-52)
             d = self.emit(f"fpext float {self.emit(f'bitcast i32 {args[0]} to float')} to double")
             one = self.emit(f"bitcast i64 {0x3FF0000000000000} to double")
             q = self.emit(f"fdiv double {one}, {self.call('double', 'llvm.sqrt.f64', f'double {d}')}")
