@@ -216,3 +216,18 @@ def test_the_text_report_lists_a_sites_other_frames_as_the_remarks_do():
                       "cost 7/71, proved"
     assert text[2] == f"      in cub::WarpReduce::Sum at {CUB}/specializations/warp_reduce_shfl.cuh:223:5"
     assert text[3] == "      inlined from k.cu:20:3"
+
+
+def test_an_sm_chain_kept_as_written_is_named_too(tmp_path):
+    """A float chain has no redux.sync on sm_90, so the module is not edited: its report entry is
+    still placed at the user's line, inside the cooperative-groups call."""
+    src = tmp_path / "cgf.cu"
+    src.write_text("#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n"
+                   "namespace cg = cooperative_groups;\n__global__ void k(const float *in, float *out) {\n"
+                   "  auto tile = cg::tiled_partition<32>(cg::this_thread_block());\n"
+                   "  out[threadIdx.x] = cg::reduce(tile, in[threadIdx.x], cg::plus<float>());\n}\n")
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", "sm_90",
+                        "-o", str(tmp_path / "cgf.ptx"), "--report", "json"], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    (entry,) = json.loads(r.stdout)
+    assert [(c["location"], c["intrinsic"]) for c in entry["chains"]] == [("cgf.cu:6:22", "cooperative_groups::reduce")]

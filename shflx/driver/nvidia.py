@@ -167,11 +167,11 @@ def lower_reductions(ir: str, target: NvidiaTarget, version: tuple[int, int]) ->
         else:
             module.redux(entry, chain, dec, target, len(reports))
         entry.status, entry.family, entry.proof = "re-synthesized", "redux.sync", "proved"
+    placed(reports, module.lines, [c.sites[0].line_index for c in chains])
     if not module.edits:
         return ir, reports
     declared = declared_names(ir)
     decls = [_DECLS[n] for n in sorted(module.used) if n not in declared]
-    placed(reports, ir.splitlines(), [c.sites[0].line_index for c in chains])
     return rewrite(ir, module.edits, decls + module.functions, module.needed, final=False), reports
 
 
