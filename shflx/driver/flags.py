@@ -56,8 +56,14 @@ DEVICE_F = {"-ffast-math": ["-ffast-math"], "-fno-fast-math": ["-fno-fast-math"]
 DEVICE_F_JOINED = {"-ffp-contract=": ["-ffp-contract="], "-fdebug-prefix-map=": ["-fdebug-prefix-map="],
                    "-fmacro-prefix-map=": ["-fmacro-prefix-map="],
                    "-ffile-prefix-map=": ["-fdebug-prefix-map=", "-fmacro-prefix-map="]}
-REJECTED = {"-fgpu-rdc": "relocatable device code (-fgpu-rdc) is not supported: shflx links each file's "
-            "device code on its own", "-rdc=true": "relocatable device code (-rdc=true) is not supported",
+# relocatable device code: nvcc's -rdc=true links the files' device code with nvlink (and, for kernels
+# launched from device code, NVIDIA's device runtime cudadevrt); shflx has neither step
+_RDC_WHY = ("is not supported: shflx compiles and links each file's device code on its own (a __device__ "
+            "function or variable must be defined in the file that uses it; a kernel launch from device code "
+            "also needs NVIDIA's device runtime, cudadevrt, linked by nvlink)")
+REJECTED = {"-fgpu-rdc": f"relocatable device code (-fgpu-rdc) {_RDC_WHY}",
+            "-rdc=true": f"relocatable device code (-rdc=true) {_RDC_WHY}",
+            "--relocatable-device-code=true": f"relocatable device code (--relocatable-device-code=true) {_RDC_WHY}",
             "--cuda-host-only": "shflx compiles device code; use `shflx launch` around the host compiler",
             "-emit-llvm": "use --emit llvm"}
 # every -f flag is rejected unless it is one of these (as clang rejects `-foo`): the device's

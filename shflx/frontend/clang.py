@@ -18,6 +18,7 @@ from . import nvcc_syntax
 from .cuda_sdk import INSTALL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include
 from .host_only import leading_notes, library_of, missing_host_header, note, stand_in, stood_in
 from .unprovided import named_missing_header
+from .nvcc_differences import said_by_shflx
 from .toolchain import HOST_TRIPLE, find_clang, gcc_include_dir, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
@@ -317,8 +318,9 @@ def explain_diagnostics(stderr: str, vendor: str) -> str:
     """clang's diagnostics, with each call from device code to a host-only CUDA/C function said as
     what it is: `file:line:col: error: shflx does not support 'X' in device code on AMD targets (why)`,
     an API the CUDA layer marks unavailable said without clang's `'f' is unavailable:` prefix, an
-    NVIDIA header the layer does not provide named at its #include (unprovided.py), and a cuBLAS
-    name beyond shflx's declarations named as such."""
+    NVIDIA header the layer does not provide named at its #include (unprovided.py), what nvcc also
+    refuses or compiles differently said so (nvcc_differences.py), and a cuBLAS name beyond
+    shflx's declarations named as such."""
     out = []
     including = None                      # the innermost "In file included from" of this diagnostic
     for line in stderr.splitlines():
@@ -336,7 +338,7 @@ def explain_diagnostics(stderr: str, vendor: str) -> str:
         if m and stack is not None and str(INCLUDE) in m.group("where"):     # a stub's #error: at its #include
             out.append(f"{_include_site(stack)}: error: {m.group('what')}")
             continue
-        named = named_missing_header(line, vendor)
+        named = named_missing_header(line, vendor) or said_by_shflx(line, vendor)
         if named:
             out.append(named)
             continue

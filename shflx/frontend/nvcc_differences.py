@@ -1,0 +1,57 @@
+"""clang diagnostics for what nvcc also refuses or compiles differently, said as shflx's one-line
+error: `file:line:col: error: shflx does not support 'X' on <vendor> targets (what is missing)`.
+
+- A kernel launched from device code (dynamic parallelism): nvcc needs `-rdc=true` and links the
+  device runtime, cudadevrt, with nvlink (CUDA C++ Programming Guide, "CUDA Dynamic Parallelism",
+  "Compilation and Linking"); shflx compiles and links each file's device code on its own, so on
+  NVIDIA targets it is relocatable device code and cudadevrt that are missing, and AMD GPUs have no
+  device-side launch at all (clang: "device-side kernel call/launch is not supported").
+- A file's own `typedef unsigned long long uint64_t;` (uint8_t ... uint64_t, before any include of
+  <stdint.h>): nvcc's implicit headers do not declare those names (glibc's <sys/types.h>, which
+  its <stdlib.h> brings, declares only the signed int8_t ... int64_t), so nvcc compiles it. On AMD
+  the host C++ library of the device pass (libc++) declares them in every file, through the
+  headers nvcc also brings (<math.h>, <cstdlib>: libc++'s <type_traits> includes <cstdint>), as
+  'unsigned long': the two differ in overloads and mangled names, so the file's typedef cannot be
+  dropped silently. (sm_NN compiles it as nvcc does: cuda_sdk.CUDA_H_FIRST.)"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+_DEVICE_LAUNCH = re.compile(r"^(?P<where>.+?:\d+:\d+): error: (?:kernel launch from __device__ or __global__ "
+                            r"function requires relocatable device code.*|device-side kernel call/launch is not "
+                            r"supported)$")
+_LAUNCH_WHY = {"NVIDIA": "dynamic parallelism needs relocatable device code (-rdc=true) linked with NVIDIA's "
+                         "device runtime library, cudadevrt, by nvlink; shflx compiles and links each file's device "
+                         "code on its own",
+               "AMD": "AMD GPUs have no device-side kernel launch"}
+_TYPEDEF_CLASH = re.compile(r"^(?P<where>(?P<file>.+?):(?P<line>\d+):(?P<col>\d+)): error: typedef redefinition "
+                            r"with different types \('(?P<mine>[^']+)' vs '[^']+'(?: \(aka '(?P<lib>[^']+)'\))?\)$")
+# the <stdint.h> names nvcc's implicit headers leave undeclared (see the module docstring)
+NOT_IMPLICIT_IN_NVCC = ("uint8_t", "uint16_t", "uint32_t", "uint64_t")
+
+
+def said_by_shflx(line: str, vendor: str) -> str | None:
+    """shflx's error for one of clang's diagnostic lines, or None where clang's stands."""
+    m = _DEVICE_LAUNCH.match(line)
+    if m:
+        return (f"{m['where']}: error: shflx does not support 'kernel launch from device code' on {vendor} targets "
+                f"({_LAUNCH_WHY[vendor]})")
+    m = _TYPEDEF_CLASH.match(line)
+    if m and vendor == "AMD":
+        name = _name_at(Path(m["file"]), int(m["line"]), int(m["col"]))
+        if name in NOT_IMPLICIT_IN_NVCC:
+            return (f"{m['where']}: error: shflx does not support 'typedef {m['mine']} {name}' on AMD targets (the "
+                    f"C++ library of the AMD device pass, libc++, declares {name} as '{m['lib'] or 'another type'}' in "
+                    f"every file, where nvcc's implicit headers do not; include <stdint.h> in place of the typedef)")
+    return None
+
+
+def _name_at(path: Path, line: int, col: int) -> str | None:
+    """The identifier at line:col of `path` (1-based), or None."""
+    try:
+        text = path.read_text(errors="replace").splitlines()[line - 1]
+    except (OSError, IndexError):
+        return None
+    m = re.match(r"\w+", text[col - 1:]) if col >= 1 else None
+    return m.group(0) if m else None
