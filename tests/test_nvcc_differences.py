@@ -1,7 +1,8 @@
 """What a .cu file may declare or do under nvcc, on sm_90 and AMD: its own declarations never clash
 with what shflx includes implicitly where nvcc's implicit headers have no such name, and what nvcc
-also refuses (a kernel launched from device code without -rdc=true and cudadevrt; -fgpu-rdc) is one
-line naming what is missing. Small inline sources, one per class."""
+also refuses (a kernel launched from device code without -rdc=true; -fgpu-rdc on AMD) is one line
+naming what is missing, and -fgpu-rdc on sm_90 is nvcc's -rdc=true. Small inline sources,
+one per class."""
 from __future__ import annotations
 
 import re
@@ -96,20 +97,63 @@ def test_own_signed_typedef_of_another_type_fails_as_with_nvcc(arch, tmp_path):
     assert "shflx does not support" not in msg
 
 
-@pytest.mark.parametrize("arch, vendor, why", [("sm_90", "NVIDIA", "cudadevrt"), ("gfx942", "AMD", "no device-side")])
-def test_kernel_launch_from_device_code_is_one_line(arch, vendor, why, tmp_path):
+@pytest.mark.parametrize("arch, said", [
+    ("sm_90", "a kernel launch from device code (dynamic parallelism) needs relocatable device code: compile with "
+              "-fgpu-rdc (nvcc's -rdc=true) and link the object with NVIDIA's device runtime library, cudadevrt"),
+    ("gfx942", "shflx does not support 'kernel launch from device code' on AMD targets (AMD GPUs have no "
+               "device-side kernel launch)")])
+def test_kernel_launch_from_device_code_is_one_line(arch, said, tmp_path):
     (tmp_path / "k.cu").write_text(DEVICE_LAUNCH)
     msg = _fails(tmp_path / "k.cu", arch)
     errors = [ln for ln in msg.splitlines() if re.match(r".*:\d+:\d+: error:", ln)]   # clang's, as shflx says them
-    assert len(errors) == 1 and errors[0].startswith(f"{tmp_path / 'k.cu'}:2:39: error: shflx does not support "
-                                                     f"'kernel launch from device code' on {vendor} targets ("), msg
-    assert why in errors[0] and "-fgpu-rdc" not in msg
+    assert len(errors) == 1 and errors[0].startswith(f"{tmp_path / 'k.cu'}:2:39: error: {said}"), msg
+
+
+EXTERN = "extern __device__ int f(int);\nextern __device__ int n;\n__global__ void k(int *p) { p[0] = f(p[1]) + n; }\n"
+
+
+def _shflx(tmp_path, *args):
+    return subprocess.run([sys.executable, "-m", "shflx", "compile", *args], capture_output=True, text=True, cwd=tmp_path)
 
 
 @pytest.mark.parametrize("flag", ["-fgpu-rdc", "-rdc=true", "--relocatable-device-code=true"])
-def test_relocatable_device_code_is_one_line_naming_what_is_missing(flag, tmp_path):
-    (tmp_path / "k.cu").write_text("extern __device__ int f(int);\n__global__ void k(int *p) { p[0] = f(p[1]); }\n")
-    r = subprocess.run([sys.executable, "-m", "shflx", "compile", "k.cu", "--offload-arch", "sm_90", flag, "-o", "k.o"],
-                       capture_output=True, text=True, cwd=tmp_path)
-    clean_error(r, 2, f"{flag}: relocatable device code", "cudadevrt", "nvlink", "defined in the file that uses it")
+def test_relocatable_device_code_for_sm90_is_ptxas_relocatable_object(flag, tmp_path):
+    """nvcc -rdc=true's object: what other files define is .extern in the PTX, and the cubin is an
+    ELF of type ET_REL (ptxas -c) for the device link (hw_tests/nvidia/test_rdc_hw.py links and runs
+    two such files and a device-side launch with cudadevrt on a GPU)."""
+    (tmp_path / "k.cu").write_text(EXTERN + DEVICE_LAUNCH + "__device__ int g(int x) { return x + 1; }\n")
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "sm_90", flag, "-o", "k.o", "--report-file", "k.json")
+    assert r.returncode == 0, r.stderr
+    elf = (tmp_path / "k.o").read_bytes()
+    assert elf[:4] == b"\x7fELF" and int.from_bytes(elf[16:18], "little") == 1        # e_type ET_REL
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "sm_90", flag, "-S", "-o", "k.ptx")
+    ptx = (tmp_path / "k.ptx").read_text()
+    assert r.returncode == 0 and re.search(r"^\.extern \.func .*_Z1fi$", ptx, re.M)
+    assert re.search(r"^\.extern \.global .* n;$", ptx, re.M) and re.search(r"^\.visible \.func .*_Z1gi\($", ptx, re.M)
+    assert "__cudaCDP2LaunchDevice" in ptx                                   # the device runtime's launch
+    assert "relocatable device code (-fgpu-rdc)" in (tmp_path / "k.json").read_text()
+
+
+def test_without_rdc_an_extern_device_function_is_one_line(tmp_path):
+    (tmp_path / "k.cu").write_text(EXTERN)
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "sm_90", "-o", "k.o")
+    clean_error(r, 2, "call to undefined device function(s) _Z1fi", "or compile with -fgpu-rdc")
+
+
+def test_relocatable_device_code_for_amd_is_one_line(tmp_path):
+    (tmp_path / "k.cu").write_text(EXTERN)
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "sm_90,gfx942", "-fgpu-rdc", "-o", "k.o")
+    clean_error(r, 2, "-fgpu-rdc: relocatable device code is not supported on AMD targets", "(gfx942)")
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_without_rdc_an_extern_device_variable_is_one_line(tmp_path):
+    """ptxas accepts the .extern variable and the module would fail only when loaded; nvcc refuses it."""
+    (tmp_path / "k.cu").write_text("extern __device__ int n;\nextern __constant__ float c;\n"
+                                   "__global__ void k(int *p) { p[0] = n + (int)c; }\n")
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "sm_90", "-o", "k.o")
+    clean_error(r, 2, "undefined device variable(s) c, n", "or compile with -fgpu-rdc")
+    (tmp_path / "s.cu").write_text("extern __shared__ float dyn[];\n"          # dynamic shared memory: no definition
+                                   "__global__ void k(float *p) { dyn[threadIdx.x] = p[0]; p[1] = dyn[0]; }\n")
+    r = _shflx(tmp_path, "s.cu", "--offload-arch", "sm_90", "-o", "s.o")
+    assert r.returncode == 0, r.stderr

@@ -43,6 +43,7 @@ FP_CONTRACT_MODES = {"off": 0, "on": 1, "fast": 2, "fast-honor-pragmas": 2}
 # clang's default, DeepSpeed's fused_ln<__half, 1, 8> compiled to a copy of its input: the uint4
 # reads of the buffer were forwarded past the __half stores (hw_tests/corpus_cases.py, on the emulator).
 STRICT_ALIASING = "-fstrict-aliasing"
+GPU_RDC = "-fgpu-rdc"           # relocatable device code (sm_NN), among FrontendOptions.extra
 
 
 @dataclass(frozen=True)
@@ -191,8 +192,10 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
         args += ["-I", inc]
     for d in opts.defines:
         args += ["-D", d]
-    # cc1 words; -fstrict-aliasing only leaves -fno-strict-aliasing out (shflx's own marker, no cc1 word)
-    return args + [w for word in opts.extra if word != STRICT_ALIASING for w in ("-Xclang", word)] + \
+    # cc1 words; -fstrict-aliasing only leaves -fno-strict-aliasing out (shflx's own marker, no cc1 word);
+    # -fgpu-rdc is the driver's own (relocatable device code: extern device functions, device launch)
+    return args + [w for word in opts.extra if word != STRICT_ALIASING
+                   for w in ((word,) if word == GPU_RDC else ("-Xclang", word))] + \
         host_after(amd=False) + [str(source)]
 
 

@@ -3,9 +3,10 @@ error: `file:line:col: error: shflx does not support 'X' on <vendor> targets (wh
 
 - A kernel launched from device code (dynamic parallelism): nvcc needs `-rdc=true` and links the
   device runtime, cudadevrt, with nvlink (CUDA C++ Programming Guide, "CUDA Dynamic Parallelism",
-  "Compilation and Linking"); shflx compiles and links each file's device code on its own, so on
-  NVIDIA targets it is relocatable device code and cudadevrt that are missing, and AMD GPUs have no
-  device-side launch at all (clang: "device-side kernel call/launch is not supported").
+  "Compilation and Linking"). On NVIDIA targets shflx compiles it with -fgpu-rdc (a relocatable
+  object for that link), and clang's "requires -fgpu-rdc" is said with the link it then needs; AMD
+  GPUs have no device-side launch at all (clang: "device-side kernel call/launch is not
+  supported").
 - A file's own `typedef unsigned long long uint64_t;` (uint8_t ... uint64_t, before any include of
   <stdint.h>): nvcc's implicit headers do not declare those names (glibc's <sys/types.h>, which
   its <stdlib.h> brings, declares only the signed int8_t ... int64_t), so nvcc compiles it. On AMD
@@ -21,10 +22,6 @@ from pathlib import Path
 _DEVICE_LAUNCH = re.compile(r"^(?P<where>.+?:\d+:\d+): error: (?:kernel launch from __device__ or __global__ "
                             r"function requires relocatable device code.*|device-side kernel call/launch is not "
                             r"supported)$")
-_LAUNCH_WHY = {"NVIDIA": "dynamic parallelism needs relocatable device code (-rdc=true) linked with NVIDIA's "
-                         "device runtime library, cudadevrt, by nvlink; shflx compiles and links each file's device "
-                         "code on its own",
-               "AMD": "AMD GPUs have no device-side kernel launch"}
 _TYPEDEF_CLASH = re.compile(r"^(?P<where>(?P<file>.+?):(?P<line>\d+):(?P<col>\d+)): error: typedef redefinition "
                             r"with different types \('(?P<mine>[^']+)' vs '[^']+'(?: \(aka '(?P<lib>[^']+)'\))?\)$")
 # the <stdint.h> names nvcc's implicit headers leave undeclared (see the module docstring)
@@ -34,9 +31,13 @@ NOT_IMPLICIT_IN_NVCC = ("uint8_t", "uint16_t", "uint32_t", "uint64_t")
 def said_by_shflx(line: str, vendor: str) -> str | None:
     """shflx's error for one of clang's diagnostic lines, or None where clang's stands."""
     m = _DEVICE_LAUNCH.match(line)
+    if m and vendor == "NVIDIA":
+        return (f"{m['where']}: error: a kernel launch from device code (dynamic parallelism) needs relocatable "
+                "device code: compile with -fgpu-rdc (nvcc's -rdc=true) and link the object with NVIDIA's device "
+                "runtime library, cudadevrt (nvlink)")
     if m:
-        return (f"{m['where']}: error: shflx does not support 'kernel launch from device code' on {vendor} targets "
-                f"({_LAUNCH_WHY[vendor]})")
+        return (f"{m['where']}: error: shflx does not support 'kernel launch from device code' on AMD targets "
+                "(AMD GPUs have no device-side kernel launch)")
     m = _TYPEDEF_CLASH.match(line)
     if m and vendor == "AMD":
         name = _name_at(Path(m["file"]), int(m["line"]), int(m["col"]))
