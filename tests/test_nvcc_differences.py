@@ -81,11 +81,22 @@ def test_own_cuda_h_include_still_reads_nvidias(tmp_path):
     assert "_Z1kPmPKj" in ptx                  # uint64_t is <stdint.h>'s again: unsigned long
 
 
-def test_own_unsigned_fixed_width_typedef_on_amd_is_one_line(tmp_path):
+def test_own_unsigned_fixed_width_typedefs_compile_for_amd_as_nvcc_reads_them(tmp_path):
+    """libc++ declares uint64_t (as 'unsigned long') in every file: the C library's typedef takes the
+    file's type, so the kernel's symbol is nvcc's (y: unsigned long long), and the report says so."""
     (tmp_path / "k.cu").write_text(OWN_UINT)
+    res = compile_for(tmp_path / "k.cu", "gfx942")
+    assert re.search(r"^define .*@_Z1kPyPKjPKtPKh\(", res.output, re.M)
+    assert any("uint64_t is 'unsigned long long' here, the type the file's own typedef gives it" in n for n in res.notes)
+
+
+@pytest.mark.parametrize("mine, name", [("unsigned long", "uint32_t"), ("long long", "uint64_t")])
+def test_own_fixed_width_typedef_of_another_width_or_sign_on_amd_is_one_line(mine, name, tmp_path):
+    """Library code must not see a 64-bit uint32_t or a signed uint64_t: one line, no rewrite."""
+    (tmp_path / "k.cu").write_text(f"typedef {mine} {name};\n__global__ void k({name} *p) {{ p[0] = 1; }}\n")
     msg = _fails(tmp_path / "k.cu", "gfx942")
-    assert re.search(r"k\.cu:1:28: error: shflx does not support 'typedef unsigned long long uint64_t' on AMD "
-                     r"targets \(.*declares uint64_t as 'unsigned long'.*include <stdint\.h>", msg), msg
+    assert re.search(rf"k\.cu:1:\d+: error: shflx does not support 'typedef {mine} {name}' on AMD targets \(.*"
+                     r"include <stdint\.h> in place of the typedef\)", msg), msg
     assert "typedef redefinition" not in msg
 
 

@@ -7,17 +7,20 @@ error: `file:line:col: error: shflx does not support 'X' on <vendor> targets (wh
   object for that link), and clang's "requires -fgpu-rdc" is said with the link it then needs; AMD
   GPUs have no device-side launch at all (clang: "device-side kernel call/launch is not
   supported").
-- A file's own `typedef unsigned long long uint64_t;` (uint8_t ... uint64_t, before any include of
-  <stdint.h>): nvcc's implicit headers do not declare those names (glibc's <sys/types.h>, which
-  its <stdlib.h> brings, declares only the signed int8_t ... int64_t), so nvcc compiles it. On AMD
-  the host C++ library of the device pass (libc++) declares them in every file, through the
-  headers nvcc also brings (<math.h>, <cstdlib>: libc++'s <type_traits> includes <cstdint>), as
-  'unsigned long': the two differ in overloads and mangled names, so the file's typedef cannot be
-  dropped silently. (sm_NN compiles it as nvcc does: cuda_sdk.CUDA_H_FIRST.)"""
+- A file's own typedef of uint8_t ... uint64_t of another width or signedness than the name says
+  (`typedef unsigned long uint32_t;`, 64 bits here): nvcc's implicit headers declare no such name
+  (glibc's <sys/types.h>, which its <stdlib.h> brings, has only the signed int8_t ... int64_t), so
+  nvcc compiles it. On AMD the device pass's C++ library, libc++, declares them in every file
+  (<math.h>, <cstdlib>: <type_traits> includes <cstdint>); a typedef of the name's width and
+  unsigned is read as nvcc reads it (own_typedefs.py), but library code must not see uint32_t of 64
+  bits or a signed uint64_t, so this one is an error. (sm_NN compiles it as nvcc does:
+  cuda_sdk.CUDA_H_FIRST.)"""
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from . import own_typedefs
 
 _DEVICE_LAUNCH = re.compile(r"^(?P<where>.+?:\d+:\d+): error: (?:kernel launch from __device__ or __global__ "
                             r"function requires relocatable device code.*|device-side kernel call/launch is not "
@@ -25,7 +28,7 @@ _DEVICE_LAUNCH = re.compile(r"^(?P<where>.+?:\d+:\d+): error: (?:kernel launch f
 _TYPEDEF_CLASH = re.compile(r"^(?P<where>(?P<file>.+?):(?P<line>\d+):(?P<col>\d+)): error: typedef redefinition "
                             r"with different types \('(?P<mine>[^']+)' vs '[^']+'(?: \(aka '(?P<lib>[^']+)'\))?\)$")
 # the <stdint.h> names nvcc's implicit headers leave undeclared (see the module docstring)
-NOT_IMPLICIT_IN_NVCC = ("uint8_t", "uint16_t", "uint32_t", "uint64_t")
+NOT_IMPLICIT_IN_NVCC = tuple(own_typedefs.NAME_BITS)
 
 
 def said_by_shflx(line: str, vendor: str) -> str | None:
@@ -44,7 +47,8 @@ def said_by_shflx(line: str, vendor: str) -> str | None:
         if name in NOT_IMPLICIT_IN_NVCC:
             return (f"{m['where']}: error: shflx does not support 'typedef {m['mine']} {name}' on AMD targets (the "
                     f"C++ library of the AMD device pass, libc++, declares {name} as '{m['lib'] or 'another type'}' in "
-                    f"every file, where nvcc's implicit headers do not; include <stdint.h> in place of the typedef)")
+                    f"every file, where nvcc's implicit headers do not, and its code needs {name} of "
+                    f"{own_typedefs.NAME_BITS[name]} bits, unsigned; include <stdint.h> in place of the typedef)")
     return None
 
 
