@@ -63,7 +63,7 @@ DEVICE_F = {"-ffast-math": ["-ffast-math"], "-fno-fast-math": ["-fno-fast-math"]
 DEVICE_F_JOINED = {"-ffp-contract=": ["-ffp-contract="], "-fdebug-prefix-map=": ["-fdebug-prefix-map="],
                    "-fmacro-prefix-map=": ["-fmacro-prefix-map="],
                    "-ffile-prefix-map=": ["-fdebug-prefix-map=", "-fmacro-prefix-map="]}
-REJECTED = {            "--cuda-host-only": "shflx compiles device code; use `shflx launch` around the host compiler",
+REJECTED = {"--cuda-host-only": "shflx compiles device code; use `shflx launch` around the host compiler",
             "-emit-llvm": "use --emit llvm"}
 # every -f flag is rejected unless it is one of these (as clang rejects `-foo`): the device's
 # share above, and the host compile's usual ones (-c); other host flags go through -Xcompiler
@@ -425,7 +425,7 @@ def target_features(target_id: str) -> tuple[str, ...]:
 def device_words(f: CompileFlags) -> tuple[str, ...]:
     """The cc1 words these flags add to shflx's device front end, in command-line order groups:
     preprocessor, language/diagnostics, the -O spelling (-Os, -Oz, -Og), the code object version."""
-    words = list(f.preprocessor) + list(f.device) + (["-fgpu-rdc"] if f.rdc else [])
+    words = list(f.preprocessor) + list(f.device) + (["-fgpu-rdc"] if f.rdc else [])   # frontend.clang.GPU_RDC
     if f.opt in ("s", "z", "g"):
         words.append(f"-O{f.opt}")
     if f.code_object_version:
