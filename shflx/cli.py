@@ -144,6 +144,9 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                    "stdout or -o")
     g.add_argument("--cuda-device-only", action="store_true", help="accepted (device code objects are the "
                    "default); also --offload-device-only")
+    g.add_argument("-fgpu-rdc", dest="rdc", action="store_true", help="relocatable device code (sm_NN), as "
+                   "nvcc's -rdc=true: a ptxas relocatable object for the device link (nvlink; cudadevrt for "
+                   "device-side launches); also -rdc=true, --relocatable-device-code=true")
     g.add_argument("-MD, -MMD, -MF F, -MT T, -MQ T, -MP", dest="deps", action="store_true",
                    help="a depfile (default OUTPUT.d, target OUTPUT)")
     g = co.add_argument_group("reports")

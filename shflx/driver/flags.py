@@ -16,6 +16,12 @@ from pathlib import Path
 
 from ..errors import Location, UsageError
 
+# relocatable device code (nvcc's -rdc=true): sm_NN device code compiled to a relocatable object
+# for nvlink (an extern __device__ function, a kernel launch from device code with cudadevrt);
+# on AMD each file's device code is linked into its own code object
+RDC = ("-fgpu-rdc", "-rdc=true", "--relocatable-device-code=true")
+RDC_AMD = ("relocatable device code is not supported on AMD targets: shflx links each file's device code into "
+           "its own code object (a __device__ function or variable must be defined in the file that uses it)")
 # flag -> (attribute, value) for flags that take no argument
 SWITCHES = {
     "-c": ("action", "c"), "-S": ("action", "S"), "-E": ("action", "E"),
@@ -27,6 +33,7 @@ SWITCHES = {
     "-g0": ("debug", False), "-ggdb0": ("debug", False), "-g": ("debug", True), "-ggdb": ("debug", True),
     "-gline-tables-only": ("debug", True), "-gdwarf": ("debug", True),
     "--cuda-device-only": ("action", "device"), "--offload-device-only": ("action", "device"),
+    **{w: ("rdc", w) for w in RDC},
 }
 # flags with one value, separate (`-o x`) or joined (`-ox`, `--report=x`): flag -> attribute
 VALUED = {
@@ -56,9 +63,7 @@ DEVICE_F = {"-ffast-math": ["-ffast-math"], "-fno-fast-math": ["-fno-fast-math"]
 DEVICE_F_JOINED = {"-ffp-contract=": ["-ffp-contract="], "-fdebug-prefix-map=": ["-fdebug-prefix-map="],
                    "-fmacro-prefix-map=": ["-fmacro-prefix-map="],
                    "-ffile-prefix-map=": ["-fdebug-prefix-map=", "-fmacro-prefix-map="]}
-REJECTED = {"-fgpu-rdc": "relocatable device code (-fgpu-rdc) is not supported: shflx links each file's "
-            "device code on its own", "-rdc=true": "relocatable device code (-rdc=true) is not supported",
-            "--cuda-host-only": "shflx compiles device code; use `shflx launch` around the host compiler",
+REJECTED = {"--cuda-host-only": "shflx compiles device code; use `shflx launch` around the host compiler",
             "-emit-llvm": "use --emit llvm"}
 # every -f flag is rejected unless it is one of these (as clang rejects `-foo`): the device's
 # share above, and the host compile's usual ones (-c); other host flags go through -Xcompiler
@@ -110,6 +115,7 @@ class CompileFlags:
     fp_reassoc: bool = False
     no_chains: bool = False
     load_shuffle: bool = False       # NVIDIA: the load -> shuffle search (slow; `shflx ptx` runs it)
+    rdc: str | None = None           # -fgpu-rdc as spelled (RDC): sm_NN relocatable device code
     prefer: str = "cycles"           # AMD: the search's preference (target.PREFERENCES)
     llvm_bin: str | None = None
     host_cxx: str | None = None
@@ -349,6 +355,8 @@ def _check(f: CompileFlags) -> None:
             _choice("--emit", f.emit, EMIT_NVIDIA, f" with NVIDIA target {a}")
         else:
             _choice("--emit", f.emit, EMIT_AMD, f" with AMD target {a}")
+            if f.rdc:
+                raise UsageError(f"{f.rdc}: {RDC_AMD} ({a})")
     if not f.archs and f.action != "E":
         raise UsageError("no target: give --offload-arch gfxNNN[,...] (AMD) or -arch=sm_NN (NVIDIA)")
     if not f.sources:
@@ -417,7 +425,7 @@ def target_features(target_id: str) -> tuple[str, ...]:
 def device_words(f: CompileFlags) -> tuple[str, ...]:
     """The cc1 words these flags add to shflx's device front end, in command-line order groups:
     preprocessor, language/diagnostics, the -O spelling (-Os, -Oz, -Og), the code object version."""
-    words = list(f.preprocessor) + list(f.device)
+    words = list(f.preprocessor) + list(f.device) + (["-fgpu-rdc"] if f.rdc else [])   # frontend.clang.GPU_RDC
     if f.opt in ("s", "z", "g"):
         words.append(f"-O{f.opt}")
     if f.code_object_version:

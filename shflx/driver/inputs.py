@@ -26,9 +26,10 @@ def check_resolved(ir: str, source: Path, vendor: str = "AMD", provided: tuple[s
             raise InputError(f"shflx does not support '{what}' in device code on {vendor} targets ({why})",
                              _first_call(ir, name, source))
     if missing:
+        how = ("separate compilation of device code is not supported" if vendor == "AMD" else
+               "or compile with -fgpu-rdc for a relocatable object the device link resolves")
         raise InputError(f"call to undefined device function(s) {', '.join(missing)}: define them in "
-                         "the translation unit (separate compilation of device code is not supported)",
-                         Location(str(source)))
+                         f"the translation unit ({how})", Location(str(source)))
 
 
 def _first_call(ir: str, name: str, source: Path) -> Location:

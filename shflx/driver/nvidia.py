@@ -28,9 +28,9 @@ from .inputs import check_resolved
 # Device functions the CUDA driver links into every module (printf, the device heap, assert).
 NVPTX_PROVIDED = ("vprintf", "malloc", "free", "__assertfail")
 from ..cuda import FULL_MASK, shfl_sync, uniform_table
-from ..errors import InputError, ToolchainError, UsageError
+from ..errors import InputError, Location, ToolchainError, UsageError
 from ..files import check_source_text
-from ..frontend.clang import FrontendOptions, compile_to_nvptx_ir, compile_with_cuda_headers
+from ..frontend.clang import GPU_RDC, FrontendOptions, compile_to_nvptx_ir, compile_with_cuda_headers
 from ..frontend import nvcc_syntax
 from ..frontend.host_only import skipped_headers
 from ..frontend.cuda_sdk import CudaSdk, find_cuda_sdk
@@ -45,6 +45,12 @@ from ..ir.rewrite import replace_call, rewrite
 from ..timing import recording, stage
 
 EMITS = ("cubin", "ptx", "llvm")
+# -fgpu-rdc, as nvcc's -rdc=true: the PTX declares what other files define (.extern), and the cubin is
+# ptxas's relocatable object (ptxas -c, an ELF of type ET_REL) for nvlink, which links the files' device
+# code, and NVIDIA's device runtime library cudadevrt for kernels launched from device code (CUDA C++
+# Programming Guide, "CUDA Dynamic Parallelism", "Compilation and Linking"; PTX ISA, "Linking Directives")
+RDC_NOTE = ("relocatable device code (-fgpu-rdc): functions and variables other files define are left to the "
+            "device link (nvlink; a kernel launched from device code needs NVIDIA's device runtime, cudadevrt)")
 INTRINSIC = "llvm.nvvm.shfl.sync.{mode}.i32"
 
 
@@ -339,8 +345,13 @@ def _compile_cuda(source: Path, arch: str, emit: str, opts: FrontendOptions, bas
             ir, chains = lower_reductions(ir, target, _version_tuple(ptx_version(target.name)))
     with stage("shuffle lowering"):
         lowered, reports = lower_shuffles(ir, target, baseline)
-    check_resolved(lowered, source, "NVIDIA", NVPTX_PROVIDED)
+    rdc = GPU_RDC in opts.extra
+    if not rdc:                 # relocatable device code: nvlink resolves them (RDC_NOTE)
+        check_resolved(lowered, source, "NVIDIA", NVPTX_PROVIDED)
+        _check_variables_defined(lowered, source)
     result = CompileResult(arch, 32, lowered, reports, chains=chains, notes=skipped_headers(ir) + nvcc_syntax.notes(ir))
+    if rdc:
+        result.notes.append(RDC_NOTE)
     if source.suffix not in (".ll", ".bc") and cuda_headers(opts) is None:
         result.notes.append(PRELUDE_NOTE)
     if emit == "llvm":
@@ -365,10 +376,26 @@ def _compile_cuda(source: Path, arch: str, emit: str, opts: FrontendOptions, bas
         result.output = passed.text
         return result
     with stage("ptxas"):
-        cubin, info = assemble(passed.text, target.name, opts.opt, ptxas_args)
+        cubin, info = assemble(passed.text, target.name, opts.opt, ("-c",) * rdc + ptxas_args)
     result.output = cubin
     result.kernels = kernel_summaries(info, result)
     return result
+
+
+# an `extern __device__` / `extern __constant__` variable no file defines: global (1) and constant (4)
+# memory; an `extern __shared__` array (3) is the launch's dynamic shared memory
+_EXTERN_VARIABLE = re.compile(r"^@([\w.$]+) = external\b[^=]*\baddrspace\((?:1|4)\) (?:externally_initialized )?global",
+                              re.M)
+
+
+def _check_variables_defined(ir: str, source: Path) -> None:
+    """nvcc's whole-program mode refuses an extern device variable the file does not define; ptxas
+    accepts it and the module would fail only when loaded."""
+    names = _EXTERN_VARIABLE.findall(ir)
+    if names:
+        raise InputError(f"undefined device variable(s) {', '.join(sorted(names))}: define them in the translation "
+                         "unit, or compile with -fgpu-rdc for a relocatable object the device link resolves",
+                         Location(str(source)))
 
 
 def _version_tuple(text: str) -> tuple[int, int]:

@@ -18,6 +18,7 @@ from . import nvcc_syntax
 from .cuda_sdk import INSTALL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include
 from .host_only import leading_notes, library_of, missing_host_header, note, stand_in, stood_in
 from .unprovided import named_missing_header
+from .nvcc_differences import said_by_shflx
 from .toolchain import HOST_TRIPLE, find_clang, gcc_include_dir, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
@@ -42,6 +43,7 @@ FP_CONTRACT_MODES = {"off": 0, "on": 1, "fast": 2, "fast-honor-pragmas": 2}
 # clang's default, DeepSpeed's fused_ln<__half, 1, 8> compiled to a copy of its input: the uint4
 # reads of the buffer were forwarded past the __half stores (hw_tests/corpus_cases.py, on the emulator).
 STRICT_ALIASING = "-fstrict-aliasing"
+GPU_RDC = "-fgpu-rdc"           # relocatable device code (sm_NN), among FrontendOptions.extra
 
 
 @dataclass(frozen=True)
@@ -190,8 +192,10 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
         args += ["-I", inc]
     for d in opts.defines:
         args += ["-D", d]
-    # cc1 words; -fstrict-aliasing only leaves -fno-strict-aliasing out (shflx's own marker, no cc1 word)
-    return args + [w for word in opts.extra if word != STRICT_ALIASING for w in ("-Xclang", word)] + \
+    # cc1 words; -fstrict-aliasing only leaves -fno-strict-aliasing out (shflx's own marker, no cc1 word);
+    # -fgpu-rdc is the driver's own (relocatable device code: extern device functions, device launch)
+    return args + [w for word in opts.extra if word != STRICT_ALIASING
+                   for w in ((word,) if word == GPU_RDC else ("-Xclang", word))] + \
         host_after(amd=False) + [str(source)]
 
 
@@ -317,8 +321,9 @@ def explain_diagnostics(stderr: str, vendor: str) -> str:
     """clang's diagnostics, with each call from device code to a host-only CUDA/C function said as
     what it is: `file:line:col: error: shflx does not support 'X' in device code on AMD targets (why)`,
     an API the CUDA layer marks unavailable said without clang's `'f' is unavailable:` prefix, an
-    NVIDIA header the layer does not provide named at its #include (unprovided.py), and a cuBLAS
-    name beyond shflx's declarations named as such."""
+    NVIDIA header the layer does not provide named at its #include (unprovided.py), what nvcc also
+    refuses or compiles differently said so (nvcc_differences.py), and a cuBLAS name beyond
+    shflx's declarations named as such."""
     out = []
     including = None                      # the innermost "In file included from" of this diagnostic
     for line in stderr.splitlines():
@@ -336,7 +341,7 @@ def explain_diagnostics(stderr: str, vendor: str) -> str:
         if m and stack is not None and str(INCLUDE) in m.group("where"):     # a stub's #error: at its #include
             out.append(f"{_include_site(stack)}: error: {m.group('what')}")
             continue
-        named = named_missing_header(line, vendor)
+        named = named_missing_header(line, vendor) or said_by_shflx(line, vendor)
         if named:
             out.append(named)
             continue

@@ -51,17 +51,42 @@ class CudaSdk:
     def lay_out(self, into: Path) -> Path:
         """A toolkit directory clang's `--cuda-path` accepts (`include/cuda.h`, by which it detects
         the version, `nvvm/libdevice`, `bin/ptxas`), as links. Every other header is searched in its
-        real directory (`includes`), so diagnostics and line tables name real files; only cuda.h
-        (declarations, no device code) is read through the link."""
+        real directory (`includes`), so diagnostics and line tables name real files; cuda.h is
+        the stand-in of CUDA_H_FIRST (declarations, no device code)."""
         root = into / "cuda"
         (root / "include").mkdir(parents=True, exist_ok=True)
-        (root / "include" / "cuda.h").symlink_to(self.includes[0] / "cuda.h")
+        (root / "include" / "cuda.h").write_text(cuda_h_first(self.includes[0] / "cuda.h"))
         (root / "nvvm").mkdir(exist_ok=True)
         (root / "nvvm" / "libdevice").symlink_to(self.libdevice.parent)
         if self.ptxas is not None:
             (root / "bin").mkdir(exist_ok=True)
             (root / "bin" / "ptxas").symlink_to(self.ptxas)
         return root
+
+
+# clang's CUDA wrapper (__clang_cuda_runtime_wrapper.h) includes cuda.h into every file, for
+# CUDA_VERSION (and its __clang_cuda_intrinsics.h names cuuint32_t); nvcc includes no cuda.h, and
+# NVIDIA's includes <stdint.h>, whose uint8_t ... uint64_t then clash with a file's own
+# `typedef unsigned long long uint64_t;`, which nvcc compiles (its implicit headers bring the signed
+# intN_t of glibc's <sys/types.h>, not the unsigned ones). So the wrapper's inclusion, the first,
+# reads only those two; a file's own #include <cuda.h> (every later one) reads NVIDIA's. The version
+# line is the real one's, word for word (clang's driver also reads it off this file).
+CUDA_H_FIRST = """/* cuda.h as clang's CUDA wrapper reads it (shflx, frontend/cuda_sdk.py: CUDA_H_FIRST) */
+#ifndef __SHFLX_CUDA_H_WRAPPER_SEEN
+#define __SHFLX_CUDA_H_WRAPPER_SEEN
+{version}
+typedef __UINT32_TYPE__ cuuint32_t;   /* uint32_t, uint64_t of <stdint.h>, as NVIDIA's cuda.h has them */
+typedef __UINT64_TYPE__ cuuint64_t;
+#else
+#include "{real}"
+#endif
+"""
+
+
+def cuda_h_first(real: Path) -> str:
+    """The stand-in cuda.h for a toolkit whose cuda.h is `real` (see CUDA_H_FIRST)."""
+    m = re.search(r"^#define\s+CUDA_VERSION\s+\d+\s*$", real.read_text(errors="replace"), re.M)
+    return CUDA_H_FIRST.format(version=m.group(0).strip() if m else "", real=str(real).replace("\\", "\\\\"))
 
 
 def _package_dir(name: str) -> Path | None:

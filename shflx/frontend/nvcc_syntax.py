@@ -38,6 +38,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import own_typedefs
 from .host_only import leading_notes
 
 NOTE_PREFIX = "; shflx: read as nvcc reads it: "      # carried at the top of the device IR
@@ -98,6 +99,8 @@ def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes(),
             fix = _shared_uninitialized(path, text, offset, f"{path}:{row}:{col}")
         elif m["msg"] == "expected expression":
             fix = _spaced_launch(path, text, offset, f"{path}:{row}:{col}")
+        elif own_typedefs.CLASH.fullmatch(m["msg"]):
+            fix = _library_typedef(own_typedefs.CLASH.fullmatch(m["msg"])["mine"], lines[k + 1:], read)
         elif _MISSING_TEMPLATE.fullmatch(m["msg"]):
             name = _MISSING_TEMPLATE.fullmatch(m["msg"])["name"]
             fix = _template_keyword(path, text, offset, lambda n: n == name, f"{path}:{row}:{col}")
@@ -260,6 +263,37 @@ def _shared_uninitialized(path: str, text: bytes, offset: int, where: str) -> Fi
            f"{union}_; {ty} &{var} = {union}_.v")
     return Fix(path, lead, new.encode(), where, f"'__shared__ {ty} {var}' left uninitialized, as nvcc leaves it "
                "(nvcc does not run its default constructor)", length=offset + name.end() - lead)
+
+
+# the headers whose typedef of uint8_t ... uint64_t may take a file's own (own_typedefs.py): glibc's,
+# a C library's or clang's <stdint.h>, and the CUDA layer's
+_STDINT_HEADERS = ("stdint-uintn.h", "stdint.h", "shflx_stdint.h")
+
+
+def _library_typedef(mine: str, following: list[str], read) -> Fix | None:
+    """A file's own typedef of a fixed-width unsigned name that clashes with the C library's: the
+    library's typedef (the "previous definition" note's) given the file's type (own_typedefs.py)."""
+    for line in following:
+        m = _DIAG.match(line)
+        if m and m["sev"] == "error":
+            return None
+        if not m or m["msg"] != "previous definition is here":
+            continue
+        if os.path.basename(m["file"]) not in _STDINT_HEADERS:
+            return None
+        try:
+            text = read(m["file"])
+        except OSError:
+            return None
+        start, found = _offset(text, int(m["line"]), 1), _line(text, int(m["line"]))
+        hit = own_typedefs.retyped(mine, found) if start is not None and found is not None else None
+        if hit is None:
+            return None
+        begin, end, new, name = hit      # said at the library's typedef: one fix however many errors lead to it
+        return Fix(m["file"], start + begin, new, f"{m['file']}:{m['line']}:{m['col']}",
+                   f"{name} is '{mine}' here, the type the file's own typedef gives it, as nvcc has it (its "
+                   f"headers declare no {name})", end - begin)
+    return None
 
 
 def _noted_declaration(following: list[str], read) -> bytes | None:

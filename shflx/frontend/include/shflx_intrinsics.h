@@ -198,17 +198,41 @@ __host__ __device__ __forceinline__ double max(float a, double b) { return __bui
 __host__ __device__ __forceinline__ double max(double a, float b) { return __builtin_fmax(a, (double)b); }
 
 // ------------------------------------------------------------------ cache-hinted loads / stores
-// The hints (streaming, L2-only, last use, write-back, write-through) change caching, not
-// values: plain loads and stores (CUDA: "Load Functions Using Cache Hints").
+// The hints (streaming, L2-only, last use, write-back, write-through) change caching, not values
+// (CUDA C++ Programming Guide, "Load/Store Functions Using Cache Hints"): plain loads and stores,
+// for every type CUDA documents (char ... double2, __half, __half2, __nv_bfloat16[2]). The
+// streaming and last-use forms of arithmetic types are nontemporal accesses, which LLVM's AMDGPU
+// backend gives the target's streaming cache policy (SIMemoryLegalizer.cpp,
+// enableVolatileAndOrNonTemporal: nt on gfx940+, slc/glc on gfx90a and gfx11). __ldcv ("fetch
+// again") is a volatile load of the whole value. A store's value is not deduced, so it converts to
+// the pointer's type as with CUDA's overloads (`__stcs(float_ptr, 0)`).
+template <class T> struct __shflx_same { typedef T type; };
+template <unsigned N> struct __shflx_word;           // an N-byte word: the sizes of CUDA's types
+template <> struct __shflx_word<1> { typedef unsigned char type; };
+template <> struct __shflx_word<2> { typedef unsigned short type; };
+template <> struct __shflx_word<4> { typedef unsigned int type; };
+template <> struct __shflx_word<8> { typedef unsigned long long type; };
+template <> struct __shflx_word<16> { typedef unsigned int __attribute__((ext_vector_type(4))) type; };
+template <class T> __device__ __forceinline__ T __shflx_load_nt(const T *p) {
+  if constexpr (__is_arithmetic(T)) return __builtin_nontemporal_load(p);
+  else return *p;
+}
+template <class T> __device__ __forceinline__ void __shflx_store_nt(T *p, T v) {
+  if constexpr (__is_arithmetic(T)) __builtin_nontemporal_store(v, p);
+  else *p = v;
+}
 template <class T> __device__ __forceinline__ T __ldcg(const T *p) { return *p; }
 template <class T> __device__ __forceinline__ T __ldca(const T *p) { return *p; }
-template <class T> __device__ __forceinline__ T __ldcs(const T *p) { return *p; }
-template <class T> __device__ __forceinline__ T __ldlu(const T *p) { return *p; }
-template <class T> __device__ __forceinline__ T __ldcv(const T *p) { return *(const volatile T *)p; }
-template <class T> __device__ __forceinline__ void __stwb(T *p, T v) { *p = v; }
-template <class T> __device__ __forceinline__ void __stcg(T *p, T v) { *p = v; }
-template <class T> __device__ __forceinline__ void __stcs(T *p, T v) { *p = v; }
-template <class T> __device__ __forceinline__ void __stwt(T *p, T v) { *p = v; }
+template <class T> __device__ __forceinline__ T __ldcs(const T *p) { return __shflx_load_nt(p); }
+template <class T> __device__ __forceinline__ T __ldlu(const T *p) { return __shflx_load_nt(p); }
+template <class T> __device__ __forceinline__ T __ldcv(const T *p) {   // the word has T's alignment; it is
+  typedef typename __shflx_word<sizeof(T)>::type __attribute__((aligned(alignof(T)))) W;   // read first: a
+  W w = *(const volatile W *)p;                             // bit_cast of the volatile lvalue loses volatile
+  return __builtin_bit_cast(T, w); }
+template <class T> __device__ __forceinline__ void __stwb(T *p, typename __shflx_same<T>::type v) { *p = v; }
+template <class T> __device__ __forceinline__ void __stcg(T *p, typename __shflx_same<T>::type v) { *p = v; }
+template <class T> __device__ __forceinline__ void __stcs(T *p, typename __shflx_same<T>::type v) { __shflx_store_nt(p, v); }
+template <class T> __device__ __forceinline__ void __stwt(T *p, typename __shflx_same<T>::type v) { *p = v; }
 
 // ------------------------------------------------------------------ memcpy / memset in device code
 // Device overloads of the C library names; LLVM expands the intrinsics inline (loops for

@@ -1,9 +1,9 @@
-// Fixed-width integer types from clang's predefined macros (no system headers are needed).
+// Fixed-width integer types: <stdint.h> (clang's serves where the C library's is not installed).
 #pragma once
-typedef __INT8_TYPE__ int8_t;     typedef __UINT8_TYPE__ uint8_t;
-typedef __INT16_TYPE__ int16_t;   typedef __UINT16_TYPE__ uint16_t;
-typedef __INT32_TYPE__ int32_t;   typedef __UINT32_TYPE__ uint32_t;
-typedef __INT64_TYPE__ int64_t;   typedef __UINT64_TYPE__ uint64_t;
+// The fixed-width names are <stdint.h>'s own (the C library's, else clang's), declared once: a file's
+// `typedef unsigned long long uint64_t;` then meets one declaration to read as nvcc reads it
+// (frontend/own_typedefs.py).
+#include <stdint.h>
 typedef __SIZE_TYPE__ size_t;     typedef __PTRDIFF_TYPE__ ptrdiff_t;
 typedef __INTPTR_TYPE__ intptr_t; typedef __UINTPTR_TYPE__ uintptr_t;
 #define INT_MAX __INT_MAX__

@@ -32,18 +32,5 @@ static inline __host__ unsigned long long int ullmax(const unsigned long long in
 }
 #endif
 
-/* The cache-hinted loads and stores CUDA documents for every type (sm_32_intrinsics.h: __ldca,
-   __ldlu, __stcg, __stcs, __stwb for char ... double4, and __ldcg/__ldcs/__ldcv/__stwt beyond the
-   types clang's __clang_cuda_intrinsics.h writes in PTX). clang provides only __ldcg, __ldcs,
-   __ldcv and __stwt for its list of types; these templates give the others as plain accesses (the
-   value loaded or stored is the same; the cache hint is not passed on), and lose to clang's
-   non-template overloads wherever those exist. */
-#if defined(__CUDA_ARCH__) && defined(__cplusplus)
-#define __SHFLX_PLAIN_LOAD(NAME) template <class T> __device__ inline T NAME(const T *__p) { return *__p; }
-#define __SHFLX_PLAIN_STORE(NAME) template <class T> __device__ inline void NAME(T *__p, T __v) { *__p = __v; }
-__SHFLX_PLAIN_LOAD(__ldca) __SHFLX_PLAIN_LOAD(__ldlu) __SHFLX_PLAIN_LOAD(__ldcg) __SHFLX_PLAIN_LOAD(__ldcs)
-__SHFLX_PLAIN_LOAD(__ldcv)
-__SHFLX_PLAIN_STORE(__stcg) __SHFLX_PLAIN_STORE(__stcs) __SHFLX_PLAIN_STORE(__stwb) __SHFLX_PLAIN_STORE(__stwt)
-#undef __SHFLX_PLAIN_LOAD
-#undef __SHFLX_PLAIN_STORE
-#endif
+/* The cache-hinted loads and stores clang's wrapper lacks, as NVIDIA's sm_32_intrinsics.hpp writes them */
+#include "shflx_cache_hints.h"

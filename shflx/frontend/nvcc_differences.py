@@ -1,0 +1,62 @@
+"""clang diagnostics for what nvcc also refuses or compiles differently, said as shflx's one-line
+error: `file:line:col: error: shflx does not support 'X' on <vendor> targets (what is missing)`.
+
+- A kernel launched from device code (dynamic parallelism): nvcc needs `-rdc=true` and links the
+  device runtime, cudadevrt, with nvlink (CUDA C++ Programming Guide, "CUDA Dynamic Parallelism",
+  "Compilation and Linking"). On NVIDIA targets shflx compiles it with -fgpu-rdc (a relocatable
+  object for that link), and clang's "requires -fgpu-rdc" is said with the link it then needs; AMD
+  GPUs have no device-side launch at all (clang: "device-side kernel call/launch is not
+  supported").
+- A file's own typedef of uint8_t ... uint64_t of another width or signedness than the name says
+  (`typedef unsigned long uint32_t;`, 64 bits here): nvcc's implicit headers declare no such name
+  (glibc's <sys/types.h>, which its <stdlib.h> brings, has only the signed int8_t ... int64_t), so
+  nvcc compiles it. On AMD the device pass's C++ library, libc++, declares them in every file
+  (<math.h>, <cstdlib>: <type_traits> includes <cstdint>); a typedef of the name's width and
+  unsigned is read as nvcc reads it (own_typedefs.py), but library code must not see uint32_t of 64
+  bits or a signed uint64_t, so this one is an error. (sm_NN compiles it as nvcc does:
+  cuda_sdk.CUDA_H_FIRST.)"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from . import own_typedefs
+
+_DEVICE_LAUNCH = re.compile(r"^(?P<where>.+?:\d+:\d+): error: (?:kernel launch from __device__ or __global__ "
+                            r"function requires relocatable device code.*|device-side kernel call/launch is not "
+                            r"supported)$")
+_TYPEDEF_CLASH = re.compile(r"^(?P<where>(?P<file>.+?):(?P<line>\d+):(?P<col>\d+)): error: typedef redefinition "
+                            r"with different types \('(?P<mine>[^']+)' vs '[^']+'(?: \(aka '(?P<lib>[^']+)'\))?\)$")
+# the <stdint.h> names nvcc's implicit headers leave undeclared (see the module docstring)
+NOT_IMPLICIT_IN_NVCC = tuple(own_typedefs.NAME_BITS)
+
+
+def said_by_shflx(line: str, vendor: str) -> str | None:
+    """shflx's error for one of clang's diagnostic lines, or None where clang's stands."""
+    m = _DEVICE_LAUNCH.match(line)
+    if m and vendor == "NVIDIA":
+        return (f"{m['where']}: error: a kernel launch from device code (dynamic parallelism) needs relocatable "
+                "device code: compile with -fgpu-rdc (nvcc's -rdc=true) and link the object with NVIDIA's device "
+                "runtime library, cudadevrt (nvlink)")
+    if m:
+        return (f"{m['where']}: error: shflx does not support 'kernel launch from device code' on AMD targets "
+                "(AMD GPUs have no device-side kernel launch)")
+    m = _TYPEDEF_CLASH.match(line)
+    if m and vendor == "AMD":
+        name = _name_at(Path(m["file"]), int(m["line"]), int(m["col"]))
+        if name in NOT_IMPLICIT_IN_NVCC:
+            return (f"{m['where']}: error: shflx does not support 'typedef {m['mine']} {name}' on AMD targets (the "
+                    f"C++ library of the AMD device pass, libc++, declares {name} as '{m['lib'] or 'another type'}' in "
+                    f"every file, where nvcc's implicit headers do not, and its code needs {name} of "
+                    f"{own_typedefs.NAME_BITS[name]} bits, unsigned; include <stdint.h> in place of the typedef)")
+    return None
+
+
+def _name_at(path: Path, line: int, col: int) -> str | None:
+    """The identifier at line:col of `path` (1-based), or None."""
+    try:
+        text = path.read_text(errors="replace").splitlines()[line - 1]
+    except (OSError, IndexError):
+        return None
+    m = re.match(r"\w+", text[col - 1:]) if col >= 1 else None
+    return m.group(0) if m else None

@@ -1,0 +1,170 @@
+"""What a .cu file may declare or do under nvcc, on sm_90 and AMD: its own declarations never clash
+with what shflx includes implicitly where nvcc's implicit headers have no such name, and what nvcc
+also refuses (a kernel launched from device code without -rdc=true; -fgpu-rdc on AMD) is one line
+naming what is missing, and -fgpu-rdc on sm_90 is nvcc's -rdc=true. Small inline sources,
+one per class."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from shflx.errors import InputError
+from tests.conftest import clean_error, compile_for
+
+OWN_UINT = """typedef unsigned long long uint64_t;
+typedef unsigned int uint32_t;
+typedef unsigned short uint16_t;
+typedef unsigned char uint8_t;
+__global__ void k(uint64_t *p, const uint32_t *q, const uint16_t *h, const uint8_t *b) {
+  p[threadIdx.x] = q[threadIdx.x] + h[threadIdx.x] + b[threadIdx.x];
+}
+"""
+# nvcc's own headers declare glibc's signed intN_t (<stdlib.h> -> <sys/types.h>): nvcc rejects these too
+OWN_INT64 = "typedef long long int64_t;\n__global__ void k(int64_t *p) { p[0] = 1; }\n"
+# macros and helpers a file commonly defines for itself: none of their names is the layer's
+OWN_HELPERS = r"""
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define max(a, b) ((a) > (b) ? (a) : (b))
+#define WARP_SIZE 32
+#define FULL_MASK 0xffffffffu
+#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+#include <cuda_fp16.h>
+typedef unsigned int uint;
+typedef unsigned short ushort;
+typedef unsigned long ulong;
+typedef unsigned char uchar;
+__device__ float2 operator+(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+__device__ float4 operator*(float4 a, float s) { return make_float4(a.x * s, a.y * s, a.z * s, a.w * s); }
+__device__ float atomicMax(float *addr, float v) { return __int_as_float(atomicMax((int *)addr, __float_as_int(v))); }
+__device__ uint lane_id() { return threadIdx.x % WARP_SIZE; }
+__device__ float warp_sum(float v) { for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(FULL_MASK, v, o); return v; }
+__global__ void k(float2 *p, float4 *q, float *m, ulong n, uchar c) {
+  p[0] = p[1] + p[2]; q[0] = q[1] * 2.0f;
+  atomicMax(m, warp_sum(max(min(m[lane_id()], 1.0f), 0.0f)) + CEIL_DIV(n, 2) + c);
+}
+"""
+DEVICE_LAUNCH = "__global__ void child(int *p) { p[threadIdx.x] = 1; }\n" \
+                "__global__ void parent(int *p) { child<<<1, 32>>>(p); }\n"
+
+
+def _fails(src, arch) -> str:
+    with pytest.raises(InputError) as e:
+        compile_for(src, arch)
+    return str(e.value)
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "gfx942"])
+def test_own_helpers_and_macros_compile(arch, tmp_path):
+    (tmp_path / "k.cu").write_text(OWN_HELPERS)
+    compile_for(tmp_path / "k.cu", arch)
+
+
+def test_own_unsigned_fixed_width_typedefs_compile_for_sm90(tmp_path):
+    """nvcc declares no uint8_t ... uint64_t implicitly; clang's CUDA wrapper brought them through
+    NVIDIA's cuda.h (<stdint.h>), as 'unsigned long'. The kernel's symbol is nvcc's: y is unsigned
+    long long."""
+    (tmp_path / "k.cu").write_text(OWN_UINT)
+    ptx = compile_for(tmp_path / "k.cu", "sm_90").output
+    assert re.search(r"^\.visible \.entry _Z1kPyPKjPKtPKh\(", ptx, re.M)
+
+
+def test_own_cuda_h_include_still_reads_nvidias(tmp_path):
+    """A file's own #include <cuda.h> is NVIDIA's whole header (its driver API types), after the
+    wrapper's first inclusion read only the version."""
+    (tmp_path / "k.cu").write_text("#include <cuda.h>\n#include <stdint.h>\n"
+                                   "__global__ void k(uint64_t *p, const cuuint32_t *q) { p[0] = q[0] + CUDA_VERSION; }\n"
+                                   "int host() { CUresult r = CUDA_SUCCESS; CUdeviceptr d = 0; return (int)r + (int)d; }\n")
+    ptx = compile_for(tmp_path / "k.cu", "sm_90").output
+    assert "_Z1kPmPKj" in ptx                  # uint64_t is <stdint.h>'s again: unsigned long
+
+
+def test_own_unsigned_fixed_width_typedefs_compile_for_amd_as_nvcc_reads_them(tmp_path):
+    """libc++ declares uint64_t (as 'unsigned long') in every file: the C library's typedef takes the
+    file's type, so the kernel's symbol is nvcc's (y: unsigned long long), and the report says so."""
+    (tmp_path / "k.cu").write_text(OWN_UINT)
+    res = compile_for(tmp_path / "k.cu", "gfx942")
+    assert re.search(r"^define .*@_Z1kPyPKjPKtPKh\(", res.output, re.M)
+    assert any("uint64_t is 'unsigned long long' here, the type the file's own typedef gives it" in n for n in res.notes)
+
+
+@pytest.mark.parametrize("mine, name", [("unsigned long", "uint32_t"), ("long long", "uint64_t")])
+def test_own_fixed_width_typedef_of_another_width_or_sign_on_amd_is_one_line(mine, name, tmp_path):
+    """Library code must not see a 64-bit uint32_t or a signed uint64_t: one line, no rewrite."""
+    (tmp_path / "k.cu").write_text(f"typedef {mine} {name};\n__global__ void k({name} *p) {{ p[0] = 1; }}\n")
+    msg = _fails(tmp_path / "k.cu", "gfx942")
+    assert re.search(rf"k\.cu:1:\d+: error: shflx does not support 'typedef {mine} {name}' on AMD targets \(.*"
+                     r"include <stdint\.h> in place of the typedef\)", msg), msg
+    assert "typedef redefinition" not in msg
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "gfx942"])
+def test_own_signed_typedef_of_another_type_fails_as_with_nvcc(arch, tmp_path):
+    (tmp_path / "k.cu").write_text(OWN_INT64)
+    msg = _fails(tmp_path / "k.cu", arch)
+    assert "k.cu:1:19: error: typedef redefinition with different types ('long long' vs" in msg
+    assert "shflx does not support" not in msg
+
+
+@pytest.mark.parametrize("arch, said", [
+    ("sm_90", "a kernel launch from device code (dynamic parallelism) needs relocatable device code: compile with "
+              "-fgpu-rdc (nvcc's -rdc=true) and link the object with NVIDIA's device runtime library, cudadevrt"),
+    ("gfx942", "shflx does not support 'kernel launch from device code' on AMD targets (AMD GPUs have no "
+               "device-side kernel launch)")])
+def test_kernel_launch_from_device_code_is_one_line(arch, said, tmp_path):
+    (tmp_path / "k.cu").write_text(DEVICE_LAUNCH)
+    msg = _fails(tmp_path / "k.cu", arch)
+    errors = [ln for ln in msg.splitlines() if re.match(r".*:\d+:\d+: error:", ln)]   # clang's, as shflx says them
+    assert len(errors) == 1 and errors[0].startswith(f"{tmp_path / 'k.cu'}:2:39: error: {said}"), msg
+
+
+EXTERN = "extern __device__ int f(int);\nextern __device__ int n;\n__global__ void k(int *p) { p[0] = f(p[1]) + n; }\n"
+
+
+def _shflx(tmp_path, *args):
+    return subprocess.run([sys.executable, "-m", "shflx", "compile", *args], capture_output=True, text=True, cwd=tmp_path)
+
+
+@pytest.mark.parametrize("flag", ["-fgpu-rdc", "-rdc=true", "--relocatable-device-code=true"])
+def test_relocatable_device_code_for_sm90_is_ptxas_relocatable_object(flag, tmp_path):
+    """nvcc -rdc=true's object: what other files define is .extern in the PTX, and the cubin is an
+    ELF of type ET_REL (ptxas -c) for the device link (hw_tests/nvidia/test_rdc_hw.py links and runs
+    two such files and a device-side launch with cudadevrt on a GPU)."""
+    (tmp_path / "k.cu").write_text(EXTERN + DEVICE_LAUNCH + "__device__ int g(int x) { return x + 1; }\n")
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "sm_90", flag, "-o", "k.o", "--report-file", "k.json")
+    assert r.returncode == 0, r.stderr
+    elf = (tmp_path / "k.o").read_bytes()
+    assert elf[:4] == b"\x7fELF" and int.from_bytes(elf[16:18], "little") == 1        # e_type ET_REL
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "sm_90", flag, "-S", "-o", "k.ptx")
+    ptx = (tmp_path / "k.ptx").read_text()
+    assert r.returncode == 0 and re.search(r"^\.extern \.func .*_Z1fi$", ptx, re.M)
+    assert re.search(r"^\.extern \.global .* n;$", ptx, re.M) and re.search(r"^\.visible \.func .*_Z1gi\($", ptx, re.M)
+    assert "__cudaCDP2LaunchDevice" in ptx                                   # the device runtime's launch
+    assert "relocatable device code (-fgpu-rdc)" in (tmp_path / "k.json").read_text()
+
+
+def test_without_rdc_an_extern_device_function_is_one_line(tmp_path):
+    (tmp_path / "k.cu").write_text(EXTERN)
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "sm_90", "-o", "k.o")
+    clean_error(r, 2, "call to undefined device function(s) _Z1fi", "or compile with -fgpu-rdc")
+
+
+def test_relocatable_device_code_for_amd_is_one_line(tmp_path):
+    (tmp_path / "k.cu").write_text(EXTERN)
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "sm_90,gfx942", "-fgpu-rdc", "-o", "k.o")
+    clean_error(r, 2, "-fgpu-rdc: relocatable device code is not supported on AMD targets", "(gfx942)")
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_without_rdc_an_extern_device_variable_is_one_line(tmp_path):
+    """ptxas accepts the .extern variable and the module would fail only when loaded; nvcc refuses it."""
+    (tmp_path / "k.cu").write_text("extern __device__ int n;\nextern __constant__ float c;\n"
+                                   "__global__ void k(int *p) { p[0] = n + (int)c; }\n")
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "sm_90", "-o", "k.o")
+    clean_error(r, 2, "undefined device variable(s) c, n", "or compile with -fgpu-rdc")
+    (tmp_path / "s.cu").write_text("extern __shared__ float dyn[];\n"          # dynamic shared memory: no definition
+                                   "__global__ void k(float *p) { dyn[threadIdx.x] = p[0]; p[1] = dyn[0]; }\n")
+    r = _shflx(tmp_path, "s.cu", "--offload-arch", "sm_90", "-o", "s.o")
+    assert r.returncode == 0, r.stderr
