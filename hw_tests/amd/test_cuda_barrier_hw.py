@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hw_devices import assert_bit_exact, code_object, device_params, require
+from hw_devices import assert_bit_exact, code_object, device_params, require, selected
+
+from shflx.runtime.emulator_gaps import EmulatorGap
 
 BLOCK, GRID = 256, 2
 SLOTS = 8
@@ -108,9 +110,15 @@ def _block_barrier(v: np.ndarray) -> np.ndarray:
     return out
 
 
+# both kernels compute with gfx90a's v_mad_f32, which amdemu does not decode there (runtime.emulator_gaps:
+# its tables are CDNA3's, which dropped it); a GPU must pass
+UNDECODED = {"gfx90a": "amdemu does not decode gfx90a's v_mad_f32"}
+
+
 def _cases(device):
+    gap = UNDECODED.get(device.arch) if selected().kind == "emulator" else None
     for kind in ("cuda_barrier", "ptx"):
-        yield kind, kind, ()
+        yield kind, kind, (pytest.mark.xfail(raises=EmulatorGap, strict=True, reason=gap),) if gap else ()
 
 
 @pytest.mark.parametrize("device,kind", device_params(_cases))

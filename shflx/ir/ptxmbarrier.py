@@ -131,7 +131,7 @@ def _parse(inst: ptxir.Instruction, text: str, flags: list[str], sems: tuple[str
     space = sem = scope = None
     for f in flags[:-1]:
         if f == "shared::cluster":
-            raise UnsupportedPtx(f"shflx does not support '{text}' on AMD targets ({_CLUSTER_WHY})")
+            raise UnsupportedPtx(f"shflx does not support '{inst.opcode}' on AMD targets ({_CLUSTER_WHY})")
         if f in _SPACES and space is None:
             space = _SPACES[f]
         elif f in sems and sem is None:
