@@ -53,7 +53,7 @@ def _call(tr) -> str:
      ("i32",), "parity.acquire.agent", "i32 %c"),
 ])
 def test_each_form_calls_its_helper_with_arrivals_drops_and_tx(block, outs, helper, args):
-    """PTX ISA 9.7.13.15.9-.16: arrive counts 1 unless a count is given, arrive_drop also drops as
+    """PTX ISA 8.7, 9.7.13.15 (mbarrier.arrive, arrive_drop, expect_tx, test_wait): arrive counts 1 unless a count is given, arrive_drop also drops as
     many, .expect_tx adds its operand to the tx-count; cp.async.mbarrier.arrive (the copies are
     done) changes nothing but is a release; suspend-time hints are not operands of the test."""
     call = _call(_tr(block, outs))
@@ -112,8 +112,8 @@ def test_pending_count_reads_the_state_an_arrive_returned():
 
 
 class Model:
-    """An mbarrier as the PTX ISA 8.7 describes it (9.7.13.15.2 contents, .6 phase completion,
-    .9 init, .12 arrive / arrive_drop / expect_tx, .16 test_wait): fields, not bits."""
+    """An mbarrier as the PTX ISA 8.7 describes it (9.7.13.15: contents, phase completion,
+    init, arrive / arrive_drop / expect_tx, test_wait): fields, not bits."""
 
     def __init__(self, count: int):
         self.phase, self.pending, self.expected, self.tx = 0, count, count, 0
@@ -185,7 +185,7 @@ def test_the_encoding_follows_the_ptx_phases(helpers, seed):
         phase, pending = m.update(arrive, drop, t)
         assert state & ptxmbarrier.COUNT_MASK == pending          # what mbarrier.pending_count reads
         tokens.append((state, phase))
-        tokens = [(s, p) for s, p in tokens if m.phase - p <= 1]   # 9.7.13.15.16: current or preceding
+        tokens = [(s, p) for s, p in tokens if m.phase - p <= 1]   # test_wait: current or preceding
         for s, p in tokens:
             assert f["test.acquire.workgroup"](True, at, s) == (m.phase > p)
         assert f["parity.acquire.workgroup"](True, at, m.phase % 2) is False

@@ -137,7 +137,7 @@ def test_barrier_phases_and_visibility(device, kind, tmp_path_factory):
     kept = t < n - 32
     for b in range(GRID):
         o = got[b]
-        # 9.7.13.15.12: each arrive's state holds the pending count before it: n .. 1 once each
+        # mbarrier.arrive: each arrive's state holds the pending count before it: n .. 1 once each
         assert sorted(o[:, 0].tolist()) == list(range(1, n + 1)), f"block {b}: phase 0 pending counts"
         assert_bit_exact(o[:, 1], v[b * n:(b + 1) * n].view(np.uint32)[(t + 67) % n], f"block {b}: data after wait")
         # phase 1 current: parity 0 (phase 0) complete, parity 1 not
@@ -146,7 +146,7 @@ def test_barrier_phases_and_visibility(device, kind, tmp_path_factory):
         assert (o[t % 2 == 1, 3] == 0xFFFFFFFF).all()
         # phase 4 current (even): phase 3, parity 1, complete; so both drops and the n - 32 arrivals counted
         assert (o[:, 4] == 1).all(), f"block {b}: parity after phase 3: {np.unique(o[:, 4])}"
-        # 9.7.13.15.6: with every arrival in but 64 bytes of tx-count pending, phase 4 is not complete
+        # phase completion: with every arrival in but 64 bytes of tx-count pending, phase 4 is not complete
         assert (o[kept, 5] == 0).all() and (o[~kept, 5] == 7).all(), f"block {b}: tx-count pending"
         assert (o[kept, 6] == 1).all(), f"block {b}: complete_tx completes the phase"
         assert sorted(o[kept, 7].tolist()) == list(range(1, n - 31)) and (o[~kept, 7] == 0).all(), \

@@ -3,43 +3,44 @@
 Why: libcu++'s cuda::barrier<thread_scope_block> in shared memory, cuda::pipeline and
 cuda_awbarrier.h (cuda-samples' simpleAWBarrier, globalToShmemAsyncCopy) are inline PTX on
 mbarrier objects (PTX ISA 8.7, 9.7.13.15 "Parallel Synchronization and Communication
-Instructions: mbarrier"). AMD has no such object, so the word holds the four fields the ISA
-names (9.7.13.15.2 "Contents of the mbarrier object") in an encoding of our own:
+Instructions: mbarrier"; its subsections are named below by title). AMD has no such object, so
+the word holds the four fields of "Contents of the mbarrier object" in an encoding of our own:
 
-    bits  0..19  pending arrival count     (9.7.13.15.2: at most 2^20 - 1)
-    bits 20..39  expected arrival count    (9.7.13.15.2: 1 .. 2^20 - 1)
-    bits 40..60  tx-count, two's complement (9.7.13.15.2: -(2^20 - 1) .. 2^20 - 1)
-    bits 61..63  phase, counted modulo 8   (9.7.13.15.4: a phase's parity is its number's low bit)
+    bits  0..19  pending arrival count      (at most 2^20 - 1, as the ISA's range)
+    bits 20..39  expected arrival count     (1 .. 2^20 - 1)
+    bits 40..60  tx-count, two's complement  (-(2^20 - 1) .. 2^20 - 1)
+    bits 61..63  phase, counted modulo 8    ("Phase of the mbarrier object": its parity, the low bit)
 
-init writes (count, count, 0, 0) (9.7.13.15.9). Every other change (arrive with count,
-arrive_drop, .expect_tx, expect_tx, complete_tx, cp.async.mbarrier.arrive.noinc) is one
-`update(arrivals, drops, tx)`: expected -= drops, pending -= arrivals, tx-count += tx, and when
-pending and tx-count are then both zero the phase completes (9.7.13.15.6 "Phase completion"):
+mbarrier.init writes (count, count, 0, 0). Every other change (arrive with a count, arrive_drop,
+.expect_tx, expect_tx, complete_tx, cp.async.mbarrier.arrive.noinc) is one `update(arrivals,
+drops, tx)`: expected -= drops, pending -= arrivals, tx-count += tx, and when pending count and
+tx-count are then both zero the phase completes ("Phase Completion of the mbarrier object"):
 phase + 1, pending := expected, tx-count := 0. The update is a compare-and-swap loop, so each is
 atomic; lanes of one wave that update one word take turns (one succeeds per round).
-The state an arrive returns is the word before it (9.7.13.15.12: "the phase of the mbarrier
-object prior to the arrive-on operation"; its pending count is the count before the arrive, as
-in NVIDIA's sm_70 emulation in cuda_awbarrier_helpers.h). test_wait/try_wait with a state is
-true when the word's phase differs from the state's; .parity forms when the phase's parity
-differs from the operand (9.7.13.15.16: a completed phase is the one before the current one).
+The state an arrive returns is the word before it (mbarrier.arrive: "the phase of the mbarrier
+object prior to the arrive-on operation"; its pending count is the count before the arrive, as in
+NVIDIA's sm_70 emulation in cuda_awbarrier_helpers.h). test_wait/try_wait with a state are true
+when the word's phase differs from the state's; the .parity forms when the phase's parity
+differs from the operand (mbarrier.test_wait/try_wait: the state or parity names the current or
+the immediately preceding phase, and only the preceding one is complete).
 
-Orderings (9.7.13.15.12 / .16, PTX ISA 8.7 section 8 memory model): arrive is .release and
-test_wait/try_wait .acquire unless .relaxed is written, at .cta scope unless .cluster is: LLVM's
-release cmpxchg and acquire atomic load at syncscope "workgroup" ("agent" for .cluster, which
-contains a cluster's CTAs; AMD has no clusters), whose AMDGPU lowering (LLVM AMDGPUUsage, "Memory
-Model") makes a thread's earlier stores, LDS and global, visible to the thread whose acquire
-reads the completed phase. expect_tx and complete_tx are .relaxed (9.7.13.15.10/.11).
+Orders (mbarrier.arrive, mbarrier.test_wait/try_wait; the memory consistency model, PTX ISA 8.7
+section 8): arrive is .release and test_wait/try_wait .acquire unless .relaxed is written, at .cta
+scope unless .cluster is: LLVM's release cmpxchg and acquire atomic load at syncscope "workgroup"
+("agent" for .cluster, which contains a cluster's CTAs; AMD has no clusters), whose AMDGPU lowering
+(LLVM AMDGPUUsage, "Memory Model") makes a thread's earlier stores, LDS and global, visible to the
+thread whose acquire reads the completed phase. mbarrier.expect_tx / complete_tx are .relaxed.
 
-Waiting never blocks here: try_wait (9.7.13.15.16: "potentially blocking", with an optional
-suspend-time hint) is one test like test_wait, false while the phase is incomplete; the code
-around it (libcu++'s poll loop, or the PTX's own branch back) retries. A wave whose lanes wait for
-lanes of the same wave on a branch not yet taken cannot progress on AMD (no independent thread
-scheduling); libcu++'s barriers arrive before they wait, so every lane of a wave has arrived.
+Waiting never blocks here: try_wait ("potentially blocking", with an optional suspend-time hint)
+is one test like test_wait, false while the phase is incomplete; the code around it (libcu++'s
+poll loop, or the PTX's own branch back) retries. A wave whose lanes wait for lanes of the same
+wave on a branch not yet taken cannot progress on AMD (no independent thread scheduling);
+libcu++'s barriers arrive before they wait, so every lane of a wave has arrived.
 
-cp.async copies are synchronous here (ptxmemory), so cp.async.mbarrier.arrive (9.7.9.25.3.x:
-pending + 1 now, an arrive-on when the thread's copies complete) is both at once: no change of
-the word, but a release update, so that the copies are ordered before later arrivals; .noinc is
-an arrive. mbarrier.inval (9.7.13.15.10) changes nothing: after it the word is memory again."""
+cp.async copies are synchronous here (ptxmemory), so cp.async.mbarrier.arrive (pending + 1 now,
+an arrive-on when the thread's earlier copies complete; .noinc: without the + 1) is both at once:
+no change of the word, but a release update, so that the copies are ordered before later
+arrivals; .noinc is an arrive. mbarrier.inval changes nothing: after it the word is memory again."""
 from __future__ import annotations
 
 from ..nvidia import ptxir, symbolic
@@ -201,7 +202,7 @@ def helper_ir(op: str, order: str | None, scope: str) -> str:
             "entry:\n  br i1 %guard, label %go, label %skip\nskip:\n"
             f"  ret {ret}{zero}\ngo:\n")
     if op == "init":
-        # (count, count, 0, 0): PTX ISA 9.7.13.15.9; count is 1 .. 2^20 - 1
+        # (count, count, 0, 0): mbarrier.init; count is 1 .. 2^20 - 1
         body = (f"  %c32 = and i32 %count, {COUNT_MASK}\n  %c = zext i32 %c32 to i64\n"
                 f"  %e = shl i64 %c, {EXPECTED[0]}\n  %w = or i64 %e, %c\n"
                 f"  store atomic i64 %w, ptr addrspace(3) %bar{syncscope('workgroup')} monotonic, align 8\n  ret void\n")
