@@ -60,6 +60,9 @@ UNITS = {
     "cub_block_reduce": Unit("NVIDIA__cccl/cub/examples/block/example_block_reduce.cu"),
     "samples_reduction_multi_block_cg": Unit(
         "NVIDIA__cuda-samples/Samples/2_Concepts_and_Techniques/reductionMultiBlockCG/reductionMultiBlockCG.cu"),
+    "samples_aw_barrier": Unit("NVIDIA__cuda-samples/Samples/0_Introduction/simpleAWBarrier/simpleAWBarrier.cu"),
+    "samples_global_to_shmem": Unit(
+        "NVIDIA__cuda-samples/Samples/3_CUDA_Features/globalToShmemAsyncCopy/globalToShmemAsyncCopy.cu"),
 }
 
 
@@ -254,6 +257,72 @@ def _ref_quant_params(bits: int, asym: bool):
     return r
 
 
+def _fma32(a, b, c) -> np.ndarray:
+    """float32 fma(a, b, c), rounded once: the product is exact in float64, the sum exact as TwoSum's
+    (s, e); s rounds to float32 correctly unless it is a float32 midpoint, where e breaks the tie."""
+    p = np.asarray(a, np.float64) * np.asarray(b, np.float64)
+    c = np.asarray(c, np.float64)
+    s = p + c
+    bv = s - p
+    e = (p - (s - bv)) + (c - bv)
+    r = s.astype(np.float32)
+    other = np.nextafter(r, np.where(s > r, np.float32(np.inf), np.float32(-np.inf))).astype(np.float32)
+    tie = (r.astype(np.float64) != s) & (s - r.astype(np.float64) == other.astype(np.float64) - s) & (e != 0)
+    up = np.where(e > 0, np.maximum(r, other), np.minimum(r, other))
+    return np.where(tie, up, r).astype(np.float32)
+
+
+def _ref_matmul(b_at_a_offsets: bool):
+    """C = A B in 16 x 16 tiles, each element one fma chain over k in order (nvcc's -fmad contraction
+    of `Csub += As[ty][k] * Bs[k][tx]`). The LargeChunk kernels fill Bs from B at A's offsets
+    (`B[a + wA * ty + t4x]`, the sample's own indexing): Bs[k][tx] = B[wA 16 by + 16 s + wA k + tx]."""
+    def r(h):
+        a, b, wa, wb = h[1], h[2], h[3], h[4]
+        ha = a.size // wa
+        rows, cols = np.arange(ha)[:, None], np.arange(wb)[None, :]
+        acc = np.zeros((ha, wb), np.float32)
+        for kk in range(wa):
+            s, k = divmod(kk, 16)
+            bv = b[wa * 16 * (rows // 16) + 16 * s + wa * k + cols % 16] if b_at_a_offsets else b.reshape(wa, wb)[kk][None, :]
+            acc = _fma32(a.reshape(ha, wa)[:, kk][:, None], bv, acc)
+        return {0: acc.ravel()}
+    return r
+
+
+def _tile_sum(x: np.ndarray) -> float:
+    """Lane 0 of `v += tile32.shfl_down(v, o)` for o = 16, 8, 4, 2, 1 (float64, in that order)."""
+    x = x.copy()
+    for o in (16, 8, 4, 2, 1):
+        x = x + np.concatenate([x[o:], x[32 - o:]])
+    return x[0]
+
+
+def _block_sum(v: np.ndarray) -> float:
+    """simpleAWBarrier's reduceBlockData: each warp's tile sum, then warp 0 sums those (0 past them)."""
+    tmp = [_tile_sum(w) for w in v.reshape(-1, 32)]
+    return _tile_sum(np.array(tmp + [0.0] * (32 - len(tmp))))
+
+
+def _ref_aw_barrier(grid: int, block: int):
+    """normVecByDotProductAWBarrier: per thread the grid-stride sum of double(float(a b)), per block
+    reduceBlockData, block 0 reduces the partial sums to sqrt(dot); a and b are divided by it."""
+    def r(h):
+        a, b, n = h[0], h[1], h[3]
+        threads = grid * block
+        sums = np.zeros(threads)
+        prod = (a[:n] * b[:n]).astype(np.float64)
+        for j in range(0, n, threads):
+            part = prod[j:j + threads]
+            sums[:part.size] += part
+        partial = np.array([_block_sum(sums[k * block:(k + 1) * block]) for k in range(grid)])
+        first = np.zeros(block)
+        first[:grid] = partial
+        partial[0] = np.sqrt(_block_sum(first))
+        return {0: (a.astype(np.float64) / partial[0]).astype(np.float32),
+                1: (b.astype(np.float64) / partial[0]).astype(np.float32), 2: partial}
+    return r
+
+
 def _cases() -> list[Case]:
     c: list[Case] = []
     # HIPIFY samples --------------------------------------------------------------------------
@@ -422,6 +491,25 @@ def _cases() -> list[Case]:
         c.append(Case("samples_reduction_multi_block_cg", "reduceSinglePassMultiBlockCG",
                       f"cooperative {grid} x {block}, n={n}", (grid, 1, 1), (block, 1, 1),
                       (F(-1, 1, n), OUT("float32", grid), u32(n)), smem=8 * block, cooperative=True))
+    # mbarrier objects: cuda::barrier in shared memory, between grid-wide barriers; the dynamic shared
+    # memory is the sample's, a double per warp and one more
+    for grid, block, n in ((4, 128, 10000), (3, 256, 777)):
+        c.append(Case("samples_aw_barrier", "_Z28normVecByDotProductAWBarrierPfS_Pdi",
+                      f"cooperative {grid} x {block}, size {n}", (grid, 1, 1), (block, 1, 1),
+                      (F(0, 1, n), F(0, 1, n), OUT("float64", grid), i32(n)), smem=8 * (block // 32 + 1),
+                      cooperative=True, ref=_ref_aw_barrier(grid, block)))
+    # C (hA x wB) = A (hA x wA) B (wA x wB) in 16 x 16 tiles: cuda::barrier (AWBarrier), cuda::pipeline
+    # with a shared state and a producer warp (16 x 18 threads), and thread-scope pipelines (cp.async);
+    # the AWBarrier kernel reads B at A's offsets (the sample's own indexing), so B is not smaller than A
+    ha, wa, wb = 32, 64, 48
+    for name, block, at_a in (("37MatrixMulAsyncCopyLargeChunkAWBarrier", (16, 16, 1), True),
+                              ("39MatrixMulAsyncCopyMultiStageSharedState", (16, 18, 1), False),
+                              ("38MatrixMulAsyncCopyMultiStageLargeChunk", (16, 16, 1), True),
+                              ("28MatrixMulAsyncCopyMultiStage", (16, 16, 1), False)):
+        c.append(Case("samples_global_to_shmem", f"_Z{name}ILi16EEvPfPKfS2_ii", f"{ha} x {wa} times {wa} x {wb}",
+                      (wb // 16, ha // 16, 1), block,
+                      (OUT("float32", ha * wb), F(-1, 1, ha * wa), F(-1, 1, wa * wb), i32(wa), i32(wb)),
+                      ref=_ref_matmul(at_a)))
     return c
 
 

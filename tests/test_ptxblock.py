@@ -511,25 +511,6 @@ def test_a_cp_size_in_a_register_is_an_error_as_for_ptxas(tmp_path):
     assert "cp.cu:3:3: error:" in str(e.value) and "'$2' must be a constant" in str(e.value)     # the asm statement (innermost user line)
 
 
-@pytest.mark.parametrize("asm, name", [
-    ('"mbarrier.init.shared.b64 [%0], %1;" :: "r"(a), "r"(blockDim.x)', "mbarrier.init"),
-    ('"{ .reg .pred p; mbarrier.test_wait.shared.b64 p, [%1], %2; selp.b32 %0, 1, 0, p; }" : "=r"(r) : "r"(a), '
-     '"l"(0ull)', "mbarrier.test_wait"),
-    ('"cp.async.mbarrier.arrive.shared.b64 [%0];" :: "r"(a)', "cp.async.mbarrier"),
-])
-def test_mbarrier_is_one_line_naming_shflx(tmp_path, asm, name):
-    """libcu++'s cuda::barrier in shared memory (cuda-samples' simpleAWBarrier): no AMD translation
-    yet, said in the words of every construct shflx lacks on AMD, at the asm's line."""
-    src = tmp_path / "mb.cu"
-    src.write_text("__global__ void k(int *p) {\n  __shared__ unsigned long long b; int r = 0;\n"
-                   "  unsigned a = (unsigned)__cvta_generic_to_shared(&b);\n"
-                   f"  asm volatile({asm});\n  p[0] = r;\n}}\n")
-    with pytest.raises(InputError) as e:
-        compile_file(src, "gfx1100", emit="llvm")
-    assert re.fullmatch(rf"{re.escape(str(src))}:4:3: error: shflx does not support '{re.escape(name)}' on AMD "
-                        r"targets \(PTX mbarrier objects, [^\n]*\)", str(e.value)), str(e.value)
-
-
 def test_a_decimal_float_constant_is_the_double_rounded_to_the_instructions_type():
     """PTX ISA 4.5.3: `setp.ge.f32 p, x, -0.5` (cuSZp) and `add.f32 d, x, 1e-3` read decimal
     constants as doubles, rounded to the instruction's float type."""

@@ -424,3 +424,17 @@ def test_source_lines_follow_loc_and_inlined_at():
     assert where[11] == "/src/k.cu:6:3"                      # inlined from a header: the call site
     assert 13 not in where and 14 not in where               # line 0: no source
     assert P.source_lines(P.parse(text.replace("\t.loc", "\t// .loc"), "k.ptx")) == {}
+
+
+@pytest.mark.parametrize("text, dests, srcs", [
+    ("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd1, [%r1], %r2;", ["%rd1"], ["%r1", "%r2"]),
+    ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], %r2;", [], ["%r1", "%r2"]),
+    ("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%r1], %r2;", [], ["%r1", "%r2"]),
+    ("mbarrier.arrive_drop.shared.b64 _, [%r1];", [], ["%r1"]),
+    ("mbarrier.init.shared.b64 [%r1], %r2;", [], ["%r1", "%r2"]),
+])
+def test_mbarrier_destinations(text, dests, srcs):
+    """PTX ISA 8.7, 9.7.13.15: expect_tx / complete_tx / init write no register, `_` is a sink."""
+    inst = P.Instruction(opcode=text.split()[0], operands=[o.strip() for o in text.split(None, 1)[1].rstrip(";").split(",")])
+    inst.operands = [", ".join(inst.operands[:1])] + inst.operands[1:]
+    assert inst.dests() == dests and inst.srcs() == srcs

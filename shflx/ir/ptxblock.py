@@ -17,6 +17,7 @@ from ..amd import general
 from ..errors import InputError
 from ..nvidia import ptxir, symbolic
 from ..nvidia.symbolic import Expr, StraightLine, UnsupportedInstruction
+from . import ptxmbarrier
 from .ptxmemory import Access, PtxBlockError, emit_access, memory, read_timer
 from .sites import MARKER
 
@@ -76,7 +77,7 @@ def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], 
     out_widths = {f"${k}": IR_TYPES[ty.split()[0]][0] for k, ty in enumerate(outputs)}
     env = _execute(template, leaves, accesses, out_widths)
     for acc in accesses:                   # memory in program order, before the outputs
-        emit_access(em, acc, env.origin)
+        (ptxmbarrier.emit if acc.kind == "mbarrier" else emit_access)(em, acc, env.origin)
     values = []
     for k, ty in enumerate(outputs):
         if f"${k}" not in env.env:
@@ -118,6 +119,9 @@ def _execute(template: str, inputs: dict[str, Expr], accesses: list | None = Non
                                         "registers are not supported")
                 declared[name] = st.dtype
                 scopes[-1][name] = run.env.pop(name, None)
+        elif isinstance(st, ptxir.Instruction) and accesses is not None and \
+                (st.base == "mbarrier" or (st.base == "cp" and "mbarrier" in st.modifiers)):
+            ptxmbarrier.record(run, st, accesses, out_widths or {})
         elif isinstance(st, ptxir.Instruction) and accesses is not None and st.base in MEMORY_OPCODES:
             memory(run, st, accesses, out_widths or {})
         elif isinstance(st, ptxir.Instruction):

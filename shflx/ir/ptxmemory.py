@@ -106,22 +106,12 @@ def memory(run: StraightLine, inst: ptxir.Instruction, accesses: list[Access], o
         accesses.append(Access(inst.base, "", None, 0, 0, [], [], None))
     elif inst.base in ("fence", "membar"):
         _fence(run, inst, mods, accesses)
-    elif inst.base == "mbarrier" or (inst.base == "cp" and "mbarrier" in mods):
-        raise UnsupportedPtx(f"shflx does not support '{'.'.join([inst.base, *mods[:2 if inst.base == 'cp' else 1]])}' "
-                            f"on AMD targets ({MBARRIER_WHY})")
     elif inst.base == "cp":
         _cp_async(run, inst, mods, accesses)
     elif inst.base in ("atom", "red"):
         _atomic(run, inst, mods, accesses, out_widths)
     else:
         _load_store(run, inst, mods, accesses, out_widths)
-
-
-# mbarrier (PTX ISA 8.7, 9.7.13.15) is an object in shared memory with a phase, an expected and a
-# pending arrival count (and cp.async.mbarrier.arrive arrives on one); its AMD translation (an
-# LDS word updated by compare-and-swap) is not written yet
-MBARRIER_WHY = ("PTX mbarrier objects, which libcu++'s cuda::barrier and cuda::pipeline use in shared memory, "
-                "have no AMD translation in shflx yet")
 
 
 # %globaltimer and its halves (PTX ISA 10.13): the shift that takes each out of the 64-bit timer
@@ -189,7 +179,7 @@ def _load_store(run: StraightLine, inst: ptxir.Instruction, mods: list[str], acc
             raise PtxBlockError(f"PTX instruction '{_text(inst)}': {vec} destinations expected")
         names = [f"$ld{len(accesses)}.{k}" for k in range(vec)]
         accesses.append(Access("ld", space, addr, off, width, names, [], guard, **sem))
-        _define(run, inst, dests, names, width, types[0].startswith("s"), guard, out_widths)
+        define(run, inst, dests, names, width, types[0].startswith("s"), guard, out_widths)
         return
     addr, off = address(run, inst, inst.operands[0], space)
     srcs = [t.strip() for t in inst.operands[1].strip("{} ").split(",")]
@@ -200,7 +190,7 @@ def _load_store(run: StraightLine, inst: ptxir.Instruction, mods: list[str], acc
                            **sem))
 
 
-def _define(run: StraightLine, inst: ptxir.Instruction, dests: list[str], names: list[str], width: int,
+def define(run: StraightLine, inst: ptxir.Instruction, dests: list[str], names: list[str], width: int,
             signed: bool, guard, out_widths: dict) -> None:
     """The destinations take the fresh leaves `names`; narrower values widen to the register
     (.s types sign-extend)."""
@@ -242,7 +232,7 @@ def _atomic(run: StraightLine, inst: ptxir.Instruction, mods: list[str], accesse
     accesses.append(Access("rmw", space, addr, off, width, names, values, None, order=order, scope=scope,
                            rmw=rmw, float_type=float_type))
     if names:
-        _define(run, inst, inst.dests(), names, width, tname.startswith("s"), None, out_widths)
+        define(run, inst, inst.dests(), names, width, tname.startswith("s"), None, out_widths)
 
 
 def _cp_async(run: StraightLine, inst: ptxir.Instruction, mods: list[str], accesses: list[Access]) -> None:
@@ -320,7 +310,7 @@ def emit_access(em, acc: Access, origin: dict) -> None:
     address as a pointer of its space, then the load, store, atomic or fence. Guarded or
     element-masked plain accesses are llvm.masked.load/store, so a false guard touches no memory."""
     if acc.kind == "fence":
-        em.lines.append(f"  fence{_syncscope(acc.scope)} {acc.order}")
+        em.lines.append(f"  fence{syncscope(acc.scope)} {acc.order}")
         return
     if acc.kind == "nanosleep":       # PTX: a sleep within [0, 2t]; s_sleep 1 waits about 64 clocks
         em.decls["llvm.amdgcn.s.sleep"] = "declare void @llvm.amdgcn.s.sleep(i32 immarg)"
@@ -335,14 +325,8 @@ def emit_access(em, acc: Access, origin: dict) -> None:
         em.decls.update(exit_declarations(em.wave))
         em.lines.append(f"  call void @{EXIT_FN}()")
         return
-    aspace, abits = SPACES[acc.space]
-    addr = em.value(acc.addr, origin, None)
-    if acc.addr.w != abits:
-        addr = em.emit(f"{'trunc' if acc.addr.w > abits else 'zext'} i{acc.addr.w} {addr} to i{abits}")
-    pty = f"ptr addrspace({aspace})" if aspace else "ptr"
-    ptr = em.emit(f"inttoptr i{abits} {addr} to {pty}")
-    if acc.offset:
-        ptr = em.emit(f"getelementptr i8, {pty} {ptr}, i{abits} {acc.offset}")
+    aspace = SPACES[acc.space][0]
+    pty, ptr = pointer(em, acc, origin)
     if acc.kind == "rmw":
         _emit_rmw(em, acc, origin, pty, ptr)
     elif acc.order is not None:
@@ -351,14 +335,28 @@ def emit_access(em, acc: Access, origin: dict) -> None:
         _emit_plain(em, acc, origin, pty, ptr, aspace)
 
 
-def _syncscope(scope: str) -> str:
+def pointer(em, acc: Access, origin: dict) -> tuple[str, str]:
+    """(pointer type, pointer) of an access's address: its register as a pointer of its space, plus
+    the offset."""
+    aspace, abits = SPACES[acc.space]
+    addr = em.value(acc.addr, origin, None)
+    if acc.addr.w != abits:
+        addr = em.emit(f"{'trunc' if acc.addr.w > abits else 'zext'} i{acc.addr.w} {addr} to i{abits}")
+    pty = f"ptr addrspace({aspace})" if aspace else "ptr"
+    ptr = em.emit(f"inttoptr i{abits} {addr} to {pty}")
+    if acc.offset:
+        ptr = em.emit(f"getelementptr i8, {pty} {ptr}, i{abits} {acc.offset}")
+    return pty, ptr
+
+
+def syncscope(scope: str) -> str:
     return f' syncscope("{scope}")' if scope else ""
 
 
 def _emit_rmw(em, acc: Access, origin: dict, pty: str, ptr: str) -> None:
     t = f"i{acc.width}"
     vals = [em.value(v, origin, None) for v in acc.values]
-    where = f"{_syncscope(acc.scope)} {acc.order}"
+    where = f"{syncscope(acc.scope)} {acc.order}"
     if acc.rmw == "cmpxchg":        # PTX's cas has one ordering: a failed compare still reads (acquire)
         fail = {"release": "monotonic", "acq_rel": "acquire"}.get(acc.order, acc.order)
         pair = em.emit(f"cmpxchg {pty} {ptr}, {t} {vals[0]}, {t} {vals[1]}{where} {fail}, align {acc.width // 8}")
@@ -379,7 +377,7 @@ def _emit_atomic_load_store(em, acc: Access, origin: dict, pty: str, ptr: str) -
     whole = n * acc.width <= 64
     parts = [(0, n * acc.width)] if whole else [(k * acc.width // 8, acc.width) for k in range(n)]
     vol = " volatile" if acc.volatile else ""
-    where = f"{_syncscope(acc.scope)} {acc.order}"
+    where = f"{syncscope(acc.scope)} {acc.order}"
     loaded = []
     for k, (off, bits) in enumerate(parts):
         p = em.emit(f"getelementptr i8, {pty} {ptr}, i64 {off}") if off else ptr

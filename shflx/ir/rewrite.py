@@ -13,12 +13,16 @@ from .text import declared_names
 INLINE_ATTRS = "alwaysinline convergent nounwind"
 
 
+# an argument written with its type; a value alone may be a constant expression (`ptrtoint (...)`)
+_TYPED = re.compile(r"(?:i\d+|half|bfloat|float|double|ptr)\b")
+
+
 def replace_call(line: str, site: Site, callee: str, args: list[str]) -> str:
     """The marker call on `line`, turned into `call i32 @callee(args)` (its !dbg kept); an argument
     is an i32 value unless it is written with its type (`i1 %p`)."""
     dbg = re.search(r"(, !dbg ![0-9]+)", line)
     indent = line[: len(line) - len(line.lstrip())]
-    call = ", ".join(a if " " in a.strip() else f"i32 {a}" for a in args)
+    call = ", ".join(a if _TYPED.match(a.strip()) else f"i32 {a}" for a in args)
     return f"{indent}{site.result} = call i32 @{callee}({call}){dbg.group(1) if dbg else ''}"
 
 

@@ -34,7 +34,18 @@ def split_args(text: str) -> list[str]:
     return out
 
 
+# The opcodes of LLVM's constant expressions (LangRef, "Constant Expressions")
+_CONST_EXPR = re.compile(r"(?:^|\s)(?:getelementptr|ptrtoint|inttoptr|addrspacecast|bitcast|trunc|add|sub|xor|mul|shl"
+                         r"|extractelement|insertelement|shufflevector)\s")
+
+
 def operand_token(arg: str) -> str:
+    """The value of a call argument (`i32 noundef %x` -> `%x`), a constant expression whole
+    (`i32 ptrtoint (ptr addrspace(3) @b to i32)`: the address of a __shared__ variable)."""
+    if arg.endswith(")"):
+        m = _CONST_EXPR.search(arg)
+        if m:
+            return arg[m.start():].lstrip()
     return arg.split()[-1]
 
 

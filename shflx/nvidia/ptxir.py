@@ -127,6 +127,10 @@ class Instruction(Statement):
         if self.base in ("wmma", "mbarrier") and any(m.startswith(("store", "init", "inval"))
                                                      for m in self.modifiers):
             return []
+        # mbarrier.expect_tx/complete_tx [addr], n write no register; `_` is the sink (PTX ISA 9.7.13.15)
+        if self.base == "mbarrier" and (self.modifiers[:1] in (("expect_tx",), ("complete_tx",))
+                                        or self.operands[0].strip() == "_"):
+            return []
         return _regs(self.operands[0])
 
     def srcs(self) -> list[str]:
@@ -136,7 +140,8 @@ class Instruction(Statement):
         if self.base == "call":
             ops = self.operands[1:] if self.operands and self.operands[0].startswith("(") else self.operands
             return [r for op in ops[1:] for r in _regs(op)]
-        first = 1 if self.dests() else 0
+        sink = self.base == "mbarrier" and bool(self.operands) and self.operands[0].strip() == "_"
+        first = 1 if self.dests() or sink else 0
         return [r for op in self.operands[first:] for r in _regs(op)]
 
     def render(self) -> str:
