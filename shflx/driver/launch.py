@@ -14,6 +14,7 @@ Every other command (links, -E, -M, commands without an AMD target) runs unchang
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -253,13 +254,65 @@ def host_compile(cmd: Command, bundle: Path) -> int:
     from ..frontend.clang import INCLUDE
 
     extra = ["--cuda-host-only", "-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(bundle)]
-    if cmd.cuda:                # the kernels' CUDA intrinsics, declared for the host parse
-        extra += ["-include", str(INCLUDE / "shflx_cuda_on_hip.h")]
+    if cmd.cuda:                # the kernels' CUDA intrinsics, declared for the host parse, and the
+        # CUDA runtime API on HIP's (cuda_on_hip/); first on the path, before a CUDA toolkit's headers
+        extra += ["-I", str(INCLUDE / "cuda_on_hip"), "-include", str(INCLUDE / "shflx_cuda_on_hip.h")]
     argv = cmd.argv[:1] + extra + cmd.argv[1:]
     try:
-        return subprocess.run(argv, env=compiler_env(argv[0])).returncode
+        if not cmd.cuda:
+            return subprocess.run(argv, env=compiler_env(argv[0])).returncode
+        proc = subprocess.run(argv, env=compiler_env(argv[0]), stderr=subprocess.PIPE, text=True, errors="replace")
     except OSError as e:
         raise ToolchainError(f"cannot run the host compile ({argv[0]}): {e.strerror or e}") from None
+    sys.stderr.write(unsupported_in_one_line(proc.stderr))
+    return proc.returncode
+
+
+_DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|fatal error|warning|note|remark): "
+                         r"(?P<text>.*)$")
+_UNAVAILABLE = re.compile(r"^'[^']+' is unavailable: (?P<what>shflx does not support .*)$")
+_SUMMARY = re.compile(r"^\d+ (?P<rest>errors? generated.*)$")
+
+
+def unsupported_in_one_line(stderr: str) -> str:
+    """The host compile's diagnostics with each use of a CUDA runtime name HIP lacks as one line,
+    `file:line:col: error: shflx does not support 'cudaX' on AMD targets`: clang's prefix, source
+    excerpt and note into cuda_on_hip/ dropped, and so are the errors the same line led to (the name
+    is declared both as a type and a value: cuda_on_hip/cuda_runtime.h). Anything else unchanged."""
+    blocks: list[list[str]] = [[]]             # a diagnostic: its header line and what clang printed under it
+    for line in stderr.splitlines(keepends=True):
+        if _DIAGNOSTIC.match(line) or _SUMMARY.match(line) or line.startswith("In file included from"):
+            if blocks[-1] and not blocks[-1][-1].startswith("In file included from"):
+                blocks.append([])
+        blocks[-1].append(line)
+    heads = [next((m for m in map(_DIAGNOSTIC.match, b) if m), None) for b in blocks]
+    lines = {(m["file"], m["line"]) for m in heads if m and m["kind"] == "error" and _UNAVAILABLE.match(m["text"])}
+    if not lines:
+        return stderr
+    out, errors, dropping, stack = [], 0, False, []
+    for block, m in zip(blocks, heads):
+        if m is None:
+            summary = _SUMMARY.match(block[0]) if block else None
+            out += [f"{errors} {summary['rest']}\n"] if summary else block
+            continue
+        if m["kind"] == "note":                 # a note belongs to the diagnostic before it
+            if not dropping:
+                out += block
+            continue
+        unavailable = _UNAVAILABLE.match(m["text"]) if m["kind"] == "error" else None
+        dropping = (m["file"], m["line"]) in lines
+        own = [ln for ln in block if ln.startswith("In file included from")]
+        if dropping and not unavailable:        # its include stack, clang's only one, goes to the next
+            stack = stack or own
+            continue
+        out += [] if own else stack
+        stack = []
+        if unavailable:
+            out += own + [f"{m['file']}:{m['line']}:{m['col']}: error: {unavailable['what']}\n"]
+        else:
+            out += block
+        errors += m["kind"] in ("error", "fatal error")
+    return "".join(out)
 
 
 def launch_command(argv: list[str], opts: Options) -> int:
