@@ -19,4 +19,7 @@ __device__ void __syncwarp(unsigned mask = 0xffffffffu);
 template <class T> __device__ T __reduce_add_sync(unsigned mask, T value);
 template <class T> __device__ T __reduce_min_sync(unsigned mask, T value);
 template <class T> __device__ T __reduce_max_sync(unsigned mask, T value);
+template <class T> __device__ T __reduce_and_sync(unsigned mask, T value);
+template <class T> __device__ T __reduce_or_sync(unsigned mask, T value);
+template <class T> __device__ T __reduce_xor_sync(unsigned mask, T value);
 #endif
