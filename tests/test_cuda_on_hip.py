@@ -167,9 +167,15 @@ PROGRAM_TARGETS = ("gfx90a", "gfx1030")
 
 def build_program(tools, name: str, tmp: Path) -> Path:
     """docs/porting.md's "CUDA programs": `shflx compile -c` (HIP's compiler for the host half),
-    then a link against the HIP runtime."""
+    then a link against the HIP runtime; or both by `shflx compile --link` (reduce)."""
     obj, exe = tmp / f"{name}.o", tmp / name
     cxx = f"{tools['clang']} --rocm-path={tools['prefix']} --hip-device-lib-path={tools['bitcode']}"
+    if name == "reduce":
+        done = subprocess.run([sys.executable, "-m", "shflx", "compile", "--link", str(PROGRAMS / f"{name}.cu"), "-O2",
+                               f"--offload-arch={','.join(PROGRAM_TARGETS)}", "--host-cxx", cxx, "-o", str(exe)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+        return exe
     done = subprocess.run([sys.executable, "-m", "shflx", "compile", "-c", str(PROGRAMS / f"{name}.cu"), "-O2",
                            f"--offload-arch={','.join(PROGRAM_TARGETS)}", "--host-cxx", cxx, "-o", str(obj)],
                           capture_output=True, text=True)
@@ -257,3 +263,14 @@ def test_an_example_kernel_file_builds_as_a_host_object(tools, tmp_path, family)
                            "kernel.cu"), "--offload-arch=gfx90a", "--host-cxx", cxx, "-o", str(tmp_path / "k.o")],
                           capture_output=True, text=True)
     assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+
+
+@pytest.mark.parametrize("words, said", [
+    (["--offload-arch=sm_90"], "--link builds a program with AMD device code"),
+    (["--offload-arch=gfx90a", "-MD"], "--link writes one program: no depfile flags"),
+])
+def test_link_refuses_what_it_cannot_build_in_one_line(tmp_path, words, said):
+    done = subprocess.run([sys.executable, "-m", "shflx", "compile", "--link", str(PROGRAMS / "reduce.cu"), *words,
+                           "-o", str(tmp_path / "app")], capture_output=True, text=True)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and said in done.stderr, done.stderr
+    assert not (tmp_path / "app").exists()

@@ -454,3 +454,40 @@ def compile_object(f) -> int:
         from ..files import write_atomically
         write_atomically(Path(opts.report_file), json.dumps(report, indent=1) + "\n")
     return 0
+
+
+def link_program(f) -> int:
+    """`shflx compile --link a.cu b.cu -o app` (nvcc's --link): each source's host object as -c makes
+    it, then the HIP compiler links them against the HIP runtime (clang's --hip-link: libamdhip64)."""
+    from dataclasses import replace
+
+    if any(t.startswith("sm_") for t in f.archs):
+        raise UsageError("--link builds a program with AMD device code; for sm_NN use -S / --emit ptx|cubin "
+                         "(or nvcc with `shflx ptxas`)")
+    if f.deps or f.report_file and len(f.sources) > 1:
+        raise UsageError("--link writes one program: no depfile flags, and --report-file with one input file")
+    out = f.output or "a.out"
+    check_compile_files(f, [Path(s) for s in f.sources], [("-o", out)])
+    with tempfile.TemporaryDirectory(prefix="shflx-link-") as tmp:
+        objects = []
+        for k, src in enumerate(f.sources):
+            objects.append(str(Path(tmp) / f"{k}-{Path(src).stem}.o"))
+            code = compile_object(replace(f, sources=[src], output=objects[-1], action="c"))
+            if code != 0:
+                return code
+        linker = host_compiler(f)
+        argv = [*linker, *(w for w in f.host if w.startswith(("-Wl,", "-pthread", *HIP_LINK_WORDS))), *objects,
+                "--hip-link", "-o", out]
+        try:
+            done = subprocess.run(argv, env=compiler_env(argv[0]))
+        except OSError as e:
+            raise ToolchainError(f"cannot run the link ({argv[0]}): {e.strerror or e}") from None
+    if done.returncode != 0:
+        print(f"shflx: error: the link of {out} failed: {describe_compiler(argv[0])} exited with status "
+              f"{done.returncode}", file=sys.stderr)
+        return 2
+    return 0
+
+
+# the HIP installation words of the command that the link needs too (where libamdhip64 is)
+HIP_LINK_WORDS = ("--rocm-path", "--hip-path")
