@@ -132,6 +132,11 @@ def test_other_diagnostics_pass_unchanged():
     assert unsupported_in_one_line(mixed) == (
         "In file included from a.cu:1:\nb.h:2:3: error: shflx does not support 'cudaFoo' on AMD targets\n"
         + text.replace("2 errors", "2 errors"))
+    colored = ("\x1b[1ma.cu:2:3: \x1b[0m\x1b[0;1;31merror: \x1b[0m\x1b[1m'cudaFoo' is unavailable: shflx does not "
+               "support 'cudaFoo' on AMD targets\x1b[0m\n  cudaFoo();\n\x1b[0;1;32m  ^\n\x1b[0m"
+               "\x1b[1m1 error generated when compiling for host.\x1b[0m\n")
+    assert unsupported_in_one_line(colored) == ("a.cu:2:3: error: shflx does not support 'cudaFoo' on AMD targets\n"
+                                                "1 error generated when compiling for host.\n")
 
 
 HOST_ONLY = r"""

@@ -272,6 +272,12 @@ _DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>e
                          r"(?P<text>.*)$")
 _UNAVAILABLE = re.compile(r"^'[^']+' is unavailable: (?P<what>shflx does not support .*)$")
 _SUMMARY = re.compile(r"^\d+ (?P<rest>errors? generated.*)$")
+_COLOR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _plain(line: str) -> str:
+    """A diagnostic line without its colors (-fdiagnostics-color=always, as CMake may pass)."""
+    return _COLOR.sub("", line)
 
 
 def unsupported_in_one_line(stderr: str) -> str:
@@ -281,18 +287,18 @@ def unsupported_in_one_line(stderr: str) -> str:
     is declared both as a type and a value: cuda_on_hip/cuda_runtime.h). Anything else unchanged."""
     blocks: list[list[str]] = [[]]             # a diagnostic: its header line and what clang printed under it
     for line in stderr.splitlines(keepends=True):
-        if _DIAGNOSTIC.match(line) or _SUMMARY.match(line) or line.startswith("In file included from"):
-            if blocks[-1] and not blocks[-1][-1].startswith("In file included from"):
+        if _DIAGNOSTIC.match(_plain(line)) or _SUMMARY.match(_plain(line)) or _plain(line).startswith("In file included from"):
+            if blocks[-1] and not _plain(blocks[-1][-1]).startswith("In file included from"):
                 blocks.append([])
         blocks[-1].append(line)
-    heads = [next((m for m in map(_DIAGNOSTIC.match, b) if m), None) for b in blocks]
+    heads = [next((m for m in (_DIAGNOSTIC.match(_plain(ln)) for ln in b) if m), None) for b in blocks]
     lines = {(m["file"], m["line"]) for m in heads if m and m["kind"] == "error" and _UNAVAILABLE.match(m["text"])}
     if not lines:
         return stderr
     out, errors, dropping, stack = [], 0, False, []
     for block, m in zip(blocks, heads):
         if m is None:
-            summary = _SUMMARY.match(block[0]) if block else None
+            summary = _SUMMARY.match(_plain(block[0])) if block else None
             out += [f"{errors} {summary['rest']}\n"] if summary else block
             continue
         if m["kind"] == "note":                 # a note belongs to the diagnostic before it
@@ -301,7 +307,7 @@ def unsupported_in_one_line(stderr: str) -> str:
             continue
         unavailable = _UNAVAILABLE.match(m["text"]) if m["kind"] == "error" else None
         dropping = (m["file"], m["line"]) in lines
-        own = [ln for ln in block if ln.startswith("In file included from")]
+        own = [ln for ln in block if _plain(ln).startswith("In file included from")]
         if dropping and not unavailable:        # its include stack, clang's only one, goes to the next
             stack = stack or own
             continue
