@@ -279,3 +279,22 @@ def test_link_refuses_what_it_cannot_build_in_one_line(tmp_path, words, said):
                            "-o", str(tmp_path / "app")], capture_output=True, text=True)
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and said in done.stderr, done.stderr
     assert not (tmp_path / "app").exists()
+
+
+def test_math_constants_are_nvidias_in_host_and_device_code(tools, tmp_path):
+    """<math_constants.h> (CUDART_PI_F, CUDART_INF_F) in a kernel and in host code of one .cu: the
+    host half reads NVIDIA's header from the runtime wheel (shflx[cuda]), as the device half does."""
+    from shflx.frontend.cuda_sdk import amd_header_args
+    if not any("MATH_CONSTANTS" in w for w in amd_header_args()):
+        from test_launcher import _need
+        _need("NVIDIA's CUDA runtime wheel is not installed (pip install '.[cuda]')")
+    src = tmp_path / "pi.cu"
+    src.write_text("#include <cstdio>\n#include <math_constants.h>\n"
+                   "__global__ void k(float *p) { p[threadIdx.x] = p[threadIdx.x] == CUDART_INF_F ? 0.f : "
+                   "__shfl_xor_sync(~0u, p[threadIdx.x], 1); }\n"
+                   'int main() { std::printf("%.5f\\n", CUDART_PI_F); return 0; }\n')
+    cxx = f"{tools['clang']} --rocm-path={tools['prefix']} --hip-device-lib-path={tools['bitcode']}"
+    done = subprocess.run([sys.executable, "-m", "shflx", "compile", "--link", str(src), "--offload-arch=gfx90a",
+                           "--host-cxx", cxx, "-o", str(tmp_path / "pi")], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+    assert subprocess.run([str(tmp_path / "pi")], capture_output=True, text=True).stdout == "3.14159\n"

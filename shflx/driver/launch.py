@@ -256,7 +256,8 @@ def host_compile(cmd: Command, bundle: Path) -> int:
     extra = ["--cuda-host-only", "-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(bundle)]
     if cmd.cuda:                # the kernels' CUDA intrinsics, declared for the host parse, and the
         # CUDA runtime API on HIP's (cuda_on_hip/); first on the path, before a CUDA toolkit's headers
-        extra += ["-I", str(INCLUDE / "cuda_on_hip"), "-include", str(INCLUDE / "shflx_cuda_on_hip.h")]
+        extra += ["-I", str(INCLUDE / "cuda_on_hip"), "-include", str(INCLUDE / "shflx_cuda_on_hip.h"),
+                  *host_header_args()]
     argv = cmd.argv[:1] + extra + cmd.argv[1:]
     try:
         if not cmd.cuda:
@@ -266,6 +267,15 @@ def host_compile(cmd: Command, bundle: Path) -> int:
         raise ToolchainError(f"cannot run the host compile ({argv[0]}): {e.strerror or e}") from None
     sys.stderr.write(unsupported_in_one_line(proc.stderr))
     return proc.returncode
+
+
+def host_header_args() -> list[str]:
+    """The macro naming NVIDIA's math_constants.h (macros only) in the CUDA runtime wheel
+    (frontend.cuda_sdk.REAL_HEADERS), which cuda_on_hip/ reads as the device pass does. (Its
+    cuComplex.h is not: it includes the wheel's own vector_types.h, NVIDIA's device API.)"""
+    from ..frontend.cuda_sdk import REAL_HEADERS, amd_header_args
+
+    return [w for w in amd_header_args() if w.startswith(f"-D{REAL_HEADERS['math_constants.h']}=")]
 
 
 _DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|fatal error|warning|note|remark): "
