@@ -120,10 +120,33 @@ def test_a_name_hip_lacks_is_one_line_at_the_users_line(tools, tmp_path):
         "4 errors generated when compiling for host."], done.stderr
 
 
+def test_an_nvidia_header_hip_has_no_counterpart_of_is_one_line_at_its_include(tools, tmp_path):
+    """<cuda.h> (the driver API) in a .cu: the device half takes it (NVIDIA's declarations), the
+    host half says at the #include that the driver API is not provided, in one line."""
+    src = tmp_path / "drv.cu"
+    src.write_text("#include <cstdio>\n#include <cuda.h>\n__global__ void k(int *p) { p[threadIdx.x] = 1; }\n"
+                   "int main() { CUdevice d; cuInit(0); return cuDeviceGet(&d, 0); }\n")
+    done = subprocess.run([sys.executable, "-m", "shflx", "launch", "--", tools["clang"], "-x", "hip",
+                           f"--rocm-path={tools['prefix']}", f"--hip-device-lib-path={tools['bitcode']}",
+                           "--offload-arch=gfx90a", "-c", str(src), "-o", str(tmp_path / "drv.o")],
+                          capture_output=True, text=True)
+    assert done.returncode != 0 and done.stderr.splitlines() == [
+        f"{src}:2:10: error: shflx does not support 'cuda.h' on AMD targets (the CUDA driver API is not provided "
+        "for host code; the runtime API is)", "1 error generated when compiling for host."], done.stderr
+
+
 def test_other_diagnostics_pass_unchanged():
     text = ("a.cu:3:5: warning: unused variable 'x' [-Wunused-variable]\n  int x;\n    ^\n"
             "a.cu:4:1: error: use of undeclared identifier 'y'\ny;\n^\n2 errors generated when compiling for host.\n")
     assert unsupported_in_one_line(text) == text
+    own = "a.cu:1:10: fatal error: 'api.h' file not found\n#include <api.h>\n         ^~~~~~~\n1 error generated.\n"
+    assert unsupported_in_one_line(own) == own                  # a project's own header: clang's words
+    lib = ("In file included from a.cu:1:\nb.h:3:10: fatal error: 'cublas_v2.h' file not found\n#include "
+           "<cublas_v2.h>\n         ^~~~~~~~~~~~~\n1 error generated when compiling for host.\n")
+    assert unsupported_in_one_line(lib) == (
+        "In file included from a.cu:1:\nb.h:3:10: error: shflx does not support 'cublas_v2.h' on AMD targets "
+        "(NVIDIA's library has no implementation on AMD; its HIP counterpart is a different API)\n"
+        "1 error generated when compiling for host.\n")
     mixed = ("In file included from a.cu:1:\nb.h:2:3: error: must use 'struct' tag to refer to type 'cudaFoo' in "
              "this scope\n  cudaFoo x;\n  ^\n/x/cuda_on_hip/n.h:9:1: note: struct 'cudaFoo' is hidden\nz\n^\n"
              "b.h:2:3: error: 'cudaFoo' is unavailable: shflx does not support 'cudaFoo' on AMD targets\n"

@@ -283,6 +283,14 @@ _DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>e
 _UNAVAILABLE = re.compile(r"^'[^']+' is unavailable: (?P<what>shflx does not support .*)$")
 _SUMMARY = re.compile(r"^\d+ (?P<rest>errors? generated.*)$")
 _COLOR = re.compile(r"\x1b\[[0-9;]*m")
+_NOT_FOUND = re.compile(r"^'(?P<name>[^']+)' file not found$")
+# NVIDIA headers host code may include that the HIP runtime has no counterpart of, and why
+HOST_UNPROVIDED = {
+    r"cuda\.h|cudaTypedefs\.h": "the CUDA driver API is not provided for host code; the runtime API is",
+    r"(?:cublas\w*|cufft\w*|curand\w*|cusparse\w*|cusolver\w*|nvrtc|nvml|nccl|cudnn\w*|npp\w*|nvjpeg|"
+    r"nvToolsExt\w*|nvtx3/\w+)\.h": "NVIDIA's library has no implementation on AMD; its HIP counterpart is a "
+                                    "different API",
+}
 
 
 def _plain(line: str) -> str:
@@ -294,7 +302,8 @@ def unsupported_in_one_line(stderr: str) -> str:
     """The host compile's diagnostics with each use of a CUDA runtime name HIP lacks as one line,
     `file:line:col: error: shflx does not support 'cudaX' on AMD targets`: clang's prefix, source
     excerpt and note into cuda_on_hip/ dropped, and so are the errors the same line led to (the name
-    is declared both as a type and a value: cuda_on_hip/cuda_runtime.h). Anything else unchanged."""
+    is declared both as a type and a value: cuda_on_hip/cuda_runtime.h). An NVIDIA header with no
+    HIP counterpart (HOST_UNPROVIDED) is said the same way at its #include. Anything else unchanged."""
     blocks: list[list[str]] = [[]]             # a diagnostic: its header line and what clang printed under it
     for line in stderr.splitlines(keepends=True):
         if _DIAGNOSTIC.match(_plain(line)) or _SUMMARY.match(_plain(line)) or _plain(line).startswith("In file included from"):
@@ -303,10 +312,16 @@ def unsupported_in_one_line(stderr: str) -> str:
         blocks[-1].append(line)
     heads = [next((m for m in (_DIAGNOSTIC.match(_plain(ln)) for ln in b) if m), None) for b in blocks]
     lines = {(m["file"], m["line"]) for m in heads if m and m["kind"] == "error" and _UNAVAILABLE.match(m["text"])}
-    if not lines:
+    missing = [_unprovided(m) for m in heads]
+    if not lines and not any(missing):
         return stderr
     out, errors, dropping, stack = [], 0, False, []
-    for block, m in zip(blocks, heads):
+    for block, m, why in zip(blocks, heads, missing):
+        if why:                                 # one line at the #include; clang stops there
+            out += [ln for ln in block if _plain(ln).startswith("In file included from")] + \
+                [f"{m['file']}:{m['line']}:{m['col']}: error: shflx does not support '{why[0]}' on AMD targets ({why[1]})\n"]
+            errors += 1
+            continue
         if m is None:
             summary = _SUMMARY.match(_plain(block[0])) if block else None
             out += [f"{errors} {summary['rest']}\n"] if summary else block
@@ -329,6 +344,13 @@ def unsupported_in_one_line(stderr: str) -> str:
             out += block
         errors += m["kind"] in ("error", "fatal error")
     return "".join(out)
+
+
+def _unprovided(m: re.Match | None) -> tuple[str, str] | None:
+    """(header, why) for a fatal "'X' file not found" of an NVIDIA header HOST_UNPROVIDED names."""
+    found = _NOT_FOUND.match(m["text"]) if m and m["kind"] == "fatal error" else None
+    why = next((w for p, w in HOST_UNPROVIDED.items() if found and re.fullmatch(p, found["name"])), None)
+    return (found["name"], why) if why else None
 
 
 def launch_command(argv: list[str], opts: Options) -> int:
