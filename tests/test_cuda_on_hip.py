@@ -141,16 +141,17 @@ def test_other_diagnostics_pass_unchanged():
     assert unsupported_in_one_line(text) == text
     own = "a.cu:1:10: fatal error: 'api.h' file not found\n#include <api.h>\n         ^~~~~~~\n1 error generated.\n"
     assert unsupported_in_one_line(own) == own                  # a project's own header: clang's words
-    lib = ("In file included from a.cu:1:\nb.h:3:10: fatal error: 'cublas_v2.h' file not found\n#include "
+    lib = ("In file included from a.cu:1:\n                 from c.h:2:\nb.h:3:10: fatal error: 'cublas_v2.h' file not found\n#include "
            "<cublas_v2.h>\n         ^~~~~~~~~~~~~\n1 error generated when compiling for host.\n")
     assert unsupported_in_one_line(lib) == (
-        "In file included from a.cu:1:\nb.h:3:10: error: shflx does not support 'cublas_v2.h' on AMD targets "
+        "In file included from a.cu:1:\n                 from c.h:2:\nb.h:3:10: error: shflx does not support 'cublas_v2.h' on AMD targets "
         "(NVIDIA's library has no implementation on AMD; its HIP counterpart is a different API)\n"
         "1 error generated when compiling for host.\n")
     mixed = ("In file included from a.cu:1:\nb.h:2:3: error: must use 'struct' tag to refer to type 'cudaFoo' in "
              "this scope\n  cudaFoo x;\n  ^\n/x/cuda_on_hip/n.h:9:1: note: struct 'cudaFoo' is hidden\nz\n^\n"
              "b.h:2:3: error: 'cudaFoo' is unavailable: shflx does not support 'cudaFoo' on AMD targets\n"
-             "  cudaFoo x;\n  ^\n/x/cuda_on_hip/n.h:9:1: note: 'cudaFoo' has been explicitly marked unavailable here\n"
+             "  cudaFoo x;\n  ^\nIn file included from <built-in>:1:\n                 from /x/shflx_cuda_on_hip.h:9:\n"
+             "/x/cuda_on_hip/n.h:9:1: note: 'cudaFoo' has been explicitly marked unavailable here\n"
              "z\n^\n" + text.replace("2 errors", "4 errors"))
     assert unsupported_in_one_line(mixed) == (
         "In file included from a.cu:1:\nb.h:2:3: error: shflx does not support 'cudaFoo' on AMD targets\n"

@@ -283,6 +283,7 @@ _DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>e
 _UNAVAILABLE = re.compile(r"^'[^']+' is unavailable: (?P<what>shflx does not support .*)$")
 _SUMMARY = re.compile(r"^\d+ (?P<rest>errors? generated.*)$")
 _COLOR = re.compile(r"\x1b\[[0-9;]*m")
+_INCLUDED = re.compile(r"^(?:In file included from |\s+from ).+:\d+:$")          # clang's include stack
 _NOT_FOUND = re.compile(r"^'(?P<name>[^']+)' file not found$")
 # NVIDIA headers host code may include that the HIP runtime has no counterpart of, and why
 HOST_UNPROVIDED = {
@@ -307,7 +308,7 @@ def unsupported_in_one_line(stderr: str) -> str:
     blocks: list[list[str]] = [[]]             # a diagnostic: its header line and what clang printed under it
     for line in stderr.splitlines(keepends=True):
         if _DIAGNOSTIC.match(_plain(line)) or _SUMMARY.match(_plain(line)) or _plain(line).startswith("In file included from"):
-            if blocks[-1] and not _plain(blocks[-1][-1]).startswith("In file included from"):
+            if blocks[-1] and not _INCLUDED.match(_plain(blocks[-1][-1]).rstrip("\n")):
                 blocks.append([])
         blocks[-1].append(line)
     heads = [next((m for m in (_DIAGNOSTIC.match(_plain(ln)) for ln in b) if m), None) for b in blocks]
@@ -318,7 +319,7 @@ def unsupported_in_one_line(stderr: str) -> str:
     out, errors, dropping, stack = [], 0, False, []
     for block, m, why in zip(blocks, heads, missing):
         if why:                                 # one line at the #include; clang stops there
-            out += [ln for ln in block if _plain(ln).startswith("In file included from")] + \
+            out += [ln for ln in block if _INCLUDED.match(_plain(ln).rstrip("\n"))] + \
                 [f"{m['file']}:{m['line']}:{m['col']}: error: shflx does not support '{why[0]}' on AMD targets ({why[1]})\n"]
             errors += 1
             continue
@@ -332,7 +333,7 @@ def unsupported_in_one_line(stderr: str) -> str:
             continue
         unavailable = _UNAVAILABLE.match(m["text"]) if m["kind"] == "error" else None
         dropping = (m["file"], m["line"]) in lines
-        own = [ln for ln in block if _plain(ln).startswith("In file included from")]
+        own = [ln for ln in block if _INCLUDED.match(_plain(ln).rstrip("\n"))]
         if dropping and not unavailable:        # its include stack, clang's only one, goes to the next
             stack = stack or own
             continue
