@@ -139,6 +139,8 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                    + "; NVIDIA: " + ", ".join(F.EMIT_NVIDIA) + " (default: hsaco / cubin, asm / ptx with -S)")
     g.add_argument("-c", action="store_true", help="a host object with the device code embedded (clang "
                    "offload bundle), by the HIP compiler (--host-cxx); AMD targets")
+    g.add_argument("--link", action="store_true", help="a program (nvcc's --link): each input as -c, linked "
+                   "by the HIP compiler against the HIP runtime (default -o a.out); AMD targets")
     g.add_argument("-S", action="store_true", help="assembly: AMDGCN per AMD target, PTX per sm_NN")
     g.add_argument("-E", action="store_true", help="the preprocessed device source (first target) on "
                    "stdout or -o")
@@ -581,6 +583,9 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     if f.action == "c":
         from .driver.launch import compile_object
         return compile_object(f)
+    if f.action == "link":
+        from .driver.launch import link_program
+        return link_program(f)
     opts = FrontendOptions((), (), ns.opt, True, ns.llvm_bin, device_words(f), header_warnings=f.header_warnings)
     sources = _sources(ns.files)
     if f.action == "E":

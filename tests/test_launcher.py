@@ -1,5 +1,5 @@
-"""`shflx launch` in a real build: tests/data/cmake_hip (three device files, a shared header, host
-code with launches) configured by CMake with CMAKE_HIP_COMPILER_LAUNCHER, built by Ninja.
+"""`shflx launch` in a real build: tests/data/cmake_hip (four device files, a shared header, host
+code with launches, CUDA runtime calls in a .cu) configured by CMake with CMAKE_HIP_COMPILER_LAUNCHER, built by Ninja.
 
 Needs cmake, ninja and a clang with HIP headers and device libraries (Debian: `apt-get install
 hipcc`, which .ci/run does); without them the build tests skip, and under CI=true they fail."""
@@ -28,7 +28,7 @@ from shflx.driver.report import instruction_counts
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "data" / "cmake_hip"
 TARGETS = ("gfx90a", "gfx1030")            # both have device libraries in Debian bookworm's ROCm 5.2
-OBJECTS = ("reduce.hip", "scan.hip", "transpose.cu")
+OBJECTS = ("reduce.hip", "scan.hip", "transpose.cu", "runtime.cu")
 
 
 def _need(what: str) -> None:
@@ -143,7 +143,7 @@ def test_every_object_embeds_lowered_code_for_each_target(builds):
         kept = [(e["arch"], s["notes"]) for e in report for s in e["sites"] if s["proof"] != "proved"]
         assert kept == ([("gfx90a", ["the map crosses 32-lane halves or differs between them"])]
                         if name == "reduce.hip" else []), kept
-        assert report[0]["sites"]
+        assert report[0]["sites"] or report[0]["chains"]     # runtime.cu's warp sum: one chain
         assert {e["semantics"] for e in report} == {"cuda" if name.endswith(".cu") else "hip"}
         schema = report_schema()                         # the compile report's schema, shared
         assert errors(report, schema["$defs"]["compile_report"], schema) == []
@@ -188,6 +188,39 @@ def test_the_cuda_file_keeps_32_lane_semantics_and_hip_files_wave_wide(builds):
     assert re.search(r"v_\w+_dpp .*quad_perm:\[1,0,3,2\]", asm)
 
 
+def test_cuda_runtime_calls_of_a_cu_file_link_against_the_hip_runtime(builds):
+    """runtime.cu's host code (cudaMalloc, cudaMemcpyAsync, events, streams, <<<>>>, cudaGetLastError,
+    cudaFuncGetAttributes, occupancy) compiles against HIP: its object calls HIP's runtime and no
+    CUDA name is left; it registers its kernel with the name shflx's code objects define; the
+    program links libamdhip64."""
+    from elftools.elf.elffile import ELFFile
+
+    tools, _, build, _, _, _, tmp = builds
+    obj = build / "CMakeFiles" / "demo.dir" / "runtime.cu.o"
+    with obj.open("rb") as f:
+        elf = ELFFile(f)
+        undefined = {s.name for s in elf.get_section_by_name(".symtab").iter_symbols()
+                     if s["st_shndx"] == "SHN_UNDEF" and s.name}
+        strings = b"".join(sec.data() for sec in elf.iter_sections() if sec.name.startswith(".rodata"))
+    wanted = {"hipMalloc", "hipMemcpyAsync", "hipMemsetAsync", "hipEventCreate", "hipEventRecord",
+              "hipEventSynchronize", "hipEventElapsedTime", "hipStreamCreateWithFlags", "hipGetLastError",
+              "hipGetDeviceProperties", "hipFuncGetAttributes", "hipOccupancyMaxActiveBlocksPerMultiprocessor",
+              "__hipPushCallConfiguration", "__hipRegisterFunction"}
+    assert wanted <= undefined, wanted - undefined
+    assert not [n for n in undefined if n.lower().startswith("cuda")], undefined
+    kernel = b"_Z9warp_sumsPKiPii"
+    assert kernel in strings                             # the name the host registers ...
+    for t in TARGETS:                                    # ... is a kernel of every code object
+        path = tmp / f"runtime-{t}.co"
+        path.write_bytes(code_objects(tools, obj, tmp)[hip_entry_id(t)])
+        with path.open("rb") as f:
+            symbols = {s.name for s in ELFFile(f).get_section_by_name(".symtab").iter_symbols()}
+        assert kernel.decode() in symbols and kernel.decode() + ".kd" in symbols, (t, sorted(symbols)[:20])
+    with (build / "demo").open("rb") as f:
+        needed = [t.needed for t in ELFFile(f).get_section_by_name(".dynamic").iter_tags() if t.entry.d_tag == "DT_NEEDED"]
+    assert any(n.startswith("libamdhip64.so") for n in needed), needed
+
+
 def test_touching_the_shared_header_rebuilds_only_its_users(builds):
     tools, src, build, _, _, env, _ = builds
     up_to_date = subprocess.run([tools["ninja"], "-C", str(build), "-n"], capture_output=True, text=True, env=env)
@@ -200,7 +233,7 @@ def test_touching_the_shared_header_rebuilds_only_its_users(builds):
     (src / "api.h").touch()
     dry = subprocess.run([tools["ninja"], "-C", str(build), "-n"], capture_output=True, text=True, env=env)
     rebuilt = sorted(re.findall(r"Building \w+ object CMakeFiles/demo\.dir/(\S+)\.o", dry.stdout))
-    assert rebuilt == ["main.cpp", "reduce.hip", "scan.hip", "transpose.cu"], dry.stdout
+    assert rebuilt == ["main.cpp", "reduce.hip", "runtime.cu", "scan.hip", "transpose.cu"], dry.stdout
 
 
 def test_ccache_caches_a_launched_compile(builds, tmp_path):
@@ -303,7 +336,7 @@ def test_a_makefile_build_through_the_launcher(builds, tmp_path):
             f"LAUNCH={sys.executable} -m shflx launch --"]
     done = subprocess.run(args, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    for name in ("reduce", "scan", "transpose"):
+    for name in ("reduce", "scan", "transpose", "runtime"):
         code = code_objects(tools, out / f"{name}.o", tmp_path)[hip_entry_id("gfx1030")]
         assert counts(tools, code, "gfx1030", tmp_path)["ds_bpermute"] == 0
     assert subprocess.run([*args, "-q"], env=env).returncode == 0          # up to date

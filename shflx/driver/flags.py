@@ -24,7 +24,7 @@ RDC_AMD = ("relocatable device code is not supported on AMD targets: shflx links
            "its own code object (a __device__ function or variable must be defined in the file that uses it)")
 # flag -> (attribute, value) for flags that take no argument
 SWITCHES = {
-    "-c": ("action", "c"), "-S": ("action", "S"), "-E": ("action", "E"),
+    "-c": ("action", "c"), "-S": ("action", "S"), "-E": ("action", "E"), "--link": ("action", "link"),
     "--baseline": ("baseline", True), "--wave64": ("wave64", True), "-mwavefrontsize64": ("wave64", True),
     "-mno-wavefrontsize64": ("wave64", False), "--fp-reassoc": ("fp_reassoc", True),
     "--no-chains": ("no_chains", True), "--load-shuffle": ("load_shuffle", True), "-Rpass=shflx": ("remarks", True),
@@ -93,7 +93,7 @@ NVIDIA_ARCH = re.compile(r"^(?:sm|compute|lto)_(\d+[af]?)$")
 class CompileFlags:
     sources: list[str] = field(default_factory=list)
     archs: list[str] = field(default_factory=list)          # target IDs and sm_NN, in order, once each
-    action: str = "device"                                  # device code objects | c | S | E
+    action: str = "device"                                  # device code objects | c | S | E | link
     output: str | None = None
     emit: str | None = None
     language: str | None = None                              # -x cuda | hip

@@ -14,6 +14,7 @@ Every other command (links, -E, -M, commands without an AMD target) runs unchang
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -253,13 +254,104 @@ def host_compile(cmd: Command, bundle: Path) -> int:
     from ..frontend.clang import INCLUDE
 
     extra = ["--cuda-host-only", "-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(bundle)]
-    if cmd.cuda:                # the kernels' CUDA intrinsics, declared for the host parse
-        extra += ["-include", str(INCLUDE / "shflx_cuda_on_hip.h")]
+    if cmd.cuda:                # the kernels' CUDA intrinsics, declared for the host parse, and the
+        # CUDA runtime API on HIP's (cuda_on_hip/); first on the path, before a CUDA toolkit's headers
+        extra += ["-I", str(INCLUDE / "cuda_on_hip"), "-include", str(INCLUDE / "shflx_cuda_on_hip.h"),
+                  *host_header_args()]
     argv = cmd.argv[:1] + extra + cmd.argv[1:]
     try:
-        return subprocess.run(argv, env=compiler_env(argv[0])).returncode
+        if not cmd.cuda:
+            return subprocess.run(argv, env=compiler_env(argv[0])).returncode
+        proc = subprocess.run(argv, env=compiler_env(argv[0]), stderr=subprocess.PIPE, text=True, errors="replace")
     except OSError as e:
         raise ToolchainError(f"cannot run the host compile ({argv[0]}): {e.strerror or e}") from None
+    sys.stderr.write(unsupported_in_one_line(proc.stderr))
+    return proc.returncode
+
+
+def host_header_args() -> list[str]:
+    """The macro naming NVIDIA's math_constants.h (macros only) in the CUDA runtime wheel
+    (frontend.cuda_sdk.REAL_HEADERS), which cuda_on_hip/ reads as the device pass does. (Its
+    cuComplex.h is not: it includes the wheel's own vector_types.h, NVIDIA's device API.)"""
+    from ..frontend.cuda_sdk import REAL_HEADERS, amd_header_args
+
+    return [w for w in amd_header_args() if w.startswith(f"-D{REAL_HEADERS['math_constants.h']}=")]
+
+
+_DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|fatal error|warning|note|remark): "
+                         r"(?P<text>.*)$")
+_UNAVAILABLE = re.compile(r"^'[^']+' is unavailable: (?P<what>shflx does not support .*)$")
+_SUMMARY = re.compile(r"^\d+ (?P<rest>errors? generated.*)$")
+_COLOR = re.compile(r"\x1b\[[0-9;]*m")
+_INCLUDED = re.compile(r"^(?:In file included from |\s+from ).+:\d+:$")          # clang's include stack
+_NOT_FOUND = re.compile(r"^'(?P<name>[^']+)' file not found$")
+# NVIDIA headers host code may include that the HIP runtime has no counterpart of, and why
+HOST_UNPROVIDED = {
+    r"cuda\.h|cudaTypedefs\.h": "the CUDA driver API is not provided for host code; the runtime API is",
+    r"(?:cublas\w*|cufft\w*|curand\w*|cusparse\w*|cusolver\w*|nvrtc|nvml|nccl|cudnn\w*|npp\w*|nvjpeg|"
+    r"nvToolsExt\w*|nvtx3/\w+)\.h": "NVIDIA's library has no implementation on AMD; its HIP counterpart is a "
+                                    "different API",
+}
+
+
+def _plain(line: str) -> str:
+    """A diagnostic line without its colors (-fdiagnostics-color=always, as CMake may pass)."""
+    return _COLOR.sub("", line)
+
+
+def unsupported_in_one_line(stderr: str) -> str:
+    """The host compile's diagnostics with each use of a CUDA runtime name HIP lacks as one line,
+    `file:line:col: error: shflx does not support 'cudaX' on AMD targets`: clang's prefix, source
+    excerpt and note into cuda_on_hip/ dropped, and so are the errors the same line led to (the name
+    is declared both as a type and a value: cuda_on_hip/cuda_runtime.h). An NVIDIA header with no
+    HIP counterpart (HOST_UNPROVIDED) is said the same way at its #include. Anything else unchanged."""
+    blocks: list[list[str]] = [[]]             # a diagnostic: its header line and what clang printed under it
+    for line in stderr.splitlines(keepends=True):
+        if _DIAGNOSTIC.match(_plain(line)) or _SUMMARY.match(_plain(line)) or _plain(line).startswith("In file included from"):
+            if blocks[-1] and not _INCLUDED.match(_plain(blocks[-1][-1]).rstrip("\n")):
+                blocks.append([])
+        blocks[-1].append(line)
+    heads = [next((m for m in (_DIAGNOSTIC.match(_plain(ln)) for ln in b) if m), None) for b in blocks]
+    lines = {(m["file"], m["line"]) for m in heads if m and m["kind"] == "error" and _UNAVAILABLE.match(m["text"])}
+    missing = [_unprovided(m) for m in heads]
+    if not lines and not any(missing):
+        return stderr
+    out, errors, dropping, stack = [], 0, False, []
+    for block, m, why in zip(blocks, heads, missing):
+        if why:                                 # one line at the #include; clang stops there
+            out += [ln for ln in block if _INCLUDED.match(_plain(ln).rstrip("\n"))] + \
+                [f"{m['file']}:{m['line']}:{m['col']}: error: shflx does not support '{why[0]}' on AMD targets ({why[1]})\n"]
+            errors += 1
+            continue
+        if m is None:
+            summary = _SUMMARY.match(_plain(block[0])) if block else None
+            out += [f"{errors} {summary['rest']}\n"] if summary else block
+            continue
+        if m["kind"] == "note":                 # a note belongs to the diagnostic before it
+            if not dropping:
+                out += block
+            continue
+        unavailable = _UNAVAILABLE.match(m["text"]) if m["kind"] == "error" else None
+        dropping = (m["file"], m["line"]) in lines
+        own = [ln for ln in block if _INCLUDED.match(_plain(ln).rstrip("\n"))]
+        if dropping and not unavailable:        # its include stack, clang's only one, goes to the next
+            stack = stack or own
+            continue
+        out += [] if own else stack
+        stack = []
+        if unavailable:
+            out += own + [f"{m['file']}:{m['line']}:{m['col']}: error: {unavailable['what']}\n"]
+        else:
+            out += block
+        errors += m["kind"] in ("error", "fatal error")
+    return "".join(out)
+
+
+def _unprovided(m: re.Match | None) -> tuple[str, str] | None:
+    """(header, why) for a fatal "'X' file not found" of an NVIDIA header HOST_UNPROVIDED names."""
+    found = _NOT_FOUND.match(m["text"]) if m and m["kind"] == "fatal error" else None
+    why = next((w for p, w in HOST_UNPROVIDED.items() if found and re.fullmatch(p, found["name"])), None)
+    return (found["name"], why) if why else None
 
 
 def launch_command(argv: list[str], opts: Options) -> int:
@@ -401,3 +493,40 @@ def compile_object(f) -> int:
         from ..files import write_atomically
         write_atomically(Path(opts.report_file), json.dumps(report, indent=1) + "\n")
     return 0
+
+
+def link_program(f) -> int:
+    """`shflx compile --link a.cu b.cu -o app` (nvcc's --link): each source's host object as -c makes
+    it, then the HIP compiler links them against the HIP runtime (clang's --hip-link: libamdhip64)."""
+    from dataclasses import replace
+
+    if any(t.startswith("sm_") for t in f.archs):
+        raise UsageError("--link builds a program with AMD device code; for sm_NN use -S / --emit ptx|cubin "
+                         "(or nvcc with `shflx ptxas`)")
+    if f.deps or f.report_file and len(f.sources) > 1:
+        raise UsageError("--link writes one program: no depfile flags, and --report-file with one input file")
+    out = f.output or "a.out"
+    check_compile_files(f, [Path(s) for s in f.sources], [("-o", out)])
+    with tempfile.TemporaryDirectory(prefix="shflx-link-") as tmp:
+        objects = []
+        for k, src in enumerate(f.sources):
+            objects.append(str(Path(tmp) / f"{k}-{Path(src).stem}.o"))
+            code = compile_object(replace(f, sources=[src], output=objects[-1], action="c"))
+            if code != 0:
+                return code
+        linker = host_compiler(f)
+        argv = [*linker, *(w for w in f.host if w.startswith(("-Wl,", "-pthread", *HIP_LINK_WORDS))), *objects,
+                "--hip-link", "-o", out]
+        try:
+            done = subprocess.run(argv, env=compiler_env(argv[0]))
+        except OSError as e:
+            raise ToolchainError(f"cannot run the link ({argv[0]}): {e.strerror or e}") from None
+    if done.returncode != 0:
+        print(f"shflx: error: the link of {out} failed: {describe_compiler(argv[0])} exited with status "
+              f"{done.returncode}", file=sys.stderr)
+        return 2
+    return 0
+
+
+# the HIP installation words of the command that the link needs too (where libamdhip64 is)
+HIP_LINK_WORDS = ("--rocm-path", "--hip-path")

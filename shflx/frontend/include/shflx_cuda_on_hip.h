@@ -1,9 +1,11 @@
 // shflx launch: the host pass of a CUDA (.cu) file built by a HIP compiler. shflx compiles the
 // device code itself (CUDA semantics, 32-lane warps); the HIP compiler only parses the kernels
 // for their launch stubs, so CUDA's warp intrinsics need declarations here, never bodies.
-// HIP 6.2 and later declare the *_sync functions themselves.
+// HIP 6.2 and later declare the *_sync functions themselves. The CUDA runtime API comes first, as
+// nvcc includes cuda_runtime.h in every .cu (cuda_on_hip/: CUDA's names on the HIP runtime).
 #pragma once
 #include <hip/hip_runtime.h>
+#include "cuda_on_hip/cuda_runtime.h"
 #if !defined(HIP_VERSION) || HIP_VERSION < 60200000
 template <class T> __device__ T __shfl_sync(unsigned mask, T var, int src, int width = 32);
 template <class T> __device__ T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32);
@@ -17,4 +19,7 @@ __device__ void __syncwarp(unsigned mask = 0xffffffffu);
 template <class T> __device__ T __reduce_add_sync(unsigned mask, T value);
 template <class T> __device__ T __reduce_min_sync(unsigned mask, T value);
 template <class T> __device__ T __reduce_max_sync(unsigned mask, T value);
+template <class T> __device__ T __reduce_and_sync(unsigned mask, T value);
+template <class T> __device__ T __reduce_or_sync(unsigned mask, T value);
+template <class T> __device__ T __reduce_xor_sync(unsigned mask, T value);
 #endif

@@ -13,5 +13,5 @@ int main() {
   run_scan(data, n);
   run_transpose(data, n);
   hipFree(data);
-  return 0;
+  return run_cuda_runtime(n);
 }

@@ -1,0 +1,4 @@
+// shflx: NVIDIA's driver_types.h for the host half of a .cu on HIP: part of the CUDA runtime API there.
+#pragma once
+#pragma clang system_header
+#include "cuda_runtime.h"

@@ -1,0 +1,324 @@
+"""The CUDA runtime API on the HIP runtime (shflx/frontend/include/cuda_on_hip/): the host half of a
+.cu compiled by a HIP compiler (`shflx launch`, `shflx compile -c`).
+
+The name table is HIPIFY's (tools/cuda_on_hip.py reads its markdown); these tests check that the
+committed header is what the table renders, that every name it maps resolves in the installed HIP,
+that a name HIP lacks is one line at the user's line, and that the host sees CUDA's 32-lane warp.
+Needs clang++ and HIP's headers (Debian: `apt-get install hipcc`, which .ci/run does)."""
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shflx.driver.launch import unsupported_in_one_line
+from shflx.frontend.clang import INCLUDE
+
+ROOT = Path(__file__).resolve().parents[1]
+HERE = INCLUDE / "cuda_on_hip"
+
+
+def generator():
+    spec = importlib.util.spec_from_file_location("cuda_on_hip_gen", ROOT / "tools" / "cuda_on_hip.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def table():
+    return generator().read_table((HERE / "cuda_runtime_names.tsv").read_text())
+
+
+def host_compile_argv(tools: dict[str, str]) -> list[str]:
+    """The host pass `shflx launch` runs for a .cu (launch.host_compile), without a device bundle."""
+    return [tools["clang"], "-x", "hip", "--cuda-host-only", f"--rocm-path={tools['prefix']}", "-I", str(HERE),
+            "-include", str(INCLUDE / "shflx_cuda_on_hip.h")]
+
+
+@pytest.fixture(scope="module")
+def tools():
+    from test_launcher import hip_toolchain
+    return hip_toolchain()
+
+
+def test_the_header_is_what_the_name_table_renders():
+    gen = generator()
+    source, rows = table()
+    assert re.fullmatch(r"From ROCm/HIPIFY docs/tables/\S+\.md at commit [0-9a-f]{40}", source)
+    assert (HERE / "shflx_cuda_runtime_names.h").read_text() == gen.render_header(source, rows)
+    names = [r["cuda"] for r in rows]
+    assert len(names) == len(set(names)) > 1000
+    by_name = {r["cuda"]: r for r in rows}
+    assert by_name["cudaMalloc"]["hip"] == "hipMalloc" and by_name["cudaMemcpyHostToDevice"]["hip"] == "hipMemcpyHostToDevice"
+    assert all(by_name[n]["hip"] for n in gen.OWN) and all(n in by_name for n in gen.GAPS)
+
+
+def test_the_generator_reads_hipify_markdown(tmp_path):
+    """A table in HIPIFY's layout: a function, a data type, a name HIP lacks, one from a later HIP."""
+    gen = generator()
+    md = tmp_path / gen.SOURCE
+    md.write_text("## **1. Device Management**\n\n|**CUDA**|**A**|**D**|**C**|**R**|**HIP**|**A**|**D**|**C**|**R**|**E**|\n"
+                  "|:--|:-:|:-:|:-:|:-:|:--|:-:|:-:|:-:|:-:|:-:|\n"
+                  "|`cudaSetDevice`| | | | |`hipSetDevice`|1.6.0| | | | |\n"
+                  "|`cudaDeviceSetLimit`| | | | |`hipDeviceSetLimit`|5.3.0| | | | |\n"
+                  "|`cudaInitDevice`|12.0| | | | | | | | | |\n"
+                  "## **35. Data types used by CUDA Runtime**\n\n"
+                  "|`cudaStream_t`| | | | |`hipStream_t`|1.5.0| | | | |\n|`CUDART_PI_F`| | | | |`HIP_PI_F`|5.3.0| | | | |\n")
+    rows = gen.read_markdown(md)
+    assert [(r["cuda"], r["kind"], r["hip"]) for r in rows] == [
+        ("cudaDeviceSetLimit", "function", "hipDeviceSetLimit"), ("cudaInitDevice", "function", ""),
+        ("cudaSetDevice", "function", "hipSetDevice"), ("cudaStream_t", "name", "hipStream_t")]
+    header = gen.render_header(*gen.read_table(gen.write_table(rows, "0" * 40)))
+    assert "#define cudaSetDevice hipSetDevice\n" in header and "#define cudaStream_t hipStream_t\n" in header
+    assert '__SHFLX_NO_FUNCTION(cudaInitDevice, "")' in header
+    assert ("#if HIP_VERSION >= 50300000\n#define cudaDeviceSetLimit hipDeviceSetLimit\n#else\n"
+            '__SHFLX_NO_FUNCTION(cudaDeviceSetLimit, " before HIP 5.3.0")\n#endif') in header
+
+
+def test_every_name_the_table_maps_resolves_in_the_installed_hip(tools, tmp_path):
+    """One statement per mapped CUDA name: clang then says 'undeclared identifier' only for a HIP
+    name the installed headers lack (a type or an overloaded function draws another message)."""
+    gen = generator()
+    version = subprocess.run([tools["clang"], "-x", "hip", "--cuda-host-only", f"--rocm-path={tools['prefix']}",
+                              "-E", "-dM", "-include", "hip/hip_version.h", "-"], input="", capture_output=True,
+                             text=True).stdout
+    have = int(re.search(r"#define HIP_VERSION_MAJOR (\d+)", version)[1]) * 10000000 + \
+        int(re.search(r"#define HIP_VERSION_MINOR (\d+)", version)[1]) * 100000
+    mapped = [r for r in table()[1] if r["hip"] and r["cuda"] not in gen.GAPS and r["cuda"] not in gen.OWN
+              and gen.hip_version(r["hip_added"] or "0") <= have]
+    assert len(mapped) > 600
+    probe = tmp_path / "probe.cu"
+    probe.write_text("#include <cuda_runtime.h>\nvoid probe() {\n" + "".join(f"  {r['cuda']};\n" for r in mapped) + "}\n")
+    done = subprocess.run([*host_compile_argv(tools), "-fsyntax-only", "-ferror-limit=0", str(probe)],
+                          capture_output=True, text=True)
+    missing = sorted(set(re.findall(r"undeclared identifier '(\w+)'", done.stderr)))
+    assert missing == [], missing
+    assert "file not found" not in done.stderr, done.stderr[:2000]
+
+
+def test_a_name_hip_lacks_is_one_line_at_the_users_line(tools, tmp_path):
+    """Through `shflx launch`: a type, a function, an enumerator HIP lacks and a function of a later
+    HIP, each one line (file:line:col: error: shflx does not support ...), nothing from the header."""
+    src = tmp_path / "uses.cu"
+    src.write_text("#include <cuda_runtime.h>\n__global__ void k(int *p) { p[threadIdx.x] = 1; }\nint main() {\n"
+                   "  cudaLaunchConfig_t cfg = {};\n  const char *name;\n  cudaFuncGetName(&name, (const void *)k);\n"
+                   "  if (cudaGraphUpload(0, 0) == cudaErrorTimeout) return 1;\n  return 0;\n}\n")
+    done = subprocess.run([sys.executable, "-m", "shflx", "launch", "--", tools["clang"], "-x", "hip",
+                           f"--rocm-path={tools['prefix']}", f"--hip-device-lib-path={tools['bitcode']}",
+                           "--offload-arch=gfx90a", "-c", str(src), "-o", str(tmp_path / "uses.o")],
+                          capture_output=True, text=True)
+    assert done.returncode != 0 and not (tmp_path / "uses.o").exists()
+    assert done.stderr.splitlines() == [
+        f"{src}:4:3: error: shflx does not support 'cudaLaunchConfig_t' on AMD targets",
+        f"{src}:6:3: error: shflx does not support 'cudaFuncGetName' on AMD targets",
+        f"{src}:7:7: error: shflx does not support 'cudaGraphUpload' on AMD targets before HIP 5.3.0",
+        f"{src}:7:32: error: shflx does not support 'cudaErrorTimeout' on AMD targets",
+        "4 errors generated when compiling for host."], done.stderr
+
+
+def test_an_nvidia_header_hip_has_no_counterpart_of_is_one_line_at_its_include(tools, tmp_path):
+    """<cuda.h> (the driver API) in a .cu: the device half takes it (NVIDIA's declarations), the
+    host half says at the #include that the driver API is not provided, in one line."""
+    src = tmp_path / "drv.cu"
+    src.write_text("#include <cstdio>\n#include <cuda.h>\n__global__ void k(int *p) { p[threadIdx.x] = 1; }\n"
+                   "int main() { CUdevice d; cuInit(0); return cuDeviceGet(&d, 0); }\n")
+    done = subprocess.run([sys.executable, "-m", "shflx", "launch", "--", tools["clang"], "-x", "hip",
+                           f"--rocm-path={tools['prefix']}", f"--hip-device-lib-path={tools['bitcode']}",
+                           "--offload-arch=gfx90a", "-c", str(src), "-o", str(tmp_path / "drv.o")],
+                          capture_output=True, text=True)
+    assert done.returncode != 0 and done.stderr.splitlines() == [
+        f"{src}:2:10: error: shflx does not support 'cuda.h' on AMD targets (the CUDA driver API is not provided "
+        "for host code; the runtime API is)", "1 error generated when compiling for host."], done.stderr
+
+
+def test_other_diagnostics_pass_unchanged():
+    text = ("a.cu:3:5: warning: unused variable 'x' [-Wunused-variable]\n  int x;\n    ^\n"
+            "a.cu:4:1: error: use of undeclared identifier 'y'\ny;\n^\n2 errors generated when compiling for host.\n")
+    assert unsupported_in_one_line(text) == text
+    own = "a.cu:1:10: fatal error: 'api.h' file not found\n#include <api.h>\n         ^~~~~~~\n1 error generated.\n"
+    assert unsupported_in_one_line(own) == own                  # a project's own header: clang's words
+    lib = ("In file included from a.cu:1:\n                 from c.h:2:\nb.h:3:10: fatal error: 'cublas_v2.h' file not found\n#include "
+           "<cublas_v2.h>\n         ^~~~~~~~~~~~~\n1 error generated when compiling for host.\n")
+    assert unsupported_in_one_line(lib) == (
+        "In file included from a.cu:1:\n                 from c.h:2:\nb.h:3:10: error: shflx does not support 'cublas_v2.h' on AMD targets "
+        "(NVIDIA's library has no implementation on AMD; its HIP counterpart is a different API)\n"
+        "1 error generated when compiling for host.\n")
+    mixed = ("In file included from a.cu:1:\nb.h:2:3: error: must use 'struct' tag to refer to type 'cudaFoo' in "
+             "this scope\n  cudaFoo x;\n  ^\n/x/cuda_on_hip/n.h:9:1: note: struct 'cudaFoo' is hidden\nz\n^\n"
+             "b.h:2:3: error: 'cudaFoo' is unavailable: shflx does not support 'cudaFoo' on AMD targets\n"
+             "  cudaFoo x;\n  ^\nIn file included from <built-in>:1:\n                 from /x/shflx_cuda_on_hip.h:9:\n"
+             "/x/cuda_on_hip/n.h:9:1: note: 'cudaFoo' has been explicitly marked unavailable here\n"
+             "z\n^\n" + text.replace("2 errors", "4 errors"))
+    assert unsupported_in_one_line(mixed) == (
+        "In file included from a.cu:1:\nb.h:2:3: error: shflx does not support 'cudaFoo' on AMD targets\n"
+        + text.replace("2 errors", "2 errors"))
+    colored = ("\x1b[1ma.cu:2:3: \x1b[0m\x1b[0;1;31merror: \x1b[0m\x1b[1m'cudaFoo' is unavailable: shflx does not "
+               "support 'cudaFoo' on AMD targets\x1b[0m\n  cudaFoo();\n\x1b[0;1;32m  ^\n\x1b[0m"
+               "\x1b[1m1 error generated when compiling for host.\x1b[0m\n")
+    assert unsupported_in_one_line(colored) == ("a.cu:2:3: error: shflx does not support 'cudaFoo' on AMD targets\n"
+                                                "1 error generated when compiling for host.\n")
+
+
+HOST_ONLY = r"""
+#include <cstdio>
+// HIP's runtime stood in for by the test: a device whose hardware wave is 64 lanes
+extern "C" hipError_t hipGetDeviceProperties(hipDeviceProp_t *p, int) { *p = hipDeviceProp_t(); p->warpSize = 64; return hipSuccess; }
+extern "C" hipError_t hipDeviceGetAttribute(int *v, hipDeviceAttribute_t, int) { *v = 64; return hipSuccess; }
+int main() {
+  cudaDeviceProp prop;
+  int warp = 0, clock = 0;
+  cudaGetDeviceProperties(&prop, 0);
+  cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, 0);
+  cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, 0);
+  std::printf("%d %d %d\n", prop.warpSize, warp, clock);
+}
+"""
+
+
+def test_the_host_reports_cudas_32_lane_warp(tools, tmp_path):
+    """cudaDeviceProp.warpSize and cudaDevAttrWarpSize are 32 where HIP says 64 (the kernels of a
+    .cu run 32-lane warps on every AMD target); other attributes are HIP's."""
+    src = tmp_path / "props.cu"
+    src.write_text("#include <cuda_runtime.h>\n" + HOST_ONLY)
+    exe = tmp_path / "props"
+    done = subprocess.run([*host_compile_argv(tools), str(src), "-o", str(exe)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert subprocess.run([str(exe)], capture_output=True, text=True).stdout.split() == ["32", "32", "64"]
+
+
+PROGRAMS = ROOT / "tests" / "data" / "cuda_programs"
+PROGRAM_TARGETS = ("gfx90a", "gfx1030")
+
+
+def build_program(tools, name: str, tmp: Path) -> Path:
+    """docs/porting.md's "CUDA programs": `shflx compile -c` (HIP's compiler for the host half),
+    then a link against the HIP runtime; or both by `shflx compile --link` (reduce)."""
+    obj, exe = tmp / f"{name}.o", tmp / name
+    cxx = f"{tools['clang']} --rocm-path={tools['prefix']} --hip-device-lib-path={tools['bitcode']}"
+    if name == "reduce":
+        done = subprocess.run([sys.executable, "-m", "shflx", "compile", "--link", str(PROGRAMS / f"{name}.cu"), "-O2",
+                               f"--offload-arch={','.join(PROGRAM_TARGETS)}", "--host-cxx", cxx, "-o", str(exe)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+        return exe
+    done = subprocess.run([sys.executable, "-m", "shflx", "compile", "-c", str(PROGRAMS / f"{name}.cu"), "-O2",
+                           f"--offload-arch={','.join(PROGRAM_TARGETS)}", "--host-cxx", cxx, "-o", str(obj)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+    done = subprocess.run([tools["clang"], str(obj), f"-L{tools['prefix']}/lib", "-lamdhip64", "-o", str(exe)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return exe
+
+
+@pytest.mark.parametrize("name, kernels", [("reduce", {"_Z10block_sumsPKiPyi"}), ("scan", {"_Z9warp_scanPKiPi"})])
+def test_a_cuda_program_links_against_the_hip_runtime_and_runs(tools, tmp_path, name, kernels):
+    """A whole CUDA program: the executable needs libamdhip64 and nothing of CUDA's; the kernels the
+    host registers (__hipRegisterFunction's names) are the kernels of every embedded code object;
+    without an AMD GPU it stops at its first runtime call with the HIP runtime's no-device error (an
+    exit status, not a crash); with one it prints a correct result."""
+    from elftools.elf.elffile import ELFFile
+
+    from shflx.codegen.bundle import hip_entry_id, read_bundle
+
+    exe = build_program(tools, name, tmp_path)
+    with exe.open("rb") as f:
+        elf = ELFFile(f)
+        needed = [t.needed for t in elf.get_section_by_name(".dynamic").iter_tags() if t.entry.d_tag == "DT_NEEDED"]
+        strings = b"".join(s.data() for s in elf.iter_sections() if s.name.startswith(".rodata"))
+        bundle = read_bundle(elf.get_section_by_name(".hip_fatbin").data())
+        undefined = {s.name for s in elf.get_section_by_name(".dynsym").iter_symbols() if s["st_shndx"] == "SHN_UNDEF"}
+    assert any(n.startswith("libamdhip64.so") for n in needed) and not any("cuda" in n for n in needed), needed
+    assert {"__hipRegisterFunction", "hipMalloc", "hipGetLastError"} <= undefined, sorted(undefined)
+    assert not [n for n in undefined if n.lower().startswith("cuda")], sorted(undefined)
+    registered = {s.decode() for s in re.findall(rb"(_Z\w+)\x00", strings)}
+    assert registered == kernels, registered
+    assert set(bundle) == {"host-x86_64-unknown-linux-gnu-", *(hip_entry_id(t) for t in PROGRAM_TARGETS)}
+    for t in PROGRAM_TARGETS:
+        code = tmp_path / f"{name}-{t}.co"
+        code.write_bytes(bundle[hip_entry_id(t)])
+        with code.open("rb") as f:
+            defined = {s.name[:-3] for s in ELFFile(f).get_section_by_name(".symtab").iter_symbols()
+                       if s.name.endswith(".kd")}
+        assert defined == kernels, (t, defined)
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    if Path("/dev/kfd").exists():                    # an AMD GPU (or its driver): the result is checked
+        assert run.returncode == 0, run.stdout + run.stderr
+    else:
+        assert run.returncode == 1, (run.returncode, run.stderr)
+        assert re.search(r"cudaGetDeviceCount\(&devices\) failed: (hipErrorNoDevice|no ROCm-capable device)",
+                         run.stderr), run.stderr
+
+
+def test_the_porting_guides_cuda_program_commands_run_as_written(tools, tmp_path):
+    """docs/porting.md step 6: its commands, as written, from a directory holding the checkout's
+    tests/ (shflx and hipcc from PATH); the program ends as the text says (no GPU: HIP's error)."""
+    import os
+    import shutil
+
+    if shutil.which("hipcc") is None:
+        from test_launcher import _need
+        _need("no hipcc on PATH")
+    text = (ROOT / "docs" / "porting.md").read_text()
+    section = text[text.index("## 6. CUDA programs"):]
+    lines = re.search(r"```sh\n(.*?)```", section, re.S)[1].strip().splitlines()
+    said = re.search(r"HIP runtime's own error \(`([^`]+)`\)", " ".join(section.split()))[1]
+    (tmp_path / "tests").symlink_to(ROOT / "tests")
+    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
+           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    if os.environ.get("SHFLX_TEST_INSTALLED"):
+        env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+    for line in lines[:-1]:
+        done = subprocess.run(line, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, (line, done.stderr[-3000:])
+    run = subprocess.run(lines[-1], shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    if Path("/dev/kfd").exists():
+        assert run.returncode == 0, run.stdout + run.stderr
+    else:
+        assert run.returncode == 1 and said in run.stderr, (said, run.stderr)
+
+
+@pytest.mark.parametrize("family", ["butterfly", "hw_reduce"])
+def test_an_example_kernel_file_builds_as_a_host_object(tools, tmp_path, family):
+    """Issue 28's example: patterns/kernels/butterfly/kernel.cu (cuda_runtime.h, cuda_fp16.h) once
+    failed in the host compile; hw_reduce's kernels call __reduce_and/or/xor_sync, which the host
+    pass declares for HIP before 6.2."""
+    cxx = f"{tools['clang']} --rocm-path={tools['prefix']} --hip-device-lib-path={tools['bitcode']}"
+    done = subprocess.run([sys.executable, "-m", "shflx", "compile", "-c", str(ROOT / "patterns" / "kernels" / family /
+                           "kernel.cu"), "--offload-arch=gfx90a", "--host-cxx", cxx, "-o", str(tmp_path / "k.o")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+
+
+@pytest.mark.parametrize("words, said", [
+    (["--offload-arch=sm_90"], "--link builds a program with AMD device code"),
+    (["--offload-arch=gfx90a", "-MD"], "--link writes one program: no depfile flags"),
+])
+def test_link_refuses_what_it_cannot_build_in_one_line(tmp_path, words, said):
+    done = subprocess.run([sys.executable, "-m", "shflx", "compile", "--link", str(PROGRAMS / "reduce.cu"), *words,
+                           "-o", str(tmp_path / "app")], capture_output=True, text=True)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and said in done.stderr, done.stderr
+    assert not (tmp_path / "app").exists()
+
+
+def test_math_constants_are_nvidias_in_host_and_device_code(tools, tmp_path):
+    """<math_constants.h> (CUDART_PI_F, CUDART_INF_F) in a kernel and in host code of one .cu: the
+    host half reads NVIDIA's header from the runtime wheel (shflx[cuda]), as the device half does."""
+    from shflx.frontend.cuda_sdk import amd_header_args
+    if not any("MATH_CONSTANTS" in w for w in amd_header_args()):
+        from test_launcher import _need
+        _need("NVIDIA's CUDA runtime wheel is not installed (pip install '.[cuda]')")
+    src = tmp_path / "pi.cu"
+    src.write_text("#include <cstdio>\n#include <math_constants.h>\n"
+                   "__global__ void k(float *p) { p[threadIdx.x] = p[threadIdx.x] == CUDART_INF_F ? 0.f : "
+                   "__shfl_xor_sync(~0u, p[threadIdx.x], 1); }\n"
+                   'int main() { std::printf("%.5f\\n", CUDART_PI_F); return 0; }\n')
+    cxx = f"{tools['clang']} --rocm-path={tools['prefix']} --hip-device-lib-path={tools['bitcode']}"
+    done = subprocess.run([sys.executable, "-m", "shflx", "compile", "--link", str(src), "--offload-arch=gfx90a",
+                           "--host-cxx", cxx, "-o", str(tmp_path / "pi")], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+    assert subprocess.run([str(tmp_path / "pi")], capture_output=True, text=True).stdout == "3.14159\n"
