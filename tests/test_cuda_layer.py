@@ -4,6 +4,7 @@ float overloads reach the device math, and what the layer lacks is named. Values
 the emulator in hw_tests/amd/test_cuda_*_hw.py."""
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -416,6 +417,43 @@ def test_host_headers_of_nvccs_host_compiler_are_found(tmp_path, arch):
     src = tmp_path / "k.cu"
     src.write_text(HOST_HEADERS)
     compile_for(src, arch)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "sm_90"])
+def test_host_code_reads_the_systems_libstdcxx_on_every_target(tmp_path, arch):
+    """One host environment, nvcc's: where the system has GCC's C++ library, every target's host
+    side is libstdc++ (its own macro; the <vector> g++ itself reads, per the depfile)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("no g++ (GCC's C++ library) on this machine")
+    shown = subprocess.run([gxx, "-E", "-x", "c++", "-", "-H", "-o", os.devnull], input="#include <vector>\n",
+                           capture_output=True, text=True).stderr.splitlines()
+    gxx_vector = Path(shown[0].split()[-1]).resolve()
+    src = tmp_path / "k.cu"
+    src.write_text("#include <vector>\n#ifndef __GLIBCXX__\n#error not libstdc++\n#endif\n"
+                   "__global__ void k(int *p) { p[0] = 1; }\nint main() { std::vector<int> v(3); return (int)v.size(); }\n")
+    deps = tmp_path / "k.d"
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", arch, "-o",
+                        str(tmp_path / "k.out"), "-MD", "-MF", str(deps)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    named = {Path(w).resolve() for w in deps.read_text().replace("\\\n", " ").split() if w.endswith("/vector")}
+    assert gxx_vector in named, (gxx_vector, named)
+
+
+def test_without_libstdcxx_the_wheels_libcxx_serves(monkeypatch):
+    """A machine with no GCC C++ library: the ziglang wheel's libc++ and glibc headers."""
+    from shflx.frontend import toolchain
+    tool = toolchain.find_clang()
+    if tool.origin != "ziglang":
+        pytest.skip(f"the clang in use is {tool.origin}'s, not the ziglang wheel's")
+    monkeypatch.setattr(toolchain, "_has_libstdcxx", lambda words: False)
+    words = toolchain._ask_host_cxx_args(tool)
+    assert any(w.endswith("libcxx/include") for w in words) and "-D_LIBCPP_ABI_VERSION=1" not in words
+    assert any(w.startswith("_LIBCPP_") for w in words)
 
 
 def test_the_driver_api_is_nvidias_cuda_h(tmp_path):

@@ -29,7 +29,8 @@
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
 #define __forceinline__ __attribute__((always_inline)) inline
-#define __noinline__ __attribute__((noinline))
+// __noinline__ is no macro: clang (15 and later, https://reviews.llvm.org/D124866) reads it as a
+// keyword in CUDA/HIP, so that libstdc++'s `__attribute__((__noinline__))` still parses.
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
