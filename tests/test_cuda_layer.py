@@ -150,25 +150,22 @@ extern "C" __global__ void k(int *a, int *b) {
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
-def test_grid_sync_is_a_device_scope_barrier_in_the_code_object(tmp_path, arch):
-    """grid_group::sync(): each thread releases (agent scope) before the block barrier and acquires
-    after it; one thread per block arrives on a counter (acq_rel) in a hidden, zero-initialized
-    variable of the code object, the last one resets it (before the release that advances the
-    generation), the others spin on an acquire load of the generation (executed on a GPU by
-    hw_tests/amd/test_cuda_grid_sync_hw.py)."""
+def test_grid_sync_is_nvidias_barrier_on_a_workspace_of_the_code_object(tmp_path, arch):
+    """grid_group::sync() is NVIDIA's own (cooperative_groups/details/sync.h): a block barrier, the
+    block's first thread adds to the workspace's barrier word with an agent-scope release RMW
+    and spins on an agent-scope acquire load until bit 31 flips, then a block barrier. The
+    workspace the driver's %envreg1/%envreg2 name is a hidden, {8, 0}-initialized global of the
+    code object (executed on the emulator by hw_tests/amd/test_cuda_grid_sync_hw.py)."""
     src = tmp_path / "k.cu"
     src.write_text(GRID_SYNC)
     ir = compile_file(src, arch, emit="llvm").output
-    var = re.search(r"^(@\S*__shflx_grid_barrier\S*) = (?:weak|linkonce_odr) (?:hidden|protected) addrspace\(1\) .*zeroinitializer", ir, re.M)
-    assert var, "the barrier words are a hidden weak global of the code object"
+    assert re.search(r"^@__shflx_cg_grid_workspace = linkonce_odr hidden addrspace\(1\) global \{ i32, i32 \} "
+                     r"\{ i32 8, i32 0 \}", ir, re.M), "the grid workspace is a hidden global of the code object"
     body = ir[ir.index("define "):]
-    order = [r'fence syncscope\("agent"\) release', r"@llvm\.amdgcn\.s\.barrier",
-             r'load atomic i32, ptr addrspace\(1\) .*syncscope\("agent"\) monotonic',
-             r'atomicrmw add ptr addrspace\(1\) .*i32 1 syncscope\("agent"\) acq_rel',
-             r'store atomic i32 0, ptr addrspace\(1\) .*syncscope\("agent"\) monotonic',
-             r'atomicrmw add ptr addrspace\(1\) .*i32 1 syncscope\("agent"\) release',
-             r'load atomic i32, ptr addrspace\(1\) .*syncscope\("agent"\) acquire',
-             r"@llvm\.amdgcn\.s\.barrier", r'fence syncscope\("agent"\) acquire']
+    order = [r'fence syncscope\("workgroup"\) release', r"@llvm\.amdgcn\.s\.barrier",
+             r'atomicrmw add ptr( addrspace\(1\))? .*syncscope\("agent"\) release',
+             r'load atomic i32, ptr( addrspace\(1\))? .*syncscope\("agent"\) acquire',
+             r"@llvm\.amdgcn\.s\.barrier", r'fence syncscope\("workgroup"\) acquire']
     pos = 0
     for pat in order:
         m = re.compile(pat).search(body, pos)
@@ -557,3 +554,32 @@ def test_every_cuda_device_prop_field_is_declared(tmp_path):
                    "  return p.pciDomainID + p.uuid.bytes[0] + p.asyncEngineCount + p.maxBlocksPerMultiProcessor\n"
                    "    + (int)p.reservedSharedMemPerBlock + p.clusterLaunch + p.maxTexture2D[0]; }\n")
     compile_file(src, "gfx942", emit="llvm")
+
+
+def test_cooperative_groups_are_nvidias_own_headers(tmp_path, monkeypatch):
+    """cooperative_groups.h and everything under cooperative_groups/ are read from NVIDIA's runtime
+    headers (their real paths in the depfile), and without them the #include is one line."""
+    import subprocess
+    import sys
+    from shflx.frontend import cuda_sdk
+    inc = cuda_sdk.runtime_include()
+    assert inc is not None, "nvidia-cuda-runtime-cu12 is a dependency of shflx"
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cooperative_groups.h>\n#include <cooperative_groups/scan.h>\n"
+                   "namespace cg = cooperative_groups;\n__global__ void k(int *p) {\n"
+                   "  auto t = cg::tiled_partition<16>(cg::this_thread_block());\n"
+                   "  p[threadIdx.x] = cg::inclusive_scan(t, p[threadIdx.x]);\n}\n")
+    deps = tmp_path / "k.d"
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", "gfx942", "-o",
+                        str(tmp_path / "k.hsaco"), "-MD", "-MF", str(deps)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    named = deps.read_text()
+    assert str(inc / "cooperative_groups.h") in named and str(inc / "cooperative_groups" / "scan.h") in named
+    assert "/__shflx__/" not in named
+    monkeypatch.setattr(cuda_sdk, "runtime_include", lambda: None)
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
+    assert first == (f"{src}:1:10: error: shflx does not support 'cooperative_groups.h' on AMD targets (NVIDIA's "
+                            "CUDA runtime headers are not installed: reinstall shflx (pip install . in the shflx "
+                            "checkout), which depends on nvidia-cuda-runtime-cu12)")

@@ -16,7 +16,7 @@ TID_LANE_NOTE = ("operand computed from threadIdx.x: assumes the CUDA lane is th
                  "(1-D blocks, or blockDim.x a multiple of 32), as the source itself does")
 MODE_NAMES = {0: "up", 1: "down", 2: "bfly", 3: "idx"}
 _CALL = re.compile(r"^(?P<res>%[\w.\-]+) = (?:tail |musttail |notail )?call [^@]*@" + MARKER +
-                   r"\((?P<args>[^)]*)\)(?P<rest>.*)$")
+                   r"\((?P<args>(?:[^()]|\([^()]*\))*)\)(?P<rest>.*)$")   # an operand may carry range(i32 a, b)
 
 
 @dataclass
