@@ -583,3 +583,20 @@ def test_cooperative_groups_are_nvidias_own_headers(tmp_path, monkeypatch):
     assert first == (f"{src}:1:10: error: shflx does not support 'cooperative_groups.h' on AMD targets (NVIDIA's "
                             "CUDA runtime headers are not installed: reinstall shflx (pip install . in the shflx "
                             "checkout), which depends on nvidia-cuda-runtime-cu12)")
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+@pytest.mark.parametrize("tile", ["cg::tiled_partition<64>(cg::this_thread_block())",
+                                  "cg::tiled_partition<128>(cg::this_thread_block(scratch))"])
+def test_tiles_of_more_than_one_warp_are_named_at_the_users_line(tmp_path, arch, tile):
+    """NVIDIA's multi-warp tiles spin on other warps of the tile (details/sync.h), which a wave
+    shared by two CUDA warps cannot run: one line at the user's tiled_partition, not a kernel that
+    hangs."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                   "__global__ void k(int *p) {\n  __shared__ cg::block_tile_memory<256> scratch;\n"
+                   f"  auto t = {tile};\n  p[threadIdx.x] = t.shfl(p[threadIdx.x], 1);\n}}\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, arch)
+    assert re.fullmatch(rf".*k\.cu:5:\d+: error: shflx does not support 'cooperative_groups tiles of more than 32 "
+                        r"threads' on AMD targets \(.*\)", str(e.value)), str(e.value)
