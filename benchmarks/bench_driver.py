@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from shflx.frontend.clang import FrontendOptions, cc1_args  # noqa: E402
-from shflx.frontend.toolchain import find_clang  # noqa: E402
+from shflx.frontend.toolchain import find_clang, host_cxx_args  # noqa: E402
 from shflx.isa import amd_target  # noqa: E402
 
 KERNELS = ROOT / "patterns" / "kernels"
@@ -63,7 +63,7 @@ def plain_clang(source: Path, arch: str, tmp: Path, env: dict) -> float:
     obj, out = tmp / "plain.o", tmp / "plain.hsaco"
     tool = find_clang()
     args = [a if a != "-emit-llvm" else "-emit-obj" for a in
-            cc1_args(source, target.llvm_cpu, wave, obj, FrontendOptions(), len(target.waves) > 1)]
+            cc1_args(source, target.llvm_cpu, wave, obj, FrontendOptions(), len(target.waves) > 1, host_cxx_args(tool), tmp)]
     lld = [*tool.command[:-1], "ld.lld"] if tool.origin == "ziglang" else [str(Path(tool.command[0]).parent / "ld.lld")]
     front = timed([*tool.command, *args], env)
     return None if front is None else front + (timed([*lld, "-shared", str(obj), "-o", str(out)], env) or 0.0)

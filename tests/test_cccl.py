@@ -1,4 +1,4 @@
-"""NVIDIA's CCCL (CUB, Thrust, libcu++) beneath the CUDA layer for AMD: found where `shflx[cuda]`
+"""NVIDIA's CCCL (CUB, Thrust, libcu++) beneath the CUDA layer for AMD: found where shflx
 installed it, searched after the user's directories, a one-line `shflx does not support` error
 naming the header and its #include where it is not installed, and the constraint-rewriting path
 taken at once for files that read it (tests/test_ptx_operands.py covers the rewrite itself).
@@ -21,7 +21,7 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 
 def need_cccl():
     if cccl_include() is None:
-        (pytest.fail if IN_CI else pytest.skip)("NVIDIA's CCCL headers are not installed (pip install 'shflx[cuda]')")
+        (pytest.fail if IN_CI else pytest.skip)("NVIDIA's CCCL headers are not installed (a dependency of shflx: pip install .)")
 
 
 @pytest.mark.parametrize("header", ["cub/cub.cuh", "cub/block/block_reduce.cuh", "thrust/device_vector.h",
@@ -33,8 +33,8 @@ def test_without_cccl_a_cccl_header_is_a_shflx_error_at_its_include(tmp_path, mo
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx942")
     assert str(e.value) == (f"{src}:2:10: error: shflx does not support '{header}' on AMD targets without NVIDIA's "
-                            "CCCL headers (CUB, Thrust, libcu++: install shflx's cuda extra (pip install '.[cuda]' in the "
-                            "shflx checkout))")
+                            "CCCL headers (CUB, Thrust, libcu++: reinstall shflx (pip install . in the shflx checkout), "
+                            "which depends on nvidia-cuda-cccl)")
 
 
 def test_without_cccl_the_error_names_the_project_header_that_includes_cub(tmp_path, monkeypatch):

@@ -4,6 +4,7 @@ float overloads reach the device math, and what the layer lacks is named. Values
 the emulator in hw_tests/amd/test_cuda_*_hw.py."""
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -149,25 +150,22 @@ extern "C" __global__ void k(int *a, int *b) {
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
-def test_grid_sync_is_a_device_scope_barrier_in_the_code_object(tmp_path, arch):
-    """grid_group::sync(): each thread releases (agent scope) before the block barrier and acquires
-    after it; one thread per block arrives on a counter (acq_rel) in a hidden, zero-initialized
-    variable of the code object, the last one resets it (before the release that advances the
-    generation), the others spin on an acquire load of the generation (executed on a GPU by
-    hw_tests/amd/test_cuda_grid_sync_hw.py)."""
+def test_grid_sync_is_nvidias_barrier_on_a_workspace_of_the_code_object(tmp_path, arch):
+    """grid_group::sync() is NVIDIA's own (cooperative_groups/details/sync.h): a block barrier, the
+    block's first thread adds to the workspace's barrier word with an agent-scope release RMW
+    and spins on an agent-scope acquire load until bit 31 flips, then a block barrier. The
+    workspace the driver's %envreg1/%envreg2 name is a hidden, {8, 0}-initialized global of the
+    code object (executed on the emulator by hw_tests/amd/test_cuda_grid_sync_hw.py)."""
     src = tmp_path / "k.cu"
     src.write_text(GRID_SYNC)
     ir = compile_file(src, arch, emit="llvm").output
-    var = re.search(r"^(@\S*__shflx_grid_barrier\S*) = (?:weak|linkonce_odr) (?:hidden|protected) addrspace\(1\) .*zeroinitializer", ir, re.M)
-    assert var, "the barrier words are a hidden weak global of the code object"
+    assert re.search(r"^@__shflx_cg_grid_workspace = linkonce_odr hidden addrspace\(1\) global \{ i32, i32 \} "
+                     r"\{ i32 8, i32 0 \}", ir, re.M), "the grid workspace is a hidden global of the code object"
     body = ir[ir.index("define "):]
-    order = [r'fence syncscope\("agent"\) release', r"@llvm\.amdgcn\.s\.barrier",
-             r'load atomic i32, ptr addrspace\(1\) .*syncscope\("agent"\) monotonic',
-             r'atomicrmw add ptr addrspace\(1\) .*i32 1 syncscope\("agent"\) acq_rel',
-             r'store atomic i32 0, ptr addrspace\(1\) .*syncscope\("agent"\) monotonic',
-             r'atomicrmw add ptr addrspace\(1\) .*i32 1 syncscope\("agent"\) release',
-             r'load atomic i32, ptr addrspace\(1\) .*syncscope\("agent"\) acquire',
-             r"@llvm\.amdgcn\.s\.barrier", r'fence syncscope\("agent"\) acquire']
+    order = [r'fence syncscope\("workgroup"\) release', r"@llvm\.amdgcn\.s\.barrier",
+             r'atomicrmw add ptr( addrspace\(1\))? .*syncscope\("agent"\) release',
+             r'load atomic i32, ptr( addrspace\(1\))? .*syncscope\("agent"\) acquire',
+             r"@llvm\.amdgcn\.s\.barrier", r'fence syncscope\("workgroup"\) acquire']
     pos = 0
     for pat in order:
         m = re.compile(pat).search(body, pos)
@@ -418,6 +416,43 @@ def test_host_headers_of_nvccs_host_compiler_are_found(tmp_path, arch):
     compile_for(src, arch)
 
 
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "sm_90"])
+def test_host_code_reads_the_systems_libstdcxx_on_every_target(tmp_path, arch):
+    """One host environment, nvcc's: where the system has GCC's C++ library, every target's host
+    side is libstdc++ (its own macro; the <vector> g++ itself reads, per the depfile)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("no g++ (GCC's C++ library) on this machine")
+    shown = subprocess.run([gxx, "-E", "-x", "c++", "-", "-H", "-o", os.devnull], input="#include <vector>\n",
+                           capture_output=True, text=True).stderr.splitlines()
+    gxx_vector = Path(shown[0].split()[-1]).resolve()
+    src = tmp_path / "k.cu"
+    src.write_text("#include <vector>\n#ifndef __GLIBCXX__\n#error not libstdc++\n#endif\n"
+                   "__global__ void k(int *p) { p[0] = 1; }\nint main() { std::vector<int> v(3); return (int)v.size(); }\n")
+    deps = tmp_path / "k.d"
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", arch, "-o",
+                        str(tmp_path / "k.out"), "-MD", "-MF", str(deps)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    named = {Path(w).resolve() for w in deps.read_text().replace("\\\n", " ").split() if w.endswith("/vector")}
+    assert gxx_vector in named, (gxx_vector, named)
+
+
+def test_without_libstdcxx_the_wheels_libcxx_serves(monkeypatch):
+    """A machine with no GCC C++ library: the ziglang wheel's libc++ and glibc headers."""
+    from shflx.frontend import toolchain
+    tool = toolchain.find_clang()
+    if tool.origin != "ziglang":
+        pytest.skip(f"the clang in use is {tool.origin}'s, not the ziglang wheel's")
+    monkeypatch.setattr(toolchain, "_has_libstdcxx", lambda words: False)
+    words = toolchain._ask_host_cxx_args(tool)
+    assert any(w.endswith("libcxx/include") for w in words) and "-D_LIBCPP_ABI_VERSION=1" not in words
+    assert any(w.startswith("_LIBCPP_") for w in words)
+
+
 def test_the_driver_api_is_nvidias_cuda_h(tmp_path):
     """cuda.h (host declarations of the driver API) is NVIDIA's own from the runtime wheel; the
     CUDA version the device code is compiled as stays the layer's."""
@@ -519,3 +554,49 @@ def test_every_cuda_device_prop_field_is_declared(tmp_path):
                    "  return p.pciDomainID + p.uuid.bytes[0] + p.asyncEngineCount + p.maxBlocksPerMultiProcessor\n"
                    "    + (int)p.reservedSharedMemPerBlock + p.clusterLaunch + p.maxTexture2D[0]; }\n")
     compile_file(src, "gfx942", emit="llvm")
+
+
+def test_cooperative_groups_are_nvidias_own_headers(tmp_path, monkeypatch):
+    """cooperative_groups.h and everything under cooperative_groups/ are read from NVIDIA's runtime
+    headers (their real paths in the depfile), and without them the #include is one line."""
+    import subprocess
+    import sys
+    from shflx.frontend import cuda_sdk
+    inc = cuda_sdk.runtime_include()
+    assert inc is not None, "nvidia-cuda-runtime-cu12 is a dependency of shflx"
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cooperative_groups.h>\n#include <cooperative_groups/scan.h>\n"
+                   "namespace cg = cooperative_groups;\n__global__ void k(int *p) {\n"
+                   "  auto t = cg::tiled_partition<16>(cg::this_thread_block());\n"
+                   "  p[threadIdx.x] = cg::inclusive_scan(t, p[threadIdx.x]);\n}\n")
+    deps = tmp_path / "k.d"
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", "gfx942", "-o",
+                        str(tmp_path / "k.hsaco"), "-MD", "-MF", str(deps)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    named = deps.read_text()
+    assert str(inc / "cooperative_groups.h") in named and str(inc / "cooperative_groups" / "scan.h") in named
+    assert "/__shflx__/" not in named
+    monkeypatch.setattr(cuda_sdk, "runtime_include", lambda: None)
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
+    assert first == (f"{src}:1:10: error: shflx does not support 'cooperative_groups.h' on AMD targets (NVIDIA's "
+                            "CUDA runtime headers are not installed: reinstall shflx (pip install . in the shflx "
+                            "checkout), which depends on nvidia-cuda-runtime-cu12)")
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+@pytest.mark.parametrize("tile", ["cg::tiled_partition<64>(cg::this_thread_block())",
+                                  "cg::tiled_partition<128>(cg::this_thread_block(scratch))"])
+def test_tiles_of_more_than_one_warp_are_named_at_the_users_line(tmp_path, arch, tile):
+    """NVIDIA's multi-warp tiles spin on other warps of the tile (details/sync.h), which a wave
+    shared by two CUDA warps cannot run: one line at the user's tiled_partition, not a kernel that
+    hangs."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                   "__global__ void k(int *p) {\n  __shared__ cg::block_tile_memory<256> scratch;\n"
+                   f"  auto t = {tile};\n  p[threadIdx.x] = t.shfl(p[threadIdx.x], 1);\n}}\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, arch)
+    assert re.fullmatch(rf".*k\.cu:5:\d+: error: shflx does not support 'cooperative_groups tiles of more than 32 "
+                        r"threads' on AMD targets \(.*\)", str(e.value)), str(e.value)

@@ -352,7 +352,8 @@ def test_4_a_new_cache_directory_is_private(tmp_path):
     assert stat.S_IMODE(cache.stat().st_mode) == 0o700 and (cache / "plans.sqlite3").is_file()
 
 
-@pytest.mark.parametrize("injected", [["-include", "{evil}"], ["-D", "SHFLX_FORGED=1"], ["-internal-isystem", "relative/dir"]])
+@pytest.mark.parametrize("injected", [["-include", "{evil}"], ["-D", "SHFLX_FORGED=1"], ["-internal-isystem", "relative/dir"],
+                                      ["-internal-isystem", "{missing}"]])
 def test_4_toolchain_facts_accept_only_the_shapes_shflx_writes(src, tmp_path, injected):
     cache = tmp_path / "tc"
     env = {"SHFLX_CACHE_DIR": str(cache)}
@@ -361,16 +362,16 @@ def test_4_toolchain_facts_accept_only_the_shapes_shflx_writes(src, tmp_path, in
     evil.write_text("#error forged toolchain.json was used\n")
     store = cache / "toolchain.json"
     known = json.loads(store.read_text())
-    asked = [k for k in known if json.loads(k)[0] == "host c++ args"]
+    asked = [k for k in known if json.loads(k)[0] == "host c++ headers"]
     need(bool(asked), "this clang's host C++ words are not remembered (a tool run through Python)")
     for k in asked:
-        known[k] = known[k] + [w.format(evil=evil) for w in injected]
+        known[k] = known[k] + [w.format(evil=evil, missing=tmp_path / "gone") for w in injected]
     store.write_text(json.dumps(known))
     src.write_text(src.read_text() + "\n#ifdef SHFLX_FORGED\n#error forged define was used\n#endif\n")
     r = shflx("compile", str(src), "--offload-arch", "gfx942", "-o", str(tmp_path / "b.hsaco"), env=env)
     assert r.returncode == 0, r.stderr
     rewritten = json.loads(store.read_text())
-    assert all(w.format(evil=evil) not in rewritten[k] for k in asked for w in injected[1:])
+    assert all(w.format(evil=evil, missing=tmp_path / "gone") not in rewritten[k] for k in asked for w in injected[1:])
 
 
 # ------------------------------------------------------------------------------ 12..19

@@ -132,7 +132,7 @@ def test_cooperative_groups_rank_by_linear_thread_id_and_grid_sync_compiles(tmp_
     assert "workitem.id.y" in ir                       # the rank reads threadIdx.y (linear id)
     src.write_text('#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n'
                    '__global__ void k(int *p) { cg::grid_group g = cg::this_grid(); p[g.thread_rank()] = 0; g.sync(); }\n')
-    assert "__shflx_grid_barrier" in compile_file(src, "gfx942", emit="llvm").output
+    assert "@__shflx_cg_grid_workspace = " in compile_file(src, "gfx942", emit="llvm").output
 
 
 def test_an_api_the_cuda_layer_lacks_is_one_line_naming_shflx(tmp_path):

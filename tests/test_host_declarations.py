@@ -34,7 +34,7 @@ def _ast(tmp: Path, include: str) -> dict:
     # the layer's own library_types.h declarations (read where NVIDIA's is not installed), not the real one
     opts = FrontendOptions(debug=False, extra=("-U__SHFLX_REAL_LIBRARY_TYPES_H",))
     args = [a for a in cc1_args(src, "gfx942", 64, tmp / "o.ll", opts, False,
-                                host_cxx_args(tool)) if a != "-emit-llvm"]
+                                host_cxx_args(tool), tmp) if a != "-emit-llvm"]
     k = args.index("-o")
     del args[k:k + 2]
     r = subprocess.run([*tool.command, *args, "-ast-dump=json"], capture_output=True, text=True)

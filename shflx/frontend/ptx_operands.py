@@ -139,7 +139,7 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
             pre.write_text(rewritten)
             # the -E run wrote the depfile; debug info names the source's directory, not this one
             compile_opts = replace(opts, extra=(*without_depfile(opts.extra), f"-fdebug-prefix-map={tmp}={source.parent}"))
-            args = cc1_args(pre, cpu, wave, ll, compile_opts, selectable_wave, host_cxx_args(tool))
+            args = cc1_args(pre, cpu, wave, ll, compile_opts, selectable_wave, host_cxx_args(tool), Path(tmp))
             args = _without_prelude([("hip-cpp-output" if a == "hip" and args[k - 1] == "-x" else a)
                                      for k, a in enumerate(args)])
             proc, retried = run_device_clang(tool, args, compile_opts.opt > 0)

@@ -167,12 +167,20 @@ HOST_TRIPLE = "x86_64-unknown-linux-gnu"     # the host side every CUDA file is 
 @lru_cache(maxsize=4)
 def host_cxx_args(tool: Tool) -> tuple[str, ...]:
     """The C/C++ standard library of the host for a device compile (`-internal-isystem` dirs and
-    configuration defines), read off the toolchain's own driver: the ziglang wheel's libc++ and
-    glibc headers (`zig c++ -target x86_64-linux-gnu -###`), else what a system/ROCm clang uses
-    for the x86_64 Linux host. Real headers, so `<cstdlib>`, `<algorithm>`, `<limits>`, ... in
-    CUDA files mean what they mean to nvcc's host compiler. Remembered per tool (`remembered`)."""
-    return tuple(remembered("host c++ args", tool.command, lambda: list(_ask_host_cxx_args(tool)),
-                            valid=host_cxx_args_shape))
+    configuration defines), read off the toolchain's own driver for the x86_64 Linux host: the
+    system's GCC toolchain (libstdc++ and glibc) as clang's driver finds it, which is what nvcc's
+    host compiler and the sm_NN path read; only where the system has no libstdc++, the ziglang
+    wheel's libc++ and glibc headers (`zig c++ -target x86_64-linux-gnu -###`). Real headers, so
+    `<cstdlib>`, `<algorithm>`, `<bits/stdc++.h>`, ... in CUDA files mean what they mean to nvcc's
+    host compiler. Remembered per tool (`remembered`)."""
+    return tuple(remembered("host c++ headers", tool.command, lambda: list(_ask_host_cxx_args(tool)),
+                            valid=lambda words: host_cxx_args_shape(words) and _dirs_exist(words)))
+
+
+def _dirs_exist(words: list[str]) -> bool:
+    """Whether the remembered include directories are still there (a GCC removed or upgraded since
+    is asked again)."""
+    return all(os.path.isdir(v) for w, v in zip(words[::2], words[1::2]) if w in HOST_INCLUDE_FLAGS)
 
 
 HOST_INCLUDE_FLAGS = ("-internal-isystem", "-internal-externc-isystem")
@@ -199,21 +207,58 @@ def _ask_host_cxx_args(tool: Tool) -> tuple[str, ...]:
     with tempfile.TemporaryDirectory(prefix="shflx-") as tmp:
         probe = Path(tmp) / "probe.cpp"
         probe.write_text("")
-        if tool.origin == "ziglang":
-            cmd = [*(ziglang_command("c++") or ()), "-target", "x86_64-linux-gnu", "-###", "-c", str(probe)]
-        else:
-            cmd = [*tool.command, f"--target={HOST_TRIPLE}", "-x", "c++", "-###", "-c", str(probe)]
-        try:
-            out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-            if tool.origin == "ziglang" and "global cache directory" in out.stderr and \
-                    "ZIG_GLOBAL_CACHE_DIR" not in os.environ:
-                # zig's driver needs a cache directory (under HOME) even to print its command; a
-                # service account's HOME may be unwritable: a temporary one serves this question
-                env = {**os.environ, "ZIG_GLOBAL_CACHE_DIR": str(Path(tmp) / "zig-cache")}
-                out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            raise ToolchainError(f"cannot ask {' '.join(cmd[:4])} for its C++ headers: {e}") from None
-    words = _cc1_words(out.stderr)
+        system = _ask_driver(tool, [*tool.command, f"--target={HOST_TRIPLE}", "-x", "c++", "-###", "-c", str(probe)], tmp)
+        if tool.origin != "ziglang":
+            return _host_args(system)
+        wheel = _ask_driver(tool, [*(ziglang_command("c++") or ()), "-target", "x86_64-linux-gnu", "-###", "-c",
+                                   str(probe)], tmp)
+    builtin = next((v for v in wheel.words if v.endswith(os.path.join("ziglang", "lib", "include"))), None)
+    if _has_libstdcxx(system.words) and builtin is not None:
+        # the system's GCC toolchain, with the wheel's own clang headers (stddef.h, ...) in the place
+        # of the resource directory the driver names, which the wheel does not have
+        words = [os.path.abspath(builtin) if _is_resource_include(w) else w for w in system.words]
+        return _host_args(DriverAnswer(system.cmd, words, system.stderr))
+    return _host_args(wheel)
+
+
+@dataclass(frozen=True)
+class DriverAnswer:
+    """What a clang driver printed for `-###`: its command, the words of its -cc1 line, stderr."""
+    cmd: list[str]
+    words: list[str]
+    stderr: str
+
+
+def _ask_driver(tool: Tool, cmd: list[str], tmp: str) -> DriverAnswer:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if tool.origin == "ziglang" and "global cache directory" in out.stderr and \
+                "ZIG_GLOBAL_CACHE_DIR" not in os.environ:
+            # zig's driver needs a cache directory (under HOME) even to print its command; a
+            # service account's HOME may be unwritable: a temporary one serves this question
+            env = {**os.environ, "ZIG_GLOBAL_CACHE_DIR": str(Path(tmp) / "zig-cache")}
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise ToolchainError(f"cannot ask {' '.join(cmd[:4])} for its C++ headers: {e}") from None
+    return DriverAnswer(cmd, _cc1_words(out.stderr), out.stderr)
+
+
+def _is_resource_include(path: str) -> bool:
+    """clang's own header directory (<resource-dir>/include: `.../lib/clang/22/include`)."""
+    parts = Path(path).parts
+    return len(parts) >= 4 and parts[-1] == "include" and parts[-3] == "clang" and parts[-4] == "lib"
+
+
+def _has_libstdcxx(words: list[str]) -> bool:
+    """Whether a driver's include directories hold GCC's libstdc++ (<cstdlib>, <bits/c++config.h>)."""
+    dirs = [v for w, v in zip(words, words[1:]) if w in HOST_INCLUDE_FLAGS]
+    return any((Path(d) / "cstdlib").is_file() for d in dirs) and \
+        any((Path(d) / "bits" / "c++config.h").is_file() for d in dirs)
+
+
+def _host_args(answer: DriverAnswer) -> tuple[str, ...]:
+    """The include directories and library configuration macros of a driver's -cc1 line."""
+    words = answer.words
     args: list[str] = []
     for k, w in enumerate(words[:-1]):
         v = words[k + 1]
@@ -224,8 +269,8 @@ def _ask_host_cxx_args(tool: Tool) -> tuple[str, ...]:
         elif w == "-D" and HOST_DEFINE.fullmatch(v):    # the shape host_cxx_args_shape accepts back
             args += [w, v]
     if not any(a.endswith("libcxx/include") or "/c++/" in a for a in args):
-        said = next((ln.strip() for ln in out.stderr.splitlines() if "error" in ln.lower()), "")
-        raise ToolchainError(f"{' '.join(cmd[:4])} reports no C++ standard library headers for {HOST_TRIPLE}"
+        said = next((ln.strip() for ln in answer.stderr.splitlines() if "error" in ln.lower()), "")
+        raise ToolchainError(f"{' '.join(answer.cmd[:4])} reports no C++ standard library headers for {HOST_TRIPLE}"
                              + (f" ({said})" if said else ""))
     return tuple(args)
 

@@ -2,8 +2,8 @@
 "'X' file not found" for one of them into shflx's own one-line error, `file:line:col: error: shflx
 does not support 'X' on AMD targets (why)`, at the `#include` that asked for it.
 
-CCCL's headers (CUB, Thrust, libcu++) are NVIDIA's own, searched beneath the layer where shflx[cuda]
-installed them (clang.cccl_missing names them otherwise). Host-only library headers (cuBLAS, NCCL,
+CCCL's headers (CUB, Thrust, libcu++) and cooperative groups are NVIDIA's own, searched beneath the
+layer where shflx's dependencies installed them (clang.cccl_missing names CCCL's otherwise). Host-only library headers (cuBLAS, NCCL,
 ...) are host_only.py's: a device pass goes on without
 them when nothing needs them. A project's own missing header keeps clang's message."""
 from __future__ import annotations
@@ -13,9 +13,9 @@ import re
 # header name pattern -> what it is, for the AMD targets (the CUDA layer replaces NVIDIA's device
 # headers there); on NVIDIA targets a missing one means NVIDIA's wheels are not installed.
 UNPROVIDED = {
-    r"cuda_(?:awbarrier|pipeline)(?:_primitives|_helpers)?\.h": "the asynchronous barrier and pipeline primitives "
-                                                                "are not provided on AMD",
-    r"cooperative_groups/[\w/]+\.h": "this part of cooperative groups is not provided on AMD",
+    # NVIDIA's own, read as they are where shflx's nvidia-cuda-runtime-cu12 dependency is installed
+    r"(?:cooperative_groups(?:/[\w/]+)?|cuda_(?:awbarrier|pipeline)(?:_primitives|_helpers)?)\.h": "NVIDIA's CUDA runtime headers are not installed: reinstall shflx (pip "
+                                          "install . in the shflx checkout), which depends on nvidia-cuda-runtime-cu12",
     r"curand_\w+\.h": "cuRAND's device API is not provided on AMD",
     r"cuda_fp[864]\.hp?p?": "CUDA's 8-, 6- and 4-bit float types are not provided on AMD",
     r"(?:sm_\d+_\w+|texture_\w+|surface_\w+|cuda_(?:texture|surface)_types|crt/[\w/]+|cudaEGL\w*|cudaGL\w*|"

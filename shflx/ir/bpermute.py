@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from .evaluate import LaneEvaluator
 from .text import call_sites, operand_token, split_args
 
-_BPERM = re.compile(r"^(?P<res>%[\w.\-]+) = (?:tail )?call [^@]*@llvm\.amdgcn\.ds\.bpermute(?:\.i32)?\((?P<args>[^)]*)\)(?P<rest>.*)$")
+_BPERM = re.compile(r"^(?P<res>%[\w.\-]+) = (?:tail )?call [^@]*@llvm\.amdgcn\.ds\.bpermute(?:\.i32)?\((?P<args>.*)\)(?P<rest>[^()]*)$")
 
 
 @dataclass

@@ -62,6 +62,9 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
             locs = locations(lines)
         dbg = DBG.search(m.group("rest"))
         where = locs.get(dbg.group(1), "?") if dbg else "?"
+        refused = _refused(locs.frames(dbg.group(1)), tmpl) if dbg else None
+        if refused:
+            raise InlinePtxError(refused, where)
         try:
             tr = _translate_asm(m, tmpl, f"ptx{k}", wave)
         except ptx.PtxBlockError as e:
@@ -81,6 +84,25 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
     declared = declared_names(text)
     missing = [line for name, line in sorted(decls.items()) if name not in declared]
     return text + "".join(f"\n{line}" for line in missing) + "\n\n" + "\n".join(extra_fns.values())
+
+
+# PTX of NVIDIA's headers that translates, but whose algorithm cannot run on AMD: (the header, a
+# word of the statement) -> what is not supported, and why. NVIDIA's multi-warp tiles
+# (thread_block_tile<64..512>) wait in a spin loop for other warps of the tile to arrive or to
+# finish their part (cooperative_groups/details/sync.h: sync_warps, sync_warps_last_releases);
+# two CUDA warps of one 64-lane wave that take different sides of that wait can never both go
+# on, and such a tile's shuffle hung on the emulator for 32-lane waves too.
+REFUSED = {("cooperative_groups/details/sync.h", ".cta"):
+           "shflx does not support 'cooperative_groups tiles of more than 32 threads' on AMD targets (their "
+           "barrier spins on other warps of the tile, which a wave shared by two CUDA warps cannot run; tiles of up to "
+           "32 threads are supported)"}
+
+
+def _refused(frames: list[str], tmpl: str) -> str | None:
+    """Why an asm statement written at `frames` (file:line:col, innermost first) comes from a header
+    algorithm shflx refuses (REFUSED), or None."""
+    return next((why for (header, word), why in REFUSED.items()
+                 if word in tmpl and any(f.rsplit(":", 2)[0].endswith(header) for f in frames)), None)
 
 
 def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int) -> Translation:

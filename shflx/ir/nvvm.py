@@ -17,8 +17,8 @@ from .text import operand_token, split_args
 
 _MODE_NUMBER = {name: num for num, name in MODE_NAMES.items()}
 _CALL = re.compile(r"^(?P<indent>\s*)(?P<res>%[\w.\-]+) = (?:tail |musttail |notail )?call [^@]*"
-                   r"@llvm\.nvvm\.shfl\.sync\.(?P<mode>up|down|bfly|idx)\.(?P<ty>i32|f32)\((?P<args>[^)]*)\)"
-                   r"(?P<rest>.*)$")
+                   r"@llvm\.nvvm\.shfl\.sync\.(?P<mode>up|down|bfly|idx)\.(?P<ty>i32|f32)\((?P<args>.*)\)"
+                   r"(?P<rest>[^()]*)$")
 _DECL = f"declare i32 @{MARKER}(i32, i32, i32, i32, i32) convergent nounwind"   # as the prelude declares it
 
 

@@ -17,7 +17,7 @@ from ..amd import general
 from ..errors import InputError
 from ..nvidia import ptxir, symbolic
 from ..nvidia.symbolic import Expr, StraightLine, UnsupportedInstruction
-from . import ptxmbarrier
+from . import ptxenv, ptxmbarrier
 from .ptxmemory import Access, PtxBlockError, emit_access, memory, read_timer
 from .sites import MARKER
 
@@ -77,7 +77,10 @@ def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], 
     out_widths = {f"${k}": IR_TYPES[ty.split()[0]][0] for k, ty in enumerate(outputs)}
     env = _execute(template, leaves, accesses, out_widths)
     for acc in accesses:                   # memory in program order, before the outputs
-        (ptxmbarrier.emit if acc.kind == "mbarrier" else emit_access)(em, acc, env.origin)
+        if acc.kind == "environment":
+            ptxenv.emit(em, acc.names[0])
+        else:
+            (ptxmbarrier.emit if acc.kind == "mbarrier" else emit_access)(em, acc, env.origin)
     values = []
     for k, ty in enumerate(outputs):
         if f"${k}" not in env.env:
@@ -127,6 +130,9 @@ def _execute(template: str, inputs: dict[str, Expr], accesses: list | None = Non
         elif isinstance(st, ptxir.Instruction):
             if accesses is not None:
                 read_timer(run, st, accesses)
+                for reg in ptxenv.reads(st):         # memory the driver gives the kernel (%envreg1, ...)
+                    run.env[reg] = ptxenv.leaf(reg)
+                    accesses.append(Access("environment", "", None, 0, 32, [reg], [], None))
             try:
                 run.execute(st)
             except UnsupportedInstruction as e:
@@ -255,6 +261,8 @@ class _Emitter:
             for half in ("lo", "hi"):        # what inrange_ir's lane prologue calls
                 self.decls[f"llvm.amdgcn.mbcnt.{half}"] = f"declare i32 @llvm.amdgcn.mbcnt.{half}(i32, i32)"
             return self.emit(f"call i1 @shflx.inrange.{mode}(i32 {a[1]}, i32 {a[2]})")
+        if op == "uf" and a[0].split(".")[0] == "cvta":
+            return self.cvta(a[0], a[1], e.args[1].w, w)
         if op == "uf":
             out = self.float_op(a[0], a[1:], w)
             if out is not None:
@@ -334,11 +342,31 @@ class _Emitter:
         v = self.emit(f"bitcast {fty} {f} to {ity}")
         return v if fw == w else self.emit(f"{'trunc' if fw > w else 'zext'} i{fw} {v} to i{w}")
 
+    def cvta(self, opcode: str, x: str, xw: int, w: int) -> str | None:
+        """cvta.SPACE (to a generic address) and cvta.to.SPACE (from one): PTX ISA 8.7, 9.7.9.19
+        "cvta"; on AMD an addrspacecast between the flat space and the space's LLVM address space
+        (shared: LDS, 3; global: 1; local: private, 5; const: constant, 4: LLVM AMDGPUUsage,
+        "Address Spaces")."""
+        mods = opcode.split(".")[1:]
+        to = mods[:1] == ["to"]
+        space = (mods[1] if to else mods[0]).split("::")[0]
+        number = CVTA_SPACES.get(space)
+        if number is None or not mods or mods[-1] not in ("u32", "u64"):
+            raise PtxBlockError(f"PTX instruction '{opcode}': only cvta{{.to}}.{{{','.join(CVTA_SPACES)}}}.{{u32,u64}} "
+                                "is supported")
+        src, dst = ("ptr", f"ptr addrspace({number})") if to else (f"ptr addrspace({number})", "ptr")
+        p = self.emit(f"inttoptr i{xw} {x} to {src}")
+        return self.emit(f"ptrtoint {dst} {self.emit(f'addrspacecast {src} {p} to {dst}')} to i{w}")
+
     def hw_lane(self) -> str:
         if self.lane is None:
             lo = self.call("i32", "llvm.amdgcn.mbcnt.lo", "i32 -1, i32 0")
             self.lane = self.call("i32", "llvm.amdgcn.mbcnt.hi", f"i32 -1, i32 {lo}") if self.wave == 64 else lo
         return self.lane
+
+
+# PTX state spaces -> AMDGPU's LLVM address spaces (LLVM AMDGPUUsage, "Address Spaces")
+CVTA_SPACES = {"shared": 3, "global": 1, "local": 5, "const": 4}
 
 
 def _unsupported(e: Expr, where) -> str:

@@ -165,6 +165,10 @@ class _Locations(Mapping[str, str]):
             self._known[key] = frames[user_index(frames) or 0].where
         return self._known[key]
 
+    def frames(self, key: str) -> list[str]:
+        """Every frame of !key as "file:line:col", innermost first, then each call it was inlined into."""
+        return [_frame(self._meta, loc) for loc in _chain(self._meta, key)]
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
 
@@ -172,7 +176,7 @@ class _Locations(Mapping[str, str]):
         return len(self._keys)
 
 
-def locations(lines: list[str]) -> Mapping[str, str]:
+def locations(lines: list[str]) -> _Locations:
     """!N -> "file:line:col" for every DILocation: its innermost frame in the user's files, through
     inlinedAt (ir.frames: a shuffle inside CUB is placed at the user's call of CUB)."""
     return _Locations(_metadata(lines))

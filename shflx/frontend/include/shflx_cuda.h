@@ -29,7 +29,8 @@
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
 #define __forceinline__ __attribute__((always_inline)) inline
-#define __noinline__ __attribute__((noinline))
+// __noinline__ is no macro: clang (15 and later, https://reviews.llvm.org/D124866) reads it as a
+// keyword in CUDA/HIP, so that libstdc++'s `__attribute__((__noinline__))` still parses.
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
@@ -113,7 +114,31 @@ __device__ __forceinline__ void __syncwarp(unsigned mask = 0xffffffffu) {
 __device__ __forceinline__ void __threadfence() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
 __device__ __forceinline__ void __threadfence_block() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "workgroup"); }
 __device__ __forceinline__ void __threadfence_system() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); }
+// bar.sync with a barrier id and no thread count (sm_30_intrinsics.h's __barrier_sync; NVIDIA's
+// cooperative groups call it): all threads of the CTA take part (PTX ISA 8.7, 9.7.13.1
+// "bar, barrier": without b, every thread of the CTA participates), so a program that completes on
+// NVIDIA passes its barriers in one order, and AMD's one workgroup barrier serves every id.
+__device__ __forceinline__ void __barrier_sync(unsigned id) { (void)id; __syncthreads(); }
 #endif
+
+// fns.b32 (PTX ISA 8.7, 9.7.1.? "fns"; sm_30_intrinsics.h's __fns): the position of the
+// |offset|-th set bit of `mask` counted from bit `base` (itself included), upward for offset > 0,
+// downward for offset < 0; for offset 0, `base` if its bit is set; 0xffffffff where there is none.
+// base > 31 is undefined in PTX (here: no bit).
+__device__ __forceinline__ unsigned __fns(unsigned mask, unsigned base, int offset) {
+  if (base > 31u) return 0xffffffffu;
+  if (offset == 0) return ((mask >> base) & 1u) ? base : 0xffffffffu;
+  unsigned n = offset > 0 ? (unsigned)offset : 0u - (unsigned)offset;
+  if (n > 32u) return 0xffffffffu;
+  if (offset > 0) {
+    unsigned m = mask & (~0u << base);
+    for (unsigned k = 1; k < n && m; ++k) m &= m - 1u;           // drop the lowest set bits
+    return m ? (unsigned)__builtin_ctz(m) : 0xffffffffu;
+  }
+  unsigned m = mask & (base == 31u ? ~0u : ((2u << base) - 1u));
+  for (unsigned k = 1; k < n && m; ++k) m &= ~(0x80000000u >> __builtin_clz(m));   // drop the highest
+  return m ? 31u - (unsigned)__builtin_clz(m) : 0xffffffffu;
+}
 
 // ------------------------------------------------------------------------ warp shuffles
 // mode: 0 up, 1 down, 2 bfly (xor), 3 idx; c = ((32 - width) << 8) | clamp (cuda_ptx_shfl.md §1.2)

@@ -148,6 +148,9 @@ __device__ __forceinline__ void *__cvta_shared_to_generic(__SIZE_TYPE__ a) {
   return (void *)(__attribute__((address_space(3))) char *)(unsigned)a; }
 // A global (addrspace 1) address is its flat address on AMDGPU (AMDGPU backend docs, "Address
 // Spaces": the global aperture is the identity), as it is on NVIDIA for cvta.global.
+// NVVM's builtin for cvta.to.shared.u32, which NVIDIA's cuda_pipeline_helpers.h and
+// cuda_awbarrier_helpers.h declare and call for the shared address of an asm operand
+extern "C" __device__ __forceinline__ unsigned __nvvm_get_smem_pointer(void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ __SIZE_TYPE__ __cvta_generic_to_global(const void *p) { return (__SIZE_TYPE__)p; }
 __device__ __forceinline__ void *__cvta_global_to_generic(__SIZE_TYPE__ a) { return (void *)a; }
 __device__ __forceinline__ __SIZE_TYPE__ __cvta_generic_to_local(const void *p) {

@@ -1,2 +1,0 @@
-#pragma once
-#include "../cooperative_groups.h"
