@@ -41,6 +41,18 @@ extern "C" __global__ void scan_tid_guard(const int *in, int *out) {
   }
   out[i] = v;
 }
+// The same with a bounds check on the load and the store: clang computes the last step's guard
+// inside the `i < n` branch, after the shuffles' block.
+extern "C" __global__ void scan_tid_guard_bounded(const int *in, int *out, int n) {
+  int i = linear_id();
+  int lane = threadIdx.x & 31;
+  int v = i < n ? in[i] : 0;
+  for (int d = 1; d < 32; d <<= 1) {
+    int t = __shfl_up_sync(0xffffffffu, v, d);
+    if (lane >= d) v += t;
+  }
+  if (i < n) out[i] = v;
+}
 // A down-tree whose result only `threadIdx.x % 32 == 0` stores (PyTorch's WarpReduceSum use).
 extern "C" __global__ void lane0_sum_tid(const int *in, int *out) {
   int i = linear_id();
@@ -69,6 +81,16 @@ def scan_tid_guard(x, block_x):
     return v
 
 
+BOUND = N - 45          # the bounded scan's n: the last CUDA warp is partly out of range
+
+
+def scan_tid_guard_bounded(x, block_x):
+    v, lane = np.where(np.arange(N) < BOUND, x.view(np.int32), 0).astype(np.int32), _tid_x(block_x) & 31
+    for d in (1, 2, 4, 8, 16):
+        v = np.where(lane >= d, v + R._shfl(v, "up", d), v).astype(np.int32)
+    return np.where(np.arange(N) < BOUND, v, 0).astype(np.int32)      # out of range: never written (zeros)
+
+
 def lane0_sum_tid(x, block_x):
     v = x.view(np.int32)
     for o in (16, 8, 4, 2, 1):
@@ -84,6 +106,7 @@ def lane0_fsum_tid(x, block_x):
 
 
 INLINE = {"scan_tid_guard": (lambda r: [R._small(r, N)], scan_tid_guard),
+          "scan_tid_guard_bounded": (lambda r: [R._small(r, N)], scan_tid_guard_bounded),
           "lane0_sum_tid": (lambda r: [R._small(r, N)], lane0_sum_tid),
           "lane0_fsum_tid": (lambda r: [r.standard_normal(N).astype(np.float32)], lane0_fsum_tid)}
 FAMILY = sorted(k for k, (family, _, _) in R.KERNELS.items() if family in ("pair_chains", "wide_chains"))
@@ -123,5 +146,6 @@ def test_every_block_shape_gives_cudas_result(device, case):
         hsaco = _family_object(family, device.arch, baseline)
         ins = make(rng, N)
         want = ref(*ins, block_x=block[0])
-    got = device.run_kernel(hsaco, kernel, ins, N, want.dtype, block=block, grid=(GRID, 1, 1))
+    scalars = [BOUND] if kernel == "scan_tid_guard_bounded" else []
+    got = device.run_kernel(hsaco, kernel, ins, N, want.dtype, block=block, grid=(GRID, 1, 1), scalars=scalars)
     assert_bit_exact(got, want, f"{kernel} in a {block} block ({'baseline' if baseline else 'shflx'}) on {device.arch}")

@@ -76,11 +76,11 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
             reports.append(entry)
             continue
         call = f"call i32 @{name}(i32 {chain.start})"
-        premised, place = "", None
+        premised, place, prelude = "", None, ""
         if chain.from_tid:                    # recognized lanes read off threadIdx.x: amd.guard
             conds = guard_conditions(chain)
-            place = call_position(lines, conds, max(s.line_index for s in chain.sites), chain.result_line)
-            if place is None:
+            position = call_position(lines, conds, max(s.line_index for s in chain.sites), chain.result_line)
+            if position is None:
                 entry.reason = ("a guard read off threadIdx.x is not computed in the shuffles' block before "
                                 "the chain's result, where the chain as written could be chosen at run time")
                 entry.cost = None
@@ -95,14 +95,16 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
             functions += written
             needed |= need_w
             functions.append(dispatcher_ir(f"{name}.guard", name, f"{name}.all", INLINE_ATTRS, len(conds)))
+            place, again = position
             call = (f"call i32 @{name}.guard(i32 {chain.start}, i1 %{PREMISE}"
-                    + "".join(f", i1 {c}" for c in conds) + ")")
+                    + "".join(f", i1 {c}.shflx.again" if c in again else f", i1 {c}" for c in conds) + ")")
+            prelude = "\n".join(f"{c}.shflx.again = {rhs}" for c, rhs in again.items())
             premises.add(chain.function)
             entry.cost += GUARD_COST
             premised = "; " + PREMISE_NOTE + " (the chain as written)"
         functions.append(fn)
         needed |= need
-        edits.update(chain_edits(lines, chain, call, name, after=place))
+        edits.update(chain_edits(lines, chain, call, name, prelude=prelude, after=place))
         entry.status, entry.family = "re-synthesized", out.family
         entry.lowering = [step_asm(s, target) for s in out.plan.steps]
         entry.reason = (f"{format_pattern(coll)}; {len(out.families)} proven plans compared "
@@ -210,20 +212,42 @@ def insert_premises(lines: list[str], edits: dict[int, str], premises: set[str],
     return needed
 
 
-def call_position(lines: list[str], conds: list[str], last: int, result: int) -> int | None:
-    """The line after which a chain's call can go that also sees the guard conditions `conds`:
-    the last shuffle (`last`) or, in its basic block, the latest line defining one of them before
-    the chain's result (`result`); a condition defined above the block must be in the entry block,
-    which dominates it. None when a condition is defined elsewhere."""
-    place = last
+def call_position(lines: list[str], conds: list[str], last: int, result: int) -> tuple[int, dict[str, str]] | None:
+    """Where a chain's call can go that also sees the guard conditions `conds`: after the last
+    shuffle (`last`) or, in its basic block, the latest line defining one of them before the
+    chain's result (`result`); a condition defined above the block must be in the entry block,
+    which dominates it. A condition computed in a later block (clang sinks a compare into the
+    branch that uses the chain's result) is computed again right after `last` when it is one pure
+    instruction on values the call sees: (the line, {condition: its new name = its definition}).
+    None when a condition is defined elsewhere."""
+    place, again = last, {}
     for cond in conds:
         define = re.compile(rf"^\s*{re.escape(cond)} = ")
         k = next((j for j in range(last + 1, result) if define.match(lines[j])), None)
         if k is not None and not any(re.match(r"^[\w.\-]+:", lines[j]) for j in range(last, k)):
             place = max(place, k)
-        elif k is None and not defined_above(lines, cond, last):
+        elif k is not None and (copy := _pure_copy(lines, lines[k], last)) is not None:
+            again[cond] = copy
+        elif k is not None or not defined_above(lines, cond, last):
             return None
-    return place
+    return place, again
+
+
+# One pure integer instruction on two operands (a compare of the lane against a step, its bits)
+_PURE = re.compile(r"^\s*%[\w.\-]+ = (?P<rhs>(?:icmp(?: samesign)? \w+|(?:and|or|xor|add|sub|shl|lshr|ashr|mul)"
+                   r"(?: (?:nuw|nsw|disjoint|exact))*) i\d+ (?P<a>[%\w.\-]+), (?P<b>[%\w.\-]+))(?:, !dbg ![0-9]+)?$")
+
+
+def _pure_copy(lines: list[str], definition: str, last: int) -> str | None:
+    """The right-hand side of `definition` when it is a _PURE instruction whose operands are
+    constants or values defined where a call after line `last` sees them; else None."""
+    m = _PURE.match(definition)
+    if m is None:
+        return None
+    for operand in (m["a"], m["b"]):
+        if operand.startswith("%") and not defined_above(lines, operand, last + 1):
+            return None
+    return m["rhs"]
 
 
 def defined_above(lines: list[str], token: str, last: int) -> bool:
