@@ -292,3 +292,14 @@ def test_load_shuffle_opportunities_found_in_clangs_ptx_with_cuda_lines():
     assert sorted(e["delta"] for e in res.loads) == [-2, -1, 1, 2]
     assert all(e["status"] == "kept" and "cost model" in e["reason"] for e in res.loads)
     assert {e["source_location"].rsplit(":", 2)[1] for e in res.loads} == {"14", "15"}
+
+
+def test_sqrtf_and_division_are_ieee_as_nvccs_defaults(tmp_path):
+    """nvcc's -prec-sqrt=true and -prec-div=true: sqrtf is sqrt.rn.f32 and `/` div.rn.f32 in the
+    PTX, never the .approx forms (clang's CUDA mode alone gives sqrt.approx.f32)."""
+    from conftest import compile_for
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(float *p) { p[0] = sqrtf(p[1]); p[2] = p[3] / p[4]; p[5] = sqrt(p[6]); }\n")
+    ptx = compile_for(src, "sm_90").output
+    assert re.search(r"\bsqrt\.rn\.f32\b", ptx) and re.search(r"\bdiv\.rn\.f32\b", ptx), ptx
+    assert ".approx" not in ptx

@@ -47,6 +47,7 @@ def device_ir(source: Path, target: Target, opts: FrontendOptions = FrontendOpti
             ir = compile_to_ir(source, target.llvm_cpu, wave, opts, _selectable_wave(target))
         if nvcc_names and source.suffix != ".hip":     # CUDA sources: kernel symbols as nvcc names them
             ir = nvcc_kernel_names(ir)
+        ir = _with_libdevice(ir, source)
     from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 
     try:
@@ -54,6 +55,20 @@ def device_ir(source: Path, target: Target, opts: FrontendOptions = FrontendOpti
             return translate_inline_ptx(ir, wave)
     except InlinePtxError as e:
         raise InputError(e.what, source_location(e.location, source)) from None
+
+
+def _with_libdevice(ir: str, source: Path) -> str:
+    """`ir` with the NVIDIA libdevice functions it calls linked in (frontend.libdevice); one that
+    cannot be provided on AMD is shflx's one-line error at its first call."""
+    from ..frontend.libdevice import link_libdevice
+    from .inputs import first_call
+    with stage("libdevice"):
+        ir, refused = link_libdevice(ir)
+    for name, why in sorted(refused.items()):
+        if re.search(rf"\bcall [^@]*@{re.escape(name)}\(", ir):
+            raise InputError(f"shflx does not support '{name.removeprefix('__nv_')}' on AMD targets (NVIDIA's libdevice "
+                             f"version: {why})", first_call(ir, name, source))
+    return ir
 
 
 def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, emit: str = "hsaco",

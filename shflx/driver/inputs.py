@@ -24,7 +24,7 @@ def check_resolved(ir: str, source: Path, vendor: str = "AMD", provided: tuple[s
         if name in DEVICE_GAPS:
             what, why = DEVICE_GAPS[name]
             raise InputError(f"shflx does not support '{what}' in device code on {vendor} targets ({why})",
-                             _first_call(ir, name, source))
+                             first_call(ir, name, source))
     if missing:
         how = ("separate compilation of device code is not supported" if vendor == "AMD" else
                "or compile with -fgpu-rdc for a relocatable object the device link resolves")
@@ -32,7 +32,7 @@ def check_resolved(ir: str, source: Path, vendor: str = "AMD", provided: tuple[s
                          f"the translation unit ({how})", Location(str(source)))
 
 
-def _first_call(ir: str, name: str, source: Path) -> Location:
+def first_call(ir: str, name: str, source: Path) -> Location:
     """The source location of the first call to `name` (its !dbg line), else the file."""
     lines = ir.splitlines()
     for line in lines:

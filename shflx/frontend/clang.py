@@ -16,6 +16,7 @@ from ..errors import InputError, Location, ToolchainError
 from ..files import tool_text
 from . import nvcc_syntax
 from .cuda_sdk import CCCL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include, nvidia_header_overlay
+from .libdevice import libdevice_path
 from .host_only import leading_notes, library_of, missing_host_header, note, stand_in, stood_in
 from .unprovided import named_missing_header
 from .nvcc_differences import said_by_shflx
@@ -72,6 +73,7 @@ def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions
     the user's directories, as nvcc searches its toolkit's: the real headers, beneath the CUDA layer."""
     args = [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
             "-x", "hip", *host, *amd_header_args(), *_printf_args(opts), *_cuda_not_hip(source),
+            *(["-D__SHFLX_LIBDEVICE"] if libdevice_path() is not None else []),
             *_hidden_visibility(opts), *_common_args(source, wave, out, opts)]
     cccl = cccl_include()
     if cccl is not None:
@@ -183,6 +185,9 @@ def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: 
             f"-resource-dir={sdk.resource_dir}", f"--target={HOST_TRIPLE}", "-idirafter", str(SHIMS),
             "-include", str(SHIMS / "shflx_host_helpers.h"),
             "-std=c++17", f"-O{opts.opt}", "-S", "-emit-llvm", "-Wno-unknown-cuda-version", "-o", str(out),
+            # nvcc's default -prec-sqrt=true: sqrtf is sqrt.rn.f32 (clang's CUDA mode defaults to
+            # sqrt.approx.f32: libdevice asks __nvvm_reflect("__CUDA_PREC_SQRT"), answered here)
+            "-mllvm", "-nvvm-reflect-add=__CUDA_PREC_SQRT=1",
             *([] if STRICT_ALIASING in opts.extra else ["-fno-strict-aliasing"]),
             f"-D__CUDACC_VER_MAJOR__={int(major)}", f"-D__CUDACC_VER_MINOR__={int(minor)}", "-D__CUDACC_VER_BUILD__=0"]
     for inc in sdk.includes:              # where clang puts <cuda-path>/include: after the user's dirs

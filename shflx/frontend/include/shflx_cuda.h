@@ -383,9 +383,6 @@ __host__ __device__ __forceinline__ unsigned min(unsigned a, unsigned b) { retur
 __host__ __device__ __forceinline__ unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
 __host__ __device__ __forceinline__ float min(float a, float b) { return __builtin_fminf(a, b); }
 __host__ __device__ __forceinline__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
-__device__ double exp(double) __shflx_unsupported("exp(double)");
-__device__ double log(double) __shflx_unsupported("log(double)");
-__device__ double pow(double, double) __shflx_unsupported("pow(double)");
 
 #include "shflx_intrinsics.h"     // integer/cast intrinsics, mixed-sign min/max, __ldcs.., memcpy
 

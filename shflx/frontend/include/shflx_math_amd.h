@@ -321,13 +321,36 @@ __device__ __forceinline__ float fmax(float a, float b) { return __builtin_fmaxf
 __device__ __forceinline__ float fmod(float a, float b) { return __builtin_fmodf(a, b); }
 __device__ __forceinline__ float ldexp(float x, int e) { return __builtin_ldexpf(x, e); }
 __device__ __forceinline__ float copysign(float a, float b) { return __builtin_copysignf(a, b); }
-// Double-precision transcendentals: not provided (they need a double device library meeting
-// CUDA's 1-2 ulp bounds); a call names itself.
-#define __SHFLX_NO_D1(NAME) __device__ double NAME(double) __shflx_unsupported(#NAME "(double)");
+#if defined(__SHFLX_LIBDEVICE)
+// Double precision: NVIDIA's own libdevice functions (__nv_*), retargeted to AMDGPU and linked
+// into the module by shflx (frontend/libdevice.py), where the nvcc wheel or a toolkit has them.
+#define __SHFLX_NV_D1(NAME) extern "C" __device__ double __nv_##NAME(double); \
+  __device__ __forceinline__ double NAME(double x) { return __nv_##NAME(x); }
+#define __SHFLX_NV_D2(NAME) extern "C" __device__ double __nv_##NAME(double, double); \
+  __device__ __forceinline__ double NAME(double x, double y) { return __nv_##NAME(x, y); }
+__SHFLX_NV_D1(exp) __SHFLX_NV_D1(exp2) __SHFLX_NV_D1(exp10) __SHFLX_NV_D1(expm1) __SHFLX_NV_D1(log)
+__SHFLX_NV_D1(log2) __SHFLX_NV_D1(log10) __SHFLX_NV_D1(log1p) __SHFLX_NV_D1(sin) __SHFLX_NV_D1(cos)
+__SHFLX_NV_D1(tan) __SHFLX_NV_D1(sinh) __SHFLX_NV_D1(cosh) __SHFLX_NV_D1(tanh) __SHFLX_NV_D1(asin)
+__SHFLX_NV_D1(acos) __SHFLX_NV_D1(atan) __SHFLX_NV_D1(asinh) __SHFLX_NV_D1(acosh) __SHFLX_NV_D1(atanh)
+__SHFLX_NV_D1(erf) __SHFLX_NV_D1(erfc) __SHFLX_NV_D1(erfinv) __SHFLX_NV_D1(erfcinv) __SHFLX_NV_D1(erfcx)
+__SHFLX_NV_D1(cbrt) __SHFLX_NV_D1(rcbrt) __SHFLX_NV_D1(lgamma) __SHFLX_NV_D1(tgamma) __SHFLX_NV_D1(sinpi)
+__SHFLX_NV_D1(cospi) __SHFLX_NV_D1(normcdf) __SHFLX_NV_D1(normcdfinv) __SHFLX_NV_D1(logb)
+__SHFLX_NV_D2(pow) __SHFLX_NV_D2(atan2) __SHFLX_NV_D2(hypot) __SHFLX_NV_D2(fmod) __SHFLX_NV_D2(remainder)
+__SHFLX_NV_D2(fdim)
+extern "C" __device__ void __nv_sincos(double, double *, double *);
+__device__ __forceinline__ void sincos(double x, double *s, double *c) { __nv_sincos(x, s, c); }
+#undef __SHFLX_NV_D1
+#undef __SHFLX_NV_D2
+#else
+// Double-precision transcendentals without NVIDIA's libdevice (the nvcc wheel of shflx's cuda
+// extra): a call names itself.
+#define __SHFLX_NO_D1(NAME) __device__ double NAME(double) __shflx_unsupported(#NAME "(double) without NVIDIA's libdevice (install shflx's cuda extra)");
 __SHFLX_NO_D1(exp2) __SHFLX_NO_D1(exp10) __SHFLX_NO_D1(expm1) __SHFLX_NO_D1(log2) __SHFLX_NO_D1(log10)
 __SHFLX_NO_D1(log1p) __SHFLX_NO_D1(sin) __SHFLX_NO_D1(cos) __SHFLX_NO_D1(tan) __SHFLX_NO_D1(sinh)
-__SHFLX_NO_D1(cosh) __SHFLX_NO_D1(tanh) __SHFLX_NO_D1(erf) __SHFLX_NO_D1(cbrt)
+__SHFLX_NO_D1(cosh) __SHFLX_NO_D1(tanh) __SHFLX_NO_D1(erf) __SHFLX_NO_D1(cbrt) __SHFLX_NO_D1(exp) __SHFLX_NO_D1(log)
 #undef __SHFLX_NO_D1
+__device__ double pow(double, double) __shflx_unsupported("pow(double) without NVIDIA's libdevice (install shflx's cuda extra)");
+#endif
 
 // the mode the device code is compiled with again (clang's float_control pop does not restore it)
 #if __SHFLX_FP_CONTRACT_MODE == 2
