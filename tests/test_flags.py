@@ -174,3 +174,15 @@ def test_nvcc_flags_for_what_clang_does_anyway_are_accepted(word):
     from shflx.driver.flags import parse_compile_args
     f = parse_compile_args(["k.cu", "--offload-arch", "gfx942", word])
     assert f.sources == ["k.cu"] and word not in f.device + f.host
+
+
+@pytest.mark.parametrize("word", ["--use_fast_math", "-use_fast_math"])
+def test_nvcc_fast_math_is_accepted_and_changes_no_device_word(word):
+    """ggml and bitsandbytes build with nvcc's --use_fast_math (nvcc's short name has one dash): a
+    license for approximate math that the precise functions satisfy, so the device code is compiled
+    as without it; a misspelling stays an unknown flag."""
+    from shflx.driver.flags import parse_compile_args
+    f = parse_compile_args(["k.cu", "--offload-arch", "gfx942", word])
+    assert f.sources == ["k.cu"] and f.device == [] and f.host == []
+    with pytest.raises(UsageError, match="unknown flag '--use-fast_math'"):
+        parse_compile_args(["k.cu", "--offload-arch", "gfx942", "--use-fast_math"])
