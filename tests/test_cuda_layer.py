@@ -389,6 +389,18 @@ def test_dpx_intrinsics_compile_on_amd(tmp_path):
     assert "@_Z1kPjPi(" in ir
 
 
+def test_dot_product_intrinsics_take_every_overload_on_amd(tmp_path):
+    """sm_61's __dp4a/__dp2a (llama.cpp-style quantized kernels use them) in their int, unsigned
+    and vector forms (values bit for bit on the emulator: hw_tests/amd/test_cuda_intrinsics_hw.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *q, unsigned *u, char4 *c, uchar4 *d, short2 *s, ushort2 *t) {\n"
+                   "  q[0] = __dp4a(q[1], q[2], q[3]) + __dp4a(c[0], c[1], q[4]) + __dp2a_lo(q[1], q[2], 0)\n"
+                   "    + __dp2a_hi(s[0], c[2], q[5]) + __dp2a_lo(s[1], c[3], 1);\n"
+                   "  u[0] = __dp4a(u[1], u[2], u[3]) + __dp4a(d[0], d[1], 7u) + __dp2a_hi(t[0], d[2], u[4]) + __dp2a_lo(u[5], u[6], 0u);\n}\n")
+    ir = compile_file(src, "gfx942", emit="llvm").output
+    assert "@_Z1kPiPjP5char4P6uchar4P6short2P7ushort2(" in ir
+
+
 @pytest.mark.parametrize("call", ["tex2D<float>(t, 0.5f, 0.5f)", "tex1Dfetch<float4>(t, 3).x", "tex3DLod<float>(t, 1.f, 2.f, 3.f, 0.f)"])
 def test_a_texture_read_is_a_named_error_at_its_line(tmp_path, call):
     src = tmp_path / "k.cu"

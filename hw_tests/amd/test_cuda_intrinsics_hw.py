@@ -41,6 +41,9 @@ extern "C" __global__ void intr(const unsigned *a, const unsigned *b, const floa
     case 32: r = __vibmax_s16x2(x, y, &ph, &pl); r ^= ((unsigned)ph << 15) | (unsigned)pl; break;
     case 33: r = __vibmin_u32(x, y, &ph) + (unsigned)ph; break;
     case 34: r = __vimin_s16x2_relu(x, y); break;
+    case 35: r = (unsigned)__dp4a(sx, sy, (int)z); break;     case 36: r = __dp4a(x, y, z); break;
+    case 37: r = (unsigned)__dp2a_lo(sx, sy, (int)z); break;  case 38: r = __dp2a_hi(x, y, z); break;
+    case 39: r = (unsigned)__dp2a_hi(sx, sy, (int)z); break;
   }
   out[i] = r;
 }
@@ -111,6 +114,15 @@ def _dpx3(signed, fn):
     return ref
 
 
+def _dot(x, y, abits, bbits, b0, n, signed):
+    """PTX dp4a/dp2a: sum over k < n of a's k-th abits-wide field times b's (b0 + k)-th bbits-wide
+    field, plus c = x ^ (y >> 3), signed or unsigned fields."""
+    def field(v, bits, k):
+        u = (v >> (bits * k)) & ((1 << bits) - 1)
+        return u - ((u >> (bits - 1)) << bits) if signed else u
+    return sum(field(x, abits, k) * field(y, bbits, b0 + k) for k in range(n)) + (x ^ (y >> 3))
+
+
 CASES = {   # op: (name, numpy reference of (x, y, f) as int64, masked to 32 bits)
     0: ("__umul24", lambda x, y, f: (x & 0xFFFFFF) * (y & 0xFFFFFF)),
     1: ("__mul24", lambda x, y, f: _s24(x) * _s24(y)),
@@ -145,6 +157,11 @@ CASES = {   # op: (name, numpy reference of (x, y, f) as int64, masked to 32 bit
     32: ("__vibmax_s16x2", lambda x, y, f: _dpx3(True, lambda a, b, c: np.maximum(a, b))(x, y, f)
          ^ ((_s16(x >> 16) >= _s16(y >> 16)).astype(np.int64) << 15) ^ (_s16(x) >= _s16(y)).astype(np.int64)),
     33: ("__vibmin_u32", lambda x, y, f: np.minimum(x, y) + (x <= y).astype(np.int64)),
+    35: ("__dp4a(int)", lambda x, y, f: _dot(x, y, 8, 8, 0, 4, True)),
+    36: ("__dp4a(unsigned)", lambda x, y, f: _dot(x, y, 8, 8, 0, 4, False)),
+    37: ("__dp2a_lo(int)", lambda x, y, f: _dot(x, y, 16, 8, 0, 2, True)),
+    38: ("__dp2a_hi(unsigned)", lambda x, y, f: _dot(x, y, 16, 8, 2, 2, False)),
+    39: ("__dp2a_hi(int)", lambda x, y, f: _dot(x, y, 16, 8, 2, 2, True)),
     34: ("__vimin_s16x2_relu", _dpx3(True, lambda a, b, c: np.maximum(np.minimum(a, b), 0))),
 }
 

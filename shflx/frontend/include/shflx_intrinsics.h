@@ -25,6 +25,45 @@ __device__ __forceinline__ unsigned __byte_perm(unsigned x, unsigned y, unsigned
   return r;
 }
 
+// ------------------------------------------------------------------ dot products (sm_61)
+// CUDA Math API "Integer Intrinsics" __dp4a/__dp2a_lo/__dp2a_hi; PTX ISA "dp4a", "dp2a": four
+// byte products (dp2a: two 16-bit x byte products, bytes 0-1 of b for _lo, 2-3 for _hi) added to c,
+// signed for int operands, unsigned for unsigned ones, the sum wrapping mod 2^32.
+template <bool SIGNED>
+__device__ __forceinline__ unsigned __shflx_dp4a(unsigned a, unsigned b, unsigned c) {
+  for (int k = 0; k < 32; k += 8) {
+    unsigned x = (a >> k) & 0xffu, y = (b >> k) & 0xffu;
+    c += SIGNED ? (unsigned)((int)(signed char)x * (int)(signed char)y) : x * y;
+  }
+  return c;
+}
+template <bool SIGNED>
+__device__ __forceinline__ unsigned __shflx_dp2a(unsigned a, unsigned b, unsigned c, int byte0) {
+  for (int k = 0; k < 2; ++k) {
+    unsigned x = (a >> (16 * k)) & 0xffffu, y = (b >> (8 * (byte0 + k))) & 0xffu;
+    c += SIGNED ? (unsigned)((int)(short)x * (int)(signed char)y) : x * y;
+  }
+  return c;
+}
+__device__ __forceinline__ int __dp4a(int a, int b, int c) { return (int)__shflx_dp4a<true>(a, b, c); }
+__device__ __forceinline__ unsigned __dp4a(unsigned a, unsigned b, unsigned c) { return __shflx_dp4a<false>(a, b, c); }
+__device__ __forceinline__ int __dp4a(char4 a, char4 b, int c) {
+  return __dp4a(*reinterpret_cast<const int *>(&a), *reinterpret_cast<const int *>(&b), c); }
+__device__ __forceinline__ unsigned __dp4a(uchar4 a, uchar4 b, unsigned c) {
+  return __dp4a(*reinterpret_cast<const unsigned *>(&a), *reinterpret_cast<const unsigned *>(&b), c); }
+__device__ __forceinline__ int __dp2a_lo(int a, int b, int c) { return (int)__shflx_dp2a<true>(a, b, c, 0); }
+__device__ __forceinline__ unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return __shflx_dp2a<false>(a, b, c, 0); }
+__device__ __forceinline__ int __dp2a_hi(int a, int b, int c) { return (int)__shflx_dp2a<true>(a, b, c, 2); }
+__device__ __forceinline__ unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return __shflx_dp2a<false>(a, b, c, 2); }
+__device__ __forceinline__ int __dp2a_lo(short2 a, char4 b, int c) {
+  return __dp2a_lo(*reinterpret_cast<const int *>(&a), *reinterpret_cast<const int *>(&b), c); }
+__device__ __forceinline__ unsigned __dp2a_lo(ushort2 a, uchar4 b, unsigned c) {
+  return __dp2a_lo(*reinterpret_cast<const unsigned *>(&a), *reinterpret_cast<const unsigned *>(&b), c); }
+__device__ __forceinline__ int __dp2a_hi(short2 a, char4 b, int c) {
+  return __dp2a_hi(*reinterpret_cast<const int *>(&a), *reinterpret_cast<const int *>(&b), c); }
+__device__ __forceinline__ unsigned __dp2a_hi(ushort2 a, uchar4 b, unsigned c) {
+  return __dp2a_hi(*reinterpret_cast<const unsigned *>(&a), *reinterpret_cast<const unsigned *>(&b), c); }
+
 // ------------------------------------------------------------------ SIMD intrinsics
 // CUDA Math API "SIMD Intrinsics": each 16-bit half (…2) or byte (…4) of the words on its own,
 // signed (s) or unsigned (u); add/sub wrap within the lane.
