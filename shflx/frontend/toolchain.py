@@ -171,8 +171,19 @@ def host_cxx_args(tool: Tool) -> tuple[str, ...]:
     glibc headers (`zig c++ -target x86_64-linux-gnu -###`), else what a system/ROCm clang uses
     for the x86_64 Linux host. Real headers, so `<cstdlib>`, `<algorithm>`, `<limits>`, ... in
     CUDA files mean what they mean to nvcc's host compiler. Remembered per tool (`remembered`)."""
-    return tuple(remembered("host c++ args", tool.command, lambda: list(_ask_host_cxx_args(tool)),
-                            valid=host_cxx_args_shape))
+    words = tuple(remembered("host c++ args", tool.command, lambda: list(_ask_host_cxx_args(tool)),
+                             valid=host_cxx_args_shape))
+    libcxx = any(w.endswith("libcxx/include") or "/c++/v1" in w for w in words)
+    return words + (LIBSTDCXX_CXX17_KEPT if libcxx else ())
+
+
+# What libstdc++, the standard library of nvcc's host compiler on Linux, keeps in C++17 (deprecated,
+# not removed: its _GLIBCXX_USE_DEPRECATED is 1) and libc++ removes unless asked: std::binary_function
+# and unary_function (old moderngpu's and Thrust-era functors derive from them), auto_ptr, bind1st/
+# ptr_fun/mem_fun, random_shuffle, set_unexpected. libc++'s own opt-in macros (its __config docs).
+LIBSTDCXX_CXX17_KEPT = tuple(w for name in ("UNARY_BINARY_FUNCTION", "AUTO_PTR", "BINDERS", "RANDOM_SHUFFLE",
+                                            "UNEXPECTED_FUNCTIONS")
+                             for w in ("-D", f"_LIBCPP_ENABLE_CXX17_REMOVED_{name}"))
 
 
 HOST_INCLUDE_FLAGS = ("-internal-isystem", "-internal-externc-isystem")
