@@ -195,6 +195,17 @@ def test_scoped_atomics_have_the_scope_cuda_names(tmp_path, arch):
 
 
 
+def test_the_16_bit_atomic_cas_is_a_cmpxchg_of_its_halfword(tmp_path):
+    """atomicCAS(unsigned short *) (compute capability 7.x; candle's __half atomics loop on it): one
+    cmpxchg i16 at each scope (values under contention on the emulator: test_cuda_memory_hw.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(unsigned short *h) {\n"
+                   "  h[1] = atomicCAS(h, (unsigned short)1, (unsigned short)2) + atomicCAS_block(h + 2, h[3], h[4]); }\n")
+    ir = compile_file(src, "gfx942", emit="llvm").output
+    assert re.search(r'cmpxchg ptr addrspace\(1\) %\S+, i16 1, i16 2 syncscope\("agent"\) monotonic monotonic', ir)
+    assert re.search(r'cmpxchg ptr addrspace\(1\) %\S+, i16 %\S+, i16 %\S+ syncscope\("workgroup"\) monotonic', ir)
+
+
 CUBLAS_HOST = """#include <cublas_v2.h>
 __global__ void k(float *p) { p[threadIdx.x] = 1.0f; }
 int gemm(cublasHandle_t h, const float *a, float *c, cudaStream_t s) {
