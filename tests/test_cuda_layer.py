@@ -253,24 +253,27 @@ def test_cucomplex_is_nvidias_header_beneath_the_layer(tmp_path):
     assert re.search(r"k\.cu:1:10: error: shflx does not support 'cuComplex\.h' on AMD targets \(", str(e.value))
 
 
-def test_cuda_fp8_is_nvidias_header_over_the_layers_16_bit_floats(tmp_path):
-    """cuda_fp8.h is NVIDIA's own (candle's kernels include it): below sm_89 it converts in plain
-    C++ over __half and __nv_bfloat16, which must be the layer's (values bit for bit on the
-    emulator: hw_tests/amd/test_cuda_fp8_hw.py); without the wheel the #include is a named error."""
+@pytest.mark.parametrize("header", ["cuda_fp8.h", "cuda_fp4.h"])
+def test_cuda_fp8_is_nvidias_header_over_the_layers_16_bit_floats(tmp_path, header):
+    """cuda_fp8.h (candle's kernels include it) and cuda_fp6.h/cuda_fp4.h (ggml's) are NVIDIA's own:
+    below sm_89 they convert in plain C++ over __half and __nv_bfloat16, which must be the layer's
+    (values bit for bit on the emulator: hw_tests/amd/test_cuda_fp8_hw.py); without the wheel the
+    #include is a named error."""
     src = tmp_path / "k.cu"
-    src.write_text("#include <cuda_fp8.h>\n__global__ void k(__nv_fp8_e4m3 *a, __nv_fp8_e5m2 *b, __half *h, float *f) {\n"
+    src.write_text(f"#include <{header}>\n" "__global__ void k(__nv_fp8_e4m3 *a, __nv_fp8_e5m2 *b, __half *h, float *f) {\n"
                    "  a[0] = __nv_fp8_e4m3(f[0]); b[0] = __nv_fp8_e5m2(h[0]); h[1] = __half(a[1]);\n"
                    "  f[1] = float(b[1]) + float2(__nv_fp8x2_e4m3(make_float2(f[2], f[3]))).y; }\n")
-    if not any(a.startswith("-D__SHFLX_REAL_CUDA_FP8_H=") for a in amd_header_args()):
+    macro = f"__SHFLX_REAL_{header[:-2].upper()}_H"
+    if not any(a.startswith(f"-D{macro}=") for a in amd_header_args()):
         pytest.skip("NVIDIA's CUDA runtime wheel is not installed (pip install 'shflx[cuda]')")
     assert "@_Z1kP13__nv_fp8_e4m3P13__nv_fp8_e5m2P6__halfPf(" in compile_file(src, "gfx942", emit="llvm").output
     with pytest.raises(InputError) as e:
-        compile_file(src, "gfx942", opts=FrontendOptions(extra=("-U__SHFLX_REAL_CUDA_FP8_H",)))
-    assert re.search(r"k\.cu:1:10: error: shflx does not support 'cuda_fp8\.h' on AMD targets \(", str(e.value))
+        compile_file(src, "gfx942", opts=FrontendOptions(extra=(f"-U{macro}",)))
+    assert re.search(rf"k\.cu:1:10: error: shflx does not support '{re.escape(header)}' on AMD targets \(", str(e.value))
 
 
 @pytest.mark.parametrize("header", ["curand_kernel.h", "cuda_awbarrier.h",
-                                    "sm_61_intrinsics.h", "cuda_fp6.h"])
+                                    "sm_61_intrinsics.h", "cuda_fp8.hpp"])
 def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, header):
     src = tmp_path / "k.cu"
     src.write_text(f"#include <stdint.h>\n#include <{header}>\n__global__ void k() {{}}\n")

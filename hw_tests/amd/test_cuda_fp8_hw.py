@@ -1,9 +1,11 @@
-"""CUDA's 8-bit floats (NVIDIA's cuda_fp8.h over the shflx CUDA layer) on each AMD device (the GPU,
+"""CUDA's 8-, 6- and 4-bit floats (NVIDIA's cuda_fp8.h, cuda_fp6.h, cuda_fp4.h over the shflx CUDA layer) on each AMD device (the GPU,
 else the emulator of shared/amdemu), bit for bit against a reference written here from the formats'
 definitions (OCP 8-bit floating point: E4M3 with bias 7, no infinity, 0x7f NaN, largest 448; E5M2
 with bias 15, IEEE-like) and the CUDA Math API's saturation rule: round to nearest even on the
 exact value, then __NV_SATFINITE clamps a finite overflow or an infinity to the largest finite value
-and __NV_NOSAT gives NaN (E4M3) or infinity (E5M2). A NaN input must give a NaN code; its sign and
+and __NV_NOSAT gives NaN (E4M3) or infinity (E5M2). The 6-bit (E2M3, E3M2) and 4-bit (E2M1)
+formats have no infinity or NaN: every code is finite, an overflow or infinity saturates, NaN is
+the positive largest value, and cudaRoundZero truncates (CUDA Math API, "FP6/FP4 Intrinsics"). A NaN input must give a NaN code; its sign and
 payload are not tested (NVIDIA's C++ path keeps them, sm_89's conversion instruction does not). Inputs are normal floats (the emulator flushes float denormals).
 
   pytest hw_tests/amd/test_cuda_fp8_hw.py"""
@@ -18,7 +20,7 @@ import pytest
 from hw_devices import code_object, assert_bit_exact, device_params, require
 
 SOURCE = r"""
-#include <cuda_fp8.h>
+#include <cuda_fp4.h>
 extern "C" __global__ void fp8_ops(const float *f, const unsigned short *h, unsigned *out, int op) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   float x = f[i]; __half hx = __ushort_as_half(h[i]); unsigned r = 0;
@@ -32,19 +34,28 @@ extern "C" __global__ void fp8_ops(const float *f, const unsigned short *h, unsi
     case 6: r = __float_as_uint(float(*reinterpret_cast<const __nv_fp8_e4m3 *>(&h[i]))); break;
     case 7: r = __float_as_uint(float(*reinterpret_cast<const __nv_fp8_e5m2 *>(&h[i]))); break;
     case 8: r = __nv_fp8x2_e4m3(make_float2(x, -x)).__x; break;
+    case 9: r = __nv_fp6_e2m3(x).__x; break;
+    case 10: r = __nv_fp6_e3m2(x).__x; break;
+    case 11: r = __nv_fp4_e2m1(x).__x; break;
+    case 12: r = __nv_cvt_float_to_fp6(x, __NV_E2M3, cudaRoundZero); break;
+    case 13: r = __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundZero); break;
+    case 14: r = __float_as_uint(float(*reinterpret_cast<const __nv_fp6_e3m2 *>(&h[i]))); break;
+    case 15: r = __float_as_uint(float(*reinterpret_cast<const __nv_fp4_e2m1 *>(&h[i]))); break;
   }
   out[i] = r;
 }
 """
 N = 512
 E4M3, E5M2 = (4, 3, 7), (5, 2, 15)        # exponent bits, mantissa bits, bias
+E2M3, E3M2, E2M1 = (2, 3, 1), (3, 2, 3), (2, 1, 1)     # 6- and 4-bit: every code finite
+FINITE = (E2M3, E3M2, E2M1)
 NAN = 1 << 31                              # the reference's "some NaN code"
 
 
 def _decode(code: int, fmt) -> float:
     """The value of an 8-bit code (NaN as math.nan, E5M2 infinities as +-inf)."""
     e_bits, m_bits, bias = fmt
-    sign = -1.0 if code & 0x80 else 1.0
+    sign = -1.0 if code >> (e_bits + m_bits) & 1 else 1.0
     e, m = (code >> m_bits) & ((1 << e_bits) - 1), code & ((1 << m_bits) - 1)
     if fmt == E4M3 and e == 15 and m == 7 or fmt == E5M2 and e == 31 and m:
         return math.nan
@@ -57,16 +68,17 @@ def _decode(code: int, fmt) -> float:
 
 def _finite_codes(fmt):
     """(value, code) of every finite non-negative code, ascending."""
-    return sorted((Fraction(_decode(c, fmt)), c) for c in range(0x80) if math.isfinite(_decode(c, fmt)))
+    half = 1 << (fmt[0] + fmt[1])
+    return sorted((Fraction(_decode(c, fmt)), c) for c in range(half) if math.isfinite(_decode(c, fmt)))
 
 
-def _encode(x: float, fmt, saturate: bool) -> int:
-    sign = 0x80 if math.copysign(1.0, x) < 0 else 0
-    if math.isnan(x):
-        return NAN
+def _encode(x: float, fmt, saturate: bool, toward_zero: bool = False) -> int:
+    sign = 1 << (fmt[0] + fmt[1]) if math.copysign(1.0, x) < 0 else 0
     grid = _finite_codes(fmt)
     top, top_code = grid[-1]
-    overflow = 0x7F if fmt == E4M3 else 0x7C
+    if math.isnan(x):
+        return top_code if fmt in FINITE else NAN
+    overflow = top_code if fmt in FINITE else 0x7F if fmt == E4M3 else 0x7C
     if math.isinf(x):
         return sign | (top_code if saturate else overflow)
     a = Fraction(abs(x))
@@ -74,6 +86,8 @@ def _encode(x: float, fmt, saturate: bool) -> int:
     if a > top + ulp_top / 2 or a == top + ulp_top / 2 and top_code & 1:   # nearest even beyond the top
         return sign | (top_code if saturate else overflow)
     lo = max((v, c) for v, c in grid if v <= a)
+    if toward_zero:
+        return sign | lo[1]
     hi = min(((v, c) for v, c in grid if v >= a), default=(top, top_code))
     if a - lo[0] < hi[0] - a or a - lo[0] == hi[0] - a and lo[1] % 2 == 0:
         return sign | lo[1]
@@ -109,7 +123,17 @@ CASES = {   # op: (name, reference of (float, half bits, code) -> 32-bit result)
     7: ("float(__nv_fp8_e5m2)", lambda x, h, c: int(np.float32(_decode(c, E5M2)).view(np.uint32))),
     8: ("__nv_fp8x2_e4m3(float2)", lambda x, h, c: NAN if math.isnan(x) else
         _encode(x, E4M3, True) | _encode(-x, E4M3, True) << 8),
+    9: ("__nv_fp6_e2m3(float)", lambda x, h, c: _encode(x, E2M3, True)),
+    10: ("__nv_fp6_e3m2(float)", lambda x, h, c: _encode(x, E3M2, True)),
+    11: ("__nv_fp4_e2m1(float)", lambda x, h, c: _encode(x, E2M1, True)),
+    12: ("__nv_cvt_float_to_fp6 E2M3 toward zero", lambda x, h, c: _encode(x, E2M3, True, toward_zero=True)),
+    13: ("__nv_cvt_float_to_fp4 E2M1 toward zero", lambda x, h, c: _encode(x, E2M1, True, toward_zero=True)),
+    14: ("float(__nv_fp6_e3m2)", lambda x, h, c: int(np.float32(_decode(c & 0x3F, E3M2)).view(np.uint32))),
+    15: ("float(__nv_fp4_e2m1)", lambda x, h, c: int(np.float32(_decode(c & 0xF, E2M1)).view(np.uint32))),
 }
+
+
+DECODES = (6, 7, 14, 15)
 
 
 def _cases(device):
@@ -122,13 +146,13 @@ def test_fp8_bit_exact(device, op, tmp_path_factory):
     require(device)
     name, ref = CASES[op]
     f, h, codes = _inputs(np.random.default_rng(op))
-    hw_in = np.where(op in (6, 7), codes, h).astype(np.uint16)
+    hw_in = np.where(op in DECODES, codes, h).astype(np.uint16)
     hsaco = code_object(SOURCE, "cuda_fp8.cu", device.arch, str(tmp_path_factory.getbasetemp()))
     got = np.asarray(device.run_kernel(hsaco, "fp8_ops", [f, hw_in], N, np.uint32, block=(64, 1, 1),
                                        grid=(N // 64, 1, 1), scalars=[op]))
     want = np.array([ref(float(x), int(b), int(b)) for x, b in zip(f, hw_in)], dtype=np.int64)
     nan = want == NAN
-    if op in (6, 7):        # a NaN code decodes to a float NaN
+    if op in DECODES:       # a NaN code decodes to a float NaN
         nan = np.isnan(want.astype(np.uint32).view(np.float32))
         assert np.isnan(got[nan].view(np.float32)).all(), name
     else:
