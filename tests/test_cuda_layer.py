@@ -419,6 +419,18 @@ def test_dpx_intrinsics_compile_on_amd(tmp_path):
     assert "@_Z1kPjPi(" in ir
 
 
+def test_saturating_simd_intrinsics_are_llvms_saturating_arithmetic(tmp_path):
+    """__vaddss2/__vsubss4 (llama.cpp-style q6_K dot products use __vsubss4) clamp each lane: LLVM's
+    sadd.sat/ssub.sat, per lane (values on the emulator, where it honours the clamp:
+    hw_tests/amd/test_cuda_intrinsics_hw.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(unsigned *p) { p[0] = __vaddss2(p[1], p[2]) ^ __vsubss4(p[3], p[4])\n"
+                   "  ^ __vaddus4(p[5], p[6]) ^ __vcmpgeu2(p[7], p[8]) ^ __vabsss2(p[9]) ^ __vavgu4(p[10], p[11]); }\n")
+    ir = compile_file(src, "gfx942", emit="llvm").output
+    assert len(re.findall(r"call i16 @llvm\.sadd\.sat\.i16", ir)) == 2, "one per 16-bit lane"
+    assert re.search(r"@llvm\.ssub\.sat\.i8\b", ir)
+
+
 def test_dot_product_intrinsics_take_every_overload_on_amd(tmp_path):
     """sm_61's __dp4a/__dp2a (llama.cpp-style quantized kernels use them) in their int, unsigned
     and vector forms (values bit for bit on the emulator: hw_tests/amd/test_cuda_intrinsics_hw.py)."""

@@ -88,6 +88,34 @@ __SHFLX_SIMD(__vadd2, 16, false, x + y) __SHFLX_SIMD(__vsub2, 16, false, x - y)
 __SHFLX_SIMD(__vadd4, 8, false, x + y) __SHFLX_SIMD(__vsub4, 8, false, x - y)
 __SHFLX_SIMD(__vabsdiffs2, 16, true, x > y ? x - y : y - x) __SHFLX_SIMD(__vabsdiffu2, 16, false, x > y ? x - y : y - x)
 __SHFLX_SIMD(__vabsdiffs4, 8, true, x > y ? x - y : y - x) __SHFLX_SIMD(__vabsdiffu4, 8, false, x > y ? x - y : y - x)
+// saturating forms: the exact lane result clamped to the lane's signed (ss) or unsigned (us) range
+#define __SHFLX_SAT(v, BITS, SIGNED) (SIGNED ? ((v) > (1 << ((BITS) - 1)) - 1 ? (1 << ((BITS) - 1)) - 1      \
+    : (v) < -(1 << ((BITS) - 1)) ? -(1 << ((BITS) - 1)) : (v)) : ((v) < 0 ? 0 : (v) > (1 << (BITS)) - 1 ? (1 << (BITS)) - 1 : (v)))
+__SHFLX_SIMD(__vaddss2, 16, true, __SHFLX_SAT(x + y, 16, true)) __SHFLX_SIMD(__vsubss2, 16, true, __SHFLX_SAT(x - y, 16, true))
+__SHFLX_SIMD(__vaddss4, 8, true, __SHFLX_SAT(x + y, 8, true)) __SHFLX_SIMD(__vsubss4, 8, true, __SHFLX_SAT(x - y, 8, true))
+__SHFLX_SIMD(__vaddus2, 16, false, __SHFLX_SAT(x + y, 16, false)) __SHFLX_SIMD(__vsubus2, 16, false, __SHFLX_SAT(x - y, 16, false))
+__SHFLX_SIMD(__vaddus4, 8, false, __SHFLX_SAT(x + y, 8, false)) __SHFLX_SIMD(__vsubus4, 8, false, __SHFLX_SAT(x - y, 8, false))
+// averages of unsigned lanes: rounded up (__vavgu, PTX vavrg) or down (__vhaddu)
+__SHFLX_SIMD(__vavgu2, 16, false, (x + y + 1) >> 1) __SHFLX_SIMD(__vavgu4, 8, false, (x + y + 1) >> 1)
+__SHFLX_SIMD(__vhaddu2, 16, false, (x + y) >> 1) __SHFLX_SIMD(__vhaddu4, 8, false, (x + y) >> 1)
+// comparisons: all ones in a lane where it holds, else zero
+#define __SHFLX_SIMD_CMP(OP, S, U, EXPR)                                                           \
+  __SHFLX_SIMD(__vcmp##OP##S##2, 16, true, (EXPR) ? -1 : 0) __SHFLX_SIMD(__vcmp##OP##S##4, 8, true, (EXPR) ? -1 : 0) \
+  __SHFLX_SIMD(__vcmp##OP##U##2, 16, false, (EXPR) ? -1 : 0) __SHFLX_SIMD(__vcmp##OP##U##4, 8, false, (EXPR) ? -1 : 0)
+__SHFLX_SIMD_CMP(ge, s, u, x >= y) __SHFLX_SIMD_CMP(gt, s, u, x > y)
+__SHFLX_SIMD_CMP(le, s, u, x <= y) __SHFLX_SIMD_CMP(lt, s, u, x < y)
+__SHFLX_SIMD(__vcmpeq2, 16, false, x == y ? -1 : 0) __SHFLX_SIMD(__vcmpeq4, 8, false, x == y ? -1 : 0)
+__SHFLX_SIMD(__vcmpne2, 16, false, x != y ? -1 : 0) __SHFLX_SIMD(__vcmpne4, 8, false, x != y ? -1 : 0)
+// one-operand forms on signed lanes: negation and absolute value, wrapping or saturated (ss)
+#define __SHFLX_SIMD1(NAME, BITS, EXPR) \
+  __device__ __forceinline__ unsigned NAME(unsigned a) { return __shflx_simd<BITS, true>(a, 0u, [](int x, int) { return EXPR; }); }
+__SHFLX_SIMD1(__vneg2, 16, -x) __SHFLX_SIMD1(__vneg4, 8, -x)
+__SHFLX_SIMD1(__vnegss2, 16, __SHFLX_SAT(-x, 16, true)) __SHFLX_SIMD1(__vnegss4, 8, __SHFLX_SAT(-x, 8, true))
+__SHFLX_SIMD1(__vabs2, 16, x < 0 ? -x : x) __SHFLX_SIMD1(__vabs4, 8, x < 0 ? -x : x)
+__SHFLX_SIMD1(__vabsss2, 16, __SHFLX_SAT(x < 0 ? -x : x, 16, true)) __SHFLX_SIMD1(__vabsss4, 8, __SHFLX_SAT(x < 0 ? -x : x, 8, true))
+#undef __SHFLX_SIMD1
+#undef __SHFLX_SIMD_CMP
+#undef __SHFLX_SAT
 #undef __SHFLX_SIMD
 
 // ------------------------------------------------------------------ type casting
