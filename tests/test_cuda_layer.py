@@ -285,6 +285,21 @@ def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, head
     assert "file not found" not in str(e.value)
 
 
+@pytest.mark.parametrize("shape", ["accumulator, 8, 32, 16, float", "matrix_a, 32, 8, 16, __half, wmma::row_major",
+                                   "matrix_b, 8, 8, 4, float, wmma::col_major"])
+def test_a_wmma_fragment_the_layer_lacks_is_named_at_the_programs_line(tmp_path, shape):
+    """A shape (m8n32k16, m32n8k16, ...) or type the layer has no fragment for: one line, at the
+    declaration that instantiates it, not clang's "implicit instantiation of undefined template"."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <mma.h>\nusing namespace nvcuda;\n__global__ void k(float *p) {\n"
+                   f"  wmma::fragment<wmma::{shape}> f;\n  p[0] = f.num_elements;\n}}\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
+    assert re.fullmatch(r".*k\.cu:4:\d+: error: shflx does not support 'this nvcuda::wmma::fragment' on AMD targets "
+                        r"\(the fragments provided are .+\)", first), first
+
+
 def test_wmma_fragments_have_cudas_element_counts_and_unsupported_types_are_named(tmp_path):
     """nvcuda::wmma (stubs/mma.h; values on the emulator: hw_tests/amd/test_cuda_wmma_hw.py):
     num_elements as CUDA's fragments have them, and a type it lacks is said by name."""
