@@ -52,6 +52,9 @@ extern "C" __global__ void intr(const unsigned *a, const unsigned *b, const floa
     case 46: r = __vcmpges2(x, y); break;  case 47: r = __vcmpltu4(x, y); break;
     case 48: r = __vcmpeq2(x, x ^ (y & 0xffu)); break;  case 49: r = __vabsss4(x); break;
     case 50: r = __vnegss2(x); break;      case 51: r = __vabs2(x); break;
+    case 52: r = __isnanf(g) | __isinff(g) << 1 | __finitef(g) << 2 | (__signbitf(g) != 0) << 3
+                 | __isnan((double)g) << 4 | __isinf((double)g) << 5 | __finite((double)g) << 6 | (__signbit((double)g) != 0) << 7;
+             break;
   }
   out[i] = r;
 }
@@ -131,6 +134,13 @@ def _dot(x, y, abits, bbits, b0, n, signed):
     return sum(field(x, abits, k) * field(y, bbits, b0 + k) for k in range(n)) + (x ^ (y >> 3))
 
 
+def _classify(f):
+    """glibc's __isnan/__isinf/__finite/__signbit (nonzero: true) as bits, float and double."""
+    f = f.astype(np.float64)
+    bits = [np.isnan(f), np.isinf(f), np.isfinite(f), np.signbit(f)]
+    return sum(b.astype(np.int64) << k for k, b in enumerate(bits + bits))
+
+
 CASES = {   # op: (name, numpy reference of (x, y, f) as int64, masked to 32 bits)
     0: ("__umul24", lambda x, y, f: (x & 0xFFFFFF) * (y & 0xFFFFFF)),
     1: ("__mul24", lambda x, y, f: _s24(x) * _s24(y)),
@@ -182,6 +192,7 @@ CASES = {   # op: (name, numpy reference of (x, y, f) as int64, masked to 32 bit
     49: ("__vabsss4", _simd(8, True, lambda a, b: np.minimum(np.abs(a), 127))),
     50: ("__vnegss2", _simd(16, True, lambda a, b: np.clip(-a, -2 ** 15, 2 ** 15 - 1))),
     51: ("__vabs2", _simd(16, True, lambda a, b: np.abs(a))),
+    52: ("__isnanf .. __signbit", lambda x, y, f: _classify(f)),
     34: ("__vimin_s16x2_relu", _dpx3(True, lambda a, b, c: np.maximum(np.minimum(a, b), 0))),
 }
 

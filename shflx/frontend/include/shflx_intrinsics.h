@@ -205,6 +205,16 @@ __device__ __forceinline__ bool isfinite(float x) { return __builtin_isfinite(x)
 __device__ __forceinline__ bool isfinite(double x) { return __builtin_isfinite(x); }
 __device__ __forceinline__ bool signbit(float x) { return __builtin_signbit(x); }
 __device__ __forceinline__ bool signbit(double x) { return __builtin_signbit(x); }
+// glibc's classification names, which CUDA's crt/math_functions.h also declares for device code
+// (on Linux: __isnan, __isnanf, __isinf, __isinff, __finite, __finitef, __signbit, __signbitf)
+__device__ __forceinline__ int __isnanf(float x) { return __builtin_isnan(x); }
+__device__ __forceinline__ int __isnan(double x) { return __builtin_isnan(x); }
+__device__ __forceinline__ int __isinff(float x) { return __builtin_isinf(x); }
+__device__ __forceinline__ int __isinf(double x) { return __builtin_isinf(x); }
+__device__ __forceinline__ int __finitef(float x) { return __builtin_isfinite(x); }
+__device__ __forceinline__ int __finite(double x) { return __builtin_isfinite(x); }
+__device__ __forceinline__ int __signbitf(float x) { return __builtin_signbit(x); }
+__device__ __forceinline__ int __signbit(double x) { return __builtin_signbit(x); }
 
 // ------------------------------------------------------------------ address spaces
 // __cvta_generic_to_shared: the LDS (shared) address of a generic pointer to shared memory
