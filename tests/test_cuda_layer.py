@@ -193,6 +193,17 @@ def test_scoped_atomics_have_the_scope_cuda_names(tmp_path, arch):
 
 
 
+def test_the_16_bit_atomic_cas_is_a_cmpxchg_of_its_halfword(tmp_path):
+    """atomicCAS(unsigned short *) (compute capability 7.x; candle's __half atomics loop on it): one
+    cmpxchg i16 at each scope (values under contention on the emulator: test_cuda_memory_hw.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(unsigned short *h) {\n"
+                   "  h[1] = atomicCAS(h, (unsigned short)1, (unsigned short)2) + atomicCAS_block(h + 2, h[3], h[4]); }\n")
+    ir = compile_file(src, "gfx942", emit="llvm").output
+    assert re.search(r'cmpxchg ptr addrspace\(1\) %\S+, i16 1, i16 2 syncscope\("agent"\) monotonic monotonic', ir)
+    assert re.search(r'cmpxchg ptr addrspace\(1\) %\S+, i16 %\S+, i16 %\S+ syncscope\("workgroup"\) monotonic', ir)
+
+
 CUBLAS_HOST = """#include <cublas_v2.h>
 __global__ void k(float *p) { p[threadIdx.x] = 1.0f; }
 int gemm(cublasHandle_t h, const float *a, float *c, cudaStream_t s) {
@@ -240,8 +251,27 @@ def test_cucomplex_is_nvidias_header_beneath_the_layer(tmp_path):
     assert re.search(r"k\.cu:1:10: error: shflx does not support 'cuComplex\.h' on AMD targets \(", str(e.value))
 
 
+@pytest.mark.parametrize("header", ["cuda_fp8.h", "cuda_fp4.h"])
+def test_cuda_fp8_is_nvidias_header_over_the_layers_16_bit_floats(tmp_path, header):
+    """cuda_fp8.h (candle's kernels include it) and cuda_fp6.h/cuda_fp4.h (ggml's) are NVIDIA's own:
+    below sm_89 they convert in plain C++ over __half and __nv_bfloat16, which must be the layer's
+    (values bit for bit on the emulator: hw_tests/amd/test_cuda_fp8_hw.py); without the wheel the
+    #include is a named error."""
+    src = tmp_path / "k.cu"
+    src.write_text(f"#include <{header}>\n" "__global__ void k(__nv_fp8_e4m3 *a, __nv_fp8_e5m2 *b, __half *h, float *f) {\n"
+                   "  a[0] = __nv_fp8_e4m3(f[0]); b[0] = __nv_fp8_e5m2(h[0]); h[1] = __half(a[1]);\n"
+                   "  f[1] = float(b[1]) + float2(__nv_fp8x2_e4m3(make_float2(f[2], f[3]))).y; }\n")
+    macro = f"__SHFLX_REAL_{header[:-2].upper()}_H"
+    if not any(a.startswith(f"-D{macro}=") for a in amd_header_args()):
+        pytest.skip("NVIDIA's CUDA runtime wheel is not installed (pip install 'shflx[cuda]')")
+    assert "@_Z1kP13__nv_fp8_e4m3P13__nv_fp8_e5m2P6__halfPf(" in compile_file(src, "gfx942", emit="llvm").output
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942", opts=FrontendOptions(extra=(f"-U{macro}",)))
+    assert re.search(rf"k\.cu:1:10: error: shflx does not support '{re.escape(header)}' on AMD targets \(", str(e.value))
+
+
 @pytest.mark.parametrize("header", ["curand_kernel.h", "cuda_awbarrier.h",
-                                    "sm_61_intrinsics.h"])
+                                    "sm_61_intrinsics.h", "cuda_fp8.hpp"])
 def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, header):
     src = tmp_path / "k.cu"
     src.write_text(f"#include <stdint.h>\n#include <{header}>\n__global__ void k() {{}}\n")
@@ -251,6 +281,21 @@ def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, head
     assert re.fullmatch(rf".*k\.cu:2:10: error: shflx does not support '{re.escape(header)}' on AMD targets \(.+\)",
                         first), first
     assert "file not found" not in str(e.value)
+
+
+@pytest.mark.parametrize("shape", ["accumulator, 8, 32, 16, float", "matrix_a, 32, 8, 16, __half, wmma::row_major",
+                                   "matrix_b, 8, 8, 4, float, wmma::col_major"])
+def test_a_wmma_fragment_the_layer_lacks_is_named_at_the_programs_line(tmp_path, shape):
+    """A shape (m8n32k16, m32n8k16, ...) or type the layer has no fragment for: one line, at the
+    declaration that instantiates it, not clang's "implicit instantiation of undefined template"."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <mma.h>\nusing namespace nvcuda;\n__global__ void k(float *p) {\n"
+                   f"  wmma::fragment<wmma::{shape}> f;\n  p[0] = f.num_elements;\n}}\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
+    assert re.fullmatch(r".*k\.cu:4:\d+: error: shflx does not support 'this nvcuda::wmma::fragment' on AMD targets "
+                        r"\(the fragments provided are .+\)", first), first
 
 
 def test_wmma_fragments_have_cudas_element_counts_and_unsupported_types_are_named(tmp_path):
@@ -385,6 +430,30 @@ def test_dpx_intrinsics_compile_on_amd(tmp_path):
                    "    + __vibmax_u16x2(p[4], p[5], &b, &c) + b + c; q[0] = __vimax_s32_relu(q[1], q[2]) + __viaddmin_s32_relu(q[0], q[1], q[2]); }\n")
     ir = compile_file(src, "gfx1100", emit="llvm").output
     assert "@_Z1kPjPi(" in ir
+
+
+def test_saturating_simd_intrinsics_are_llvms_saturating_arithmetic(tmp_path):
+    """__vaddss2/__vsubss4 (llama.cpp-style q6_K dot products use __vsubss4) clamp each lane: LLVM's
+    sadd.sat/ssub.sat, per lane (values on the emulator, where it honours the clamp:
+    hw_tests/amd/test_cuda_intrinsics_hw.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(unsigned *p) { p[0] = __vaddss2(p[1], p[2]) ^ __vsubss4(p[3], p[4])\n"
+                   "  ^ __vaddus4(p[5], p[6]) ^ __vcmpgeu2(p[7], p[8]) ^ __vabsss2(p[9]) ^ __vavgu4(p[10], p[11]); }\n")
+    ir = compile_file(src, "gfx942", emit="llvm").output
+    assert len(re.findall(r"call i16 @llvm\.sadd\.sat\.i16", ir)) == 2, "one per 16-bit lane"
+    assert re.search(r"@llvm\.ssub\.sat\.i8\b", ir)
+
+
+def test_dot_product_intrinsics_take_every_overload_on_amd(tmp_path):
+    """sm_61's __dp4a/__dp2a (llama.cpp-style quantized kernels use them) in their int, unsigned
+    and vector forms (values bit for bit on the emulator: hw_tests/amd/test_cuda_intrinsics_hw.py)."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *q, unsigned *u, char4 *c, uchar4 *d, short2 *s, ushort2 *t) {\n"
+                   "  q[0] = __dp4a(q[1], q[2], q[3]) + __dp4a(c[0], c[1], q[4]) + __dp2a_lo(q[1], q[2], 0)\n"
+                   "    + __dp2a_hi(s[0], c[2], q[5]) + __dp2a_lo(s[1], c[3], 1);\n"
+                   "  u[0] = __dp4a(u[1], u[2], u[3]) + __dp4a(d[0], d[1], 7u) + __dp2a_hi(t[0], d[2], u[4]) + __dp2a_lo(u[5], u[6], 0u);\n}\n")
+    ir = compile_file(src, "gfx942", emit="llvm").output
+    assert "@_Z1kPiPjP5char4P6uchar4P6short2P7ushort2(" in ir
 
 
 @pytest.mark.parametrize("call", ["tex2D<float>(t, 0.5f, 0.5f)", "tex1Dfetch<float4>(t, 3).x", "tex3DLod<float>(t, 1.f, 2.f, 3.f, 0.f)"])

@@ -174,3 +174,46 @@ def test_nvcc_flags_for_what_clang_does_anyway_are_accepted(word):
     from shflx.driver.flags import parse_compile_args
     f = parse_compile_args(["k.cu", "--offload-arch", "gfx942", word])
     assert f.sources == ["k.cu"] and word not in f.device + f.host
+
+
+@pytest.mark.parametrize("word", ["--use_fast_math", "-use_fast_math"])
+def test_nvcc_fast_math_is_accepted_and_changes_no_device_word(word):
+    """ggml and bitsandbytes build with nvcc's --use_fast_math (nvcc's short name has one dash): a
+    license for approximate math that the precise functions satisfy, so the device code is compiled
+    as without it; a misspelling stays an unknown flag."""
+    from shflx.driver.flags import parse_compile_args
+    f = parse_compile_args(["k.cu", "--offload-arch", "gfx942", word])
+    assert f.sources == ["k.cu"] and f.device == [] and f.host == []
+    with pytest.raises(UsageError, match="unknown flag '--use-fast_math'"):
+        parse_compile_args(["k.cu", "--offload-arch", "gfx942", "--use-fast_math"])
+
+
+@pytest.mark.parametrize("word,mode", [("-ftz=true", "preserve-sign,preserve-sign"), ("--ftz=false", "ieee,ieee")])
+def test_nvcc_ftz_sets_the_single_precision_denormal_mode(word, mode):
+    """mini-nbody builds with nvcc's -ftz=true: clang's FP32 denormal mode, for both vendors."""
+    from shflx.driver.flags import parse_compile_args
+    assert parse_compile_args(["k.cu", "--offload-arch", "gfx942", word]).device == [f"-fdenormal-fp-math-f32={mode}"]
+    with pytest.raises(UsageError, match="invalid value 'yes' for -ftz"):
+        parse_compile_args(["k.cu", "--offload-arch", "gfx942", "-ftz=yes"])
+
+
+@pytest.mark.parametrize("arch,flushed,kept", [("gfx942", ".amdhsa_float_denorm_mode_32 0", ".amdhsa_float_denorm_mode_32 3"),
+                                               ("sm_90", "fma.rn.ftz.f32", "fma.rn.f32")])
+def test_ftz_true_reaches_the_code(tmp_path, arch, flushed, kept):
+    """-ftz=true: AMD's kernel descriptor flushes FP32 denormals; NVIDIA's PTX uses the .ftz forms."""
+    import subprocess
+    import sys
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(float *p) { p[0] = p[1] * p[2] + p[3]; }\n")
+    if arch.startswith("sm_"):
+        from shflx.driver.nvidia import cuda_headers
+        from shflx.frontend.clang import FrontendOptions
+        if cuda_headers(FrontendOptions()) is None:
+            pytest.skip("NVIDIA's CUDA headers are not installed")
+    asm = {}
+    for flag in ("-ftz=true", "-ftz=false"):
+        run = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", arch, flag, "-S",
+                              "-o", "-"], capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        asm[flag] = run.stdout
+    assert flushed in asm["-ftz=true"] and kept in asm["-ftz=false"]

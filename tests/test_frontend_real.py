@@ -80,6 +80,25 @@ def test_the_same_file_compiles_for_nvidia(tmp_path):
     assert ".entry _Z1kPKiPii" in res.output
 
 
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_cxx17_removed_library_names_that_libstdcxx_keeps_compile(tmp_path, arch):
+    """nvcc's Linux host library (libstdc++) keeps std::binary_function, unary_function, bind1st,
+    ptr_fun, random_shuffle, auto_ptr in C++17; old moderngpu's functors derive from them. The AMD
+    pass reads libc++, which removes them unless asked: the same names compile for both vendors."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <functional>\n#include <memory>\n#include <algorithm>\n"
+                   "template <class T> struct plus_op : std::binary_function<T, T, T> {\n"
+                   "  __device__ T operator()(T a, T b) const { return a + b; } };\n"
+                   "struct neg_op : std::unary_function<int, int> { __device__ int operator()(int a) const { return -a; } };\n"
+                   "typedef std::auto_ptr<int> owner;\n"
+                   "int sub(int a, int b) { return a - b; }\n"
+                   "void host(int *b, int *e) { std::random_shuffle(b, e); std::bind1st(std::ptr_fun(sub), 0)(1); }\n"
+                   "__global__ void k(int *p) { p[0] = plus_op<int>()(p[1], neg_op()(p[2])); }\n")
+    out = compile_cuda(src, arch, emit="ptx").output if arch.startswith("sm_") else \
+        compile_file(src, arch, emit="llvm").output
+    assert "_Z1kPi" in out
+
+
 @pytest.mark.parametrize("body,name", [
     ("__global__ void k(int **p) { p[0] = (int *)malloc(4); }", "malloc"),
     ("__global__ void k(int **p) { free(p[0]); }", "free"),

@@ -237,3 +237,27 @@ def test_a_launch_with_spaces_inside_its_brackets_is_read_as_nvcc_reads_it(tmp_p
                    "  CHECK(k<4> << <dim3(n), dim3(32), 0 >> > (p));\n}\n")
     res = compile_for(src, arch)
     assert any("'<< <' ... '>> >'" in n for n in res.notes), res.notes
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_a_macro_for_a_pragma_used_alone_on_a_line_is_that_pragma(tmp_path, arch):
+    """`#define UNROLL #pragma unroll 2` used alone on a line (moderngpu's PRAGMA_UNROLL): a pragma to
+    nvcc, which compiles its preprocessed output; read as `_Pragma("unroll 2")`."""
+    from conftest import compile_for
+    src = tmp_path / "k.cu"
+    src.write_text("#define UNROLL #pragma unroll 2\n"
+                   "__global__ void k(int *p, int n) {\n  int s = 0;\n  UNROLL\n"
+                   "  for (int i = 0; i < n; ++i) s += p[i];\n  p[0] = s;\n}\n")
+    res = compile_for(src, arch)
+    assert any("'UNROLL' (a macro for '#pragma unroll 2')" in n for n in res.notes), res.notes
+
+
+def test_a_pragma_macro_with_more_on_its_line_is_not_rewritten():
+    """nvcc's pragma line would swallow what follows the macro: no reading is guessed."""
+    text = b"#define UNROLL #pragma unroll\nvoid f() {\n  UNROLL for (;;) {}\n}\n"
+    diags = "\n".join([_diag("k.cu", 3, 3, "expected expression"), "    3 |   UNROLL for (;;) {}",
+                       _diag("k.cu", 1, 16, "expanded from macro 'UNROLL'", "note")])
+    assert fixes(diags, read=lambda p: text) == []
+    alone = text.replace(b"UNROLL for", b"UNROLL\n  for")
+    found = fixes(diags, read=lambda p: alone)
+    assert [f.text for f in found] == [b'_Pragma("unroll")']

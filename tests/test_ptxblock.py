@@ -262,6 +262,29 @@ def test_float_conversions_between_half_float_and_double():
     assert re.search(r"fptrunc double %\S+ to float", "\n".join(tr.lines))
 
 
+def test_cvta_is_an_address_space_cast_and_global_is_the_identity():
+    """cvta.to.shared.u64 then cvt.u32.u64 (how hand-written GEMMs make 32-bit shared addresses):
+    generic -> LDS offset, zero-extended; cvta.shared.u64 back; cvta(.to).global is the flat address
+    (values on the emulator: hw_tests/amd/test_inline_ptx_hw.py, cvta_round_trip)."""
+    tr = translate("{ .reg .u64 u; cvta.to.shared.u64 u, $1; cvt.u32.u64 $0, u; }", ["i32"], [("i64", "%p")],
+                   {}, "t", 32, "%r")
+    text = "\n".join(tr.lines)
+    assert re.search(r"inttoptr i64 %p to ptr\n.*addrspacecast ptr %\S+ to ptr addrspace\(3\)\n"
+                     r".*ptrtoint ptr addrspace\(3\) %\S+ to i32", text), text
+    back = "\n".join(translate("cvta.shared::cta.u64 $0, $1;", ["i64"], [("i64", "%a")], {}, "t", 32, "%r").lines)
+    assert "addrspacecast ptr addrspace(3)" in back and "to ptr" in back
+    same = translate("{ .reg .u64 u; cvta.to.global.u64 u, $1; cvta.global.u64 $0, u; }", ["i64"], [("i64", "%a")],
+                     {}, "t", 32, "%r")
+    assert "addrspacecast" not in "\n".join(same.lines)
+
+
+@pytest.mark.parametrize("block", ["cvta.to.param.u64 $0, $1;", "cvta.to.shared.u32 $0, $1;"])
+def test_cvta_forms_without_an_amd_meaning_are_named(block):
+    with pytest.raises(PtxBlockError) as e:
+        translate(block, ["i64"], [("i64", "%a")], {}, "t", 32, "%r")
+    assert block.split()[0] in str(e.value)
+
+
 @pytest.mark.parametrize("block,fragment", [
     ("cvt.rz.f16.f32 $0, $1;", "cvt.rz.f16.f32"),           # directed rounding: not LLVM's fptrunc
     ("cvt.rn.f32.f16 $0, $1;", "cvt.rn.f32.f16"),           # widening takes no rounding modifier

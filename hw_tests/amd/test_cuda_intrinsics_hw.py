@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hw_devices import code_object, assert_bit_exact, device_params, require
+from hw_devices import code_object, assert_bit_exact, device_params, require, selected
 
 SOURCE = r"""
 extern "C" __global__ void intr(const unsigned *a, const unsigned *b, const float *f, unsigned *out, int op) {
@@ -41,6 +41,20 @@ extern "C" __global__ void intr(const unsigned *a, const unsigned *b, const floa
     case 32: r = __vibmax_s16x2(x, y, &ph, &pl); r ^= ((unsigned)ph << 15) | (unsigned)pl; break;
     case 33: r = __vibmin_u32(x, y, &ph) + (unsigned)ph; break;
     case 34: r = __vimin_s16x2_relu(x, y); break;
+    case 35: r = (unsigned)__dp4a(sx, sy, (int)z); break;     case 36: r = __dp4a(x, y, z); break;
+    case 37: r = (unsigned)__dp2a_lo(sx, sy, (int)z); break;  case 38: r = __dp2a_hi(x, y, z); break;
+    case 39: r = (unsigned)__dp2a_hi(sx, sy, (int)z); break;
+  }
+  switch (op) {                                  // SIMD: saturating, averages, comparisons, one-operand
+    case 40: r = __vaddss2(x, y); break;   case 41: r = __vsubss4(x, y); break;
+    case 42: r = __vaddus4(x, y); break;   case 43: r = __vsubus2(x, y); break;
+    case 44: r = __vavgu4(x, y); break;    case 45: r = __vhaddu2(x, y); break;
+    case 46: r = __vcmpges2(x, y); break;  case 47: r = __vcmpltu4(x, y); break;
+    case 48: r = __vcmpeq2(x, x ^ (y & 0xffu)); break;  case 49: r = __vabsss4(x); break;
+    case 50: r = __vnegss2(x); break;      case 51: r = __vabs2(x); break;
+    case 52: r = __isnanf(g) | __isinff(g) << 1 | __finitef(g) << 2 | (__signbitf(g) != 0) << 3
+                 | __isnan((double)g) << 4 | __isinf((double)g) << 5 | __finite((double)g) << 6 | (__signbit((double)g) != 0) << 7;
+             break;
   }
   out[i] = r;
 }
@@ -111,6 +125,22 @@ def _dpx3(signed, fn):
     return ref
 
 
+def _dot(x, y, abits, bbits, b0, n, signed):
+    """PTX dp4a/dp2a: sum over k < n of a's k-th abits-wide field times b's (b0 + k)-th bbits-wide
+    field, plus c = x ^ (y >> 3), signed or unsigned fields."""
+    def field(v, bits, k):
+        u = (v >> (bits * k)) & ((1 << bits) - 1)
+        return u - ((u >> (bits - 1)) << bits) if signed else u
+    return sum(field(x, abits, k) * field(y, bbits, b0 + k) for k in range(n)) + (x ^ (y >> 3))
+
+
+def _classify(f):
+    """glibc's __isnan/__isinf/__finite/__signbit (nonzero: true) as bits, float and double."""
+    f = f.astype(np.float64)
+    bits = [np.isnan(f), np.isinf(f), np.isfinite(f), np.signbit(f)]
+    return sum(b.astype(np.int64) << k for k, b in enumerate(bits + bits))
+
+
 CASES = {   # op: (name, numpy reference of (x, y, f) as int64, masked to 32 bits)
     0: ("__umul24", lambda x, y, f: (x & 0xFFFFFF) * (y & 0xFFFFFF)),
     1: ("__mul24", lambda x, y, f: _s24(x) * _s24(y)),
@@ -145,6 +175,24 @@ CASES = {   # op: (name, numpy reference of (x, y, f) as int64, masked to 32 bit
     32: ("__vibmax_s16x2", lambda x, y, f: _dpx3(True, lambda a, b, c: np.maximum(a, b))(x, y, f)
          ^ ((_s16(x >> 16) >= _s16(y >> 16)).astype(np.int64) << 15) ^ (_s16(x) >= _s16(y)).astype(np.int64)),
     33: ("__vibmin_u32", lambda x, y, f: np.minimum(x, y) + (x <= y).astype(np.int64)),
+    35: ("__dp4a(int)", lambda x, y, f: _dot(x, y, 8, 8, 0, 4, True)),
+    36: ("__dp4a(unsigned)", lambda x, y, f: _dot(x, y, 8, 8, 0, 4, False)),
+    37: ("__dp2a_lo(int)", lambda x, y, f: _dot(x, y, 16, 8, 0, 2, True)),
+    38: ("__dp2a_hi(unsigned)", lambda x, y, f: _dot(x, y, 16, 8, 2, 2, False)),
+    39: ("__dp2a_hi(int)", lambda x, y, f: _dot(x, y, 16, 8, 2, 2, True)),
+    40: ("__vaddss2", _simd(16, True, lambda a, b: np.clip(a + b, -2 ** 15, 2 ** 15 - 1))),
+    41: ("__vsubss4", _simd(8, True, lambda a, b: np.clip(a - b, -128, 127))),
+    42: ("__vaddus4", _simd(8, False, lambda a, b: np.clip(a + b, 0, 255))),
+    43: ("__vsubus2", _simd(16, False, lambda a, b: np.clip(a - b, 0, 2 ** 16 - 1))),
+    44: ("__vavgu4", _simd(8, False, lambda a, b: (a + b + 1) >> 1)),
+    45: ("__vhaddu2", _simd(16, False, lambda a, b: (a + b) >> 1)),
+    46: ("__vcmpges2", _simd(16, True, lambda a, b: -(a >= b).astype(np.int64))),
+    47: ("__vcmpltu4", _simd(8, False, lambda a, b: -(a < b).astype(np.int64))),
+    48: ("__vcmpeq2", lambda x, y, f: _simd(16, False, lambda a, b: -(a == b).astype(np.int64))(x, x ^ (y & 0xFF), f)),
+    49: ("__vabsss4", _simd(8, True, lambda a, b: np.minimum(np.abs(a), 127))),
+    50: ("__vnegss2", _simd(16, True, lambda a, b: np.clip(-a, -2 ** 15, 2 ** 15 - 1))),
+    51: ("__vabs2", _simd(16, True, lambda a, b: np.abs(a))),
+    52: ("__isnanf .. __signbit", lambda x, y, f: _classify(f)),
     34: ("__vimin_s16x2_relu", _dpx3(True, lambda a, b, c: np.maximum(np.minimum(a, b), 0))),
 }
 
@@ -159,9 +207,17 @@ def _inputs(rng):
     return x, y, f
 
 
+# LLVM selects the signed saturating adds as v_add_i16/v_sub_i16 with the clamp bit, which amdemu
+# ignores (its emu.py _int_clamp skips 16-bit signed ops), so it computes the wrapped sums; the IR is
+# llvm.sadd.sat/ssub.sat. Strict: a fixed emulator makes these pass, and a GPU must.
+CLAMP_GAP = {40: "amdemu ignores v_add_i16's clamp bit", 41: "amdemu ignores v_sub_i16's clamp bit"}
+
+
 def _cases(device):
+    emulated = selected().kind == "emulator"
     for op in sorted(CASES):
-        yield CASES[op][0], op, ()
+        gap = CLAMP_GAP.get(op) if emulated else None
+        yield CASES[op][0], op, (pytest.mark.xfail(strict=True, reason=gap),) if gap else ()
 
 
 

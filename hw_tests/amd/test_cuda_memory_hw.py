@@ -1,5 +1,5 @@
-"""Address-space conversions (__cvta_*), cooperative_groups::memcpy_async / wait and device
-placement new, as the shflx CUDA layer provides them (CCCL's headers call them), on each AMD device
+"""Address-space conversions (__cvta_*), cooperative_groups::memcpy_async / wait, device
+placement new and the 16-bit atomicCAS, as the shflx CUDA layer provides them (CCCL's headers call them), on each AMD device
 (the GPU, else the emulator of shared/amdemu), against numpy.
 
   pytest hw_tests/amd/test_cuda_memory_hw.py"""
@@ -38,7 +38,17 @@ extern "C" __global__ void memory(const int *in, int *out, int op) {
     cg::memcpy_async(cta, sm, (size_t)256, in + blockIdx.x * 256, (size_t)100);
     cg::wait(cta);
     r = t < 100 ? sm[t] : -1;
-  } else {                  // placement new into a local buffer
+  } else if (op == 5) {     // 16-bit atomicCAS loops on four adjacent counters (two per 32-bit word)
+    __shared__ unsigned short h[4];
+    if (t < 4) h[t] = (unsigned short)(in[blockIdx.x * 4 + t] & 0xfff);
+    __syncthreads();
+    for (int k = 0; k < 3; ++k) {
+      unsigned short seen = h[t & 3], old;
+      while ((old = atomicCAS(&h[t & 3], seen, (unsigned short)(seen + 1))) != seen) seen = old;
+    }
+    __syncthreads();
+    r = h[t & 3];
+  } else if (op == 4) {     // placement new into a local buffer
     alignas(Pair) char buf[sizeof(Pair)];
     Pair *p = new (buf) Pair(in[i]);
     r = p->a + p->b;
@@ -64,13 +74,15 @@ def _reference(op: int, x: np.ndarray) -> np.ndarray:
         elif op == 3:
             src = x[blk * 256: blk * 256 + 256]
             out[i] = np.where(t < 100, src[np.minimum(t, 99)], -1)
+        elif op == 5:
+            out[i] = (x[blk * 4 + (t & 3)] & 0xFFF) + 16 * 3
         else:
             out[i] = x[i] * 3 + x[i] - 1
     return out.astype(np.int32)
 
 
 OPS = {0: "cvta-shared-round-trip", 1: "cvta-global-round-trip", 2: "memcpy_async-bytes",
-       3: "memcpy_async-counts", 4: "placement-new"}
+       3: "memcpy_async-counts", 4: "placement-new", 5: "atomicCAS-16-bit"}
 
 
 # gfx90a's cvta round trip through __shared__ computes with v_mad_f32, which amdemu does not decode

@@ -117,6 +117,17 @@ K half_cvt(const float *a, const int *b, unsigned *out) { I; unsigned short lo, 
   out[2 * t] = packed; out[2 * t + 1] = __float_as_uint(back) ^ l2; }
 // CUB's ThreadExit (a block-uniform exit), libcu++'s backoff sleep and its clock (%globaltimer):
 // block 1 ends before its second store; the timer reads are in order, in nanoseconds (10 a tick)
+// cvta (PTX ISA 9.7.9.17) as the 32-bit shared addresses of hand-written GEMMs are made: generic ->
+// .shared, stored through with st.shared, back to generic; .global both ways is the identity
+K cvta_round_trip(const int *a, const int *b, int *out) { I; __shared__ int s[64]; unsigned addr, mine;
+  unsigned long long g, gl;
+  asm("{ .reg .u64 u; cvta.to.shared.u64 u, %1; cvt.u32.u64 %0, u; }" : "=r"(addr) : "l"(s + (threadIdx.x ^ 1)));
+  asm volatile("st.shared.u32 [%0], %1;" :: "r"(addr), "r"(a[t]));
+  __syncthreads();
+  asm("{ .reg .u64 u; cvta.to.shared.u64 u, %1; cvt.u32.u64 %0, u; }" : "=r"(mine) : "l"(s + threadIdx.x));
+  asm("cvta.shared.u64 %0, %1;" : "=l"(g) : "l"((unsigned long long)mine));
+  asm("{ .reg .u64 u; cvta.to.global.u64 u, %1; cvta.global.u64 %0, u; }" : "=l"(gl) : "l"(b + t));
+  out[t] = *(int *)g + 2 * *(const int *)gl + (mine == (unsigned)__cvta_generic_to_shared(s + threadIdx.x)); }
 K ptx_exit(const int *a, const int *b, int *out) { I; out[t] = -1;
   if (blockIdx.x == 1) asm volatile("exit;");
   out[t] = a[t]; }
@@ -248,6 +259,8 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
     "u64_shuffle_down_l": (lambda r: (r.integers(-(1 << 62), 1 << 62, N).astype(np.int64), _small(r)), _u64_down),
     "f64_shuffle_down_d": (lambda r: (r.standard_normal(N), _small(r)), _u64_down),
     "half_cvt": (_half_inputs, _half_cvt),
+    "cvta_round_trip": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)),
+                        lambda a, b: a[np.arange(N) ^ 1] + 2 * b + 1),
     "ptx_exit": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)),
                  lambda a, b: np.where(np.arange(N) // 64 == 1, -1, a)),
     "ptx_nanosleep": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a),

@@ -313,8 +313,11 @@ def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
         f.host.append(w)
     elif (h := next((h for h in HIP_VALUED if w == h or w.startswith(h + "=")), None)):
         f.host.append(f"{h}={words.value(h, w[len(h):])}")       # the HIP compiler of -c reads them
-    elif w in NVCC_AS_CLANG:
+    elif w in NVCC_AS_CLANG or w in NVCC_FAST_MATH:
         pass
+    elif (m := re.fullmatch(r"--?ftz=(\w+)", w)):
+        _choice("-ftz", m.group(1), tuple(NVCC_FTZ))
+        f.device.append(NVCC_FTZ[m.group(1)])
     else:
         return False
     return True
@@ -325,6 +328,17 @@ def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
 # (shflx's default output has them). Accepted and nothing more.
 NVCC_AS_CLANG = frozenset(f"{dash}{name}" for dash in ("-", "--") for name in (
     "expt-relaxed-constexpr", "expt-extended-lambda", "extended-lambda", "lineinfo", "generate-line-info"))
+# nvcc's --use_fast_math (nvcc's short name is the same word with one dash): a license, not a
+# meaning. It lets the math functions be their fast intrinsics (CUDA C++ Programming Guide,
+# "Intrinsic Functions"), whose bounds the precise functions meet (on AMD the layer's intrinsics are
+# the precise functions), and implies --ftz=true --prec-div=false --prec-sqrt=false --fmad=true
+# (nvcc manual, "--use_fast_math"); shflx keeps precise division, square root and denormals, and
+# contracts as by default. Accepted; the device code is compiled as without it.
+NVCC_FAST_MATH = frozenset(("-use_fast_math", "--use_fast_math"))
+# nvcc's -ftz=true|false (nvcc manual, "--ftz"): single-precision denormals flushed to zero (inputs
+# and results) or kept; clang's FP32 denormal mode, which AMDGPU writes into the kernel descriptor
+# (.amdhsa_float_denorm_mode_32) and NVPTX into .ftz instruction forms and libdevice's __CUDA_FTZ.
+NVCC_FTZ = {"true": "-fdenormal-fp-math-f32=preserve-sign,preserve-sign", "false": "-fdenormal-fp-math-f32=ieee,ieee"}
 
 
 def _choice(flag: str, value: str | None, choices: tuple[str, ...], why: str = "") -> None:

@@ -323,16 +323,47 @@ _CUBLAS_WHY = ("shflx declares only the common part of cuBLAS's host API (shflx_
                "nvidia-cublas-cu12 makes NVIDIA's own cublas_v2.h serve")
 
 
+_LAYER_ASSERT = re.compile(r"^(?P<where>.*?): error: static assertion failed(?: due to requirement '.*')?: "
+                           r"(?P<what>shflx does not support .*)$")
+_REQUESTED = re.compile(r"^(?P<where>.*?:\d+:\d+): note: in instantiation of .* requested here$")
+
+
+def _layer_asserts(lines: list[str]) -> dict[int, str]:
+    """A static_assert of the CUDA layer that names what shflx does not support (a template the
+    program instantiates, e.g. a wmma fragment shape), said at the program's line that asked for it:
+    the first "in instantiation of ... requested here" note outside the layer."""
+    out = {}
+    for k, line in enumerate(lines):
+        m = _LAYER_ASSERT.match(line)
+        if not m or str(INCLUDE) not in m.group("where"):
+            continue
+        for note in lines[k + 1:]:
+            if ": error: " in note:
+                break
+            r = _REQUESTED.match(note)
+            if r and str(INCLUDE) not in r.group("where"):
+                out[k] = f"{r.group('where')}: error: {m.group('what')}"
+                break
+    return out
+
+
 def explain_diagnostics(stderr: str, vendor: str) -> str:
     """clang's diagnostics, with each call from device code to a host-only CUDA/C function said as
     what it is: `file:line:col: error: shflx does not support 'X' in device code on AMD targets (why)`,
-    an API the CUDA layer marks unavailable said without clang's `'f' is unavailable:` prefix, an
-    NVIDIA header the layer does not provide named at its #include (unprovided.py), what nvcc also
-    refuses or compiles differently said so (nvcc_differences.py), and a cuBLAS name beyond
-    shflx's declarations named as such."""
+    an API the CUDA layer marks unavailable said without clang's `'f' is unavailable:` prefix (a
+    layer static_assert that names one, at the program's line that instantiated it), an NVIDIA
+    header the layer does not provide named at its #include (unprovided.py), what nvcc also refuses
+    or compiles differently said so (nvcc_differences.py), and a cuBLAS name beyond shflx's
+    declarations named as such."""
     out = []
     including = None                      # the innermost "In file included from" of this diagnostic
-    for line in stderr.splitlines():
+    lines = stderr.splitlines()
+    asserted = _layer_asserts(lines)
+    for k, line in enumerate(lines):
+        if k in asserted:
+            out.append(asserted[k])
+            including = None
+            continue
         m = _INCLUDED_FROM.match(line)
         if m or line.startswith("In file included from"):
             including = m or including

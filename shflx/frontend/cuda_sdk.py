@@ -251,7 +251,9 @@ def nvidia_header_overlay(into: Path) -> list[str]:
 # that the layer's file of that name includes (stubs/): the rest of the wheel's directory is the
 # device API that the layer replaces, so the directory itself is not searched.
 REAL_HEADERS = {"cuComplex.h": "__SHFLX_REAL_CUCOMPLEX_H", "library_types.h": "__SHFLX_REAL_LIBRARY_TYPES_H",
-                "math_constants.h": "__SHFLX_REAL_MATH_CONSTANTS_H", "cuda.h": "__SHFLX_REAL_CUDA_H"}
+                "math_constants.h": "__SHFLX_REAL_MATH_CONSTANTS_H", "cuda.h": "__SHFLX_REAL_CUDA_H",
+                "cuda_fp8.h": "__SHFLX_REAL_CUDA_FP8_H", "cuda_fp6.h": "__SHFLX_REAL_CUDA_FP6_H",
+                "cuda_fp4.h": "__SHFLX_REAL_CUDA_FP4_H"}
 
 
 def describe() -> str:

@@ -15,6 +15,10 @@ A kernel launch with spaces inside its brackets, `k << <grid, block >> > (args)`
 an execution configuration to nvcc; clang stops at the third `<` ("expected expression"), and it is
 read as `k <<< grid, block >>> (args)`.
 
+A macro whose expansion is `#pragma X`, used alone on a line (moderngpu's
+`PRAGMA_UNROLL`), is that pragma to nvcc, which compiles its own preprocessed output; clang reads a
+`#` in a statement ("expected expression") and it is read as `_Pragma("X")`.
+
 A third is a difference of meaning that nvcc settles with a warning: a `__shared__` variable of a
 class whose default constructor does something (libcu++'s `cuda::barrier`, initialized later by
 `init(&bar, n)`): nvcc does not run the constructor ("dynamic initialization is not supported") and
@@ -98,7 +102,8 @@ def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes(),
         elif m["msg"] == "initialization is not supported for __shared__ variables":
             fix = _shared_uninitialized(path, text, offset, f"{path}:{row}:{col}")
         elif m["msg"] == "expected expression":
-            fix = _spaced_launch(path, text, offset, f"{path}:{row}:{col}")
+            fix = _spaced_launch(path, text, offset, f"{path}:{row}:{col}") or \
+                _pragma_macro(path, text, offset, lines[k + 1:], read, f"{path}:{row}:{col}")
         elif own_typedefs.CLASH.fullmatch(m["msg"]):
             fix = _library_typedef(own_typedefs.CLASH.fullmatch(m["msg"])["mine"], lines[k + 1:], read)
         elif _MISSING_TEMPLATE.fullmatch(m["msg"]):
@@ -241,6 +246,35 @@ def _spaced_launch(path: str, text: bytes, offset: int, where: str) -> Fix | Non
     k = close.start() - open_.start()
     fixed = b"<<<" + open_[1] + span[len(open_[0]):k] + b">>>" + close[1]
     return Fix(path, open_.start(), fixed, where, "a kernel launch's '<< <' ... '>> >' as '<<<' ... '>>>'", len(span))
+
+
+_EXPANDED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): note: expanded from macro '(?P<name>\w+)'$")
+_PRAGMA_DEFINE = re.compile(rb"[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)[ \t]+#[ \t]*pragma[ \t]+(?P<body>[^\"\\\n]*?)[ \t]*")
+
+
+def _pragma_macro(path: str, text: bytes, offset: int, following: list[str], read, where: str) -> Fix | None:
+    """`#define PRAGMA_UNROLL #pragma unroll` used alone on a line (moderngpu): nvcc compiles its
+    preprocessed output, where the expansion starts a line and is a pragma; clang sees a `#` token in
+    a statement ("expected expression", a note "expanded from macro"). Read as `_Pragma("unroll")`,
+    the C99/C++11 operator for a pragma from a macro."""
+    name = re.match(rb"\w+", text[offset:])
+    located = next((ln for ln in following if _DIAG.match(ln)), "")     # past clang's source snippet
+    note = _EXPANDED.match(located)
+    if not name or not note or note["name"].encode() != name.group():
+        return None
+    start, end = text.rfind(b"\n", 0, offset) + 1, text.find(b"\n", offset)
+    if text[start:offset].strip() or text[offset + name.end():end if end >= 0 else len(text)].strip():
+        return None                          # nvcc's pragma line holds the macro alone
+    try:
+        defined = _line(read(note["file"]), int(note["line"]))
+    except OSError:
+        return None
+    d = _PRAGMA_DEFINE.fullmatch(defined or b"")
+    if not d or d["name"] != name.group():
+        return None
+    body = d["body"].decode()
+    return Fix(path, offset, f'_Pragma("{body}")'.encode(), where,
+               f"'{name.group().decode()}' (a macro for '#pragma {body}') as the pragma it is to nvcc", name.end())
 
 
 _SHARED_DECL = re.compile(rb"(?P<lead>(?:static\s+)?__shared__\s+)(?P<type>[\w:<>,\s*&]+?)\s+$")

@@ -170,17 +170,29 @@ def host_cxx_args(tool: Tool) -> tuple[str, ...]:
     configuration defines), read off the toolchain's own driver for the x86_64 Linux host: the
     system's GCC toolchain (libstdc++ and glibc) as clang's driver finds it, which is what nvcc's
     host compiler and the sm_NN path read; only where the system has no libstdc++, the ziglang
-    wheel's libc++ and glibc headers (`zig c++ -target x86_64-linux-gnu -###`). Real headers, so
-    `<cstdlib>`, `<algorithm>`, `<bits/stdc++.h>`, ... in CUDA files mean what they mean to nvcc's
-    host compiler. Remembered per tool (`remembered`)."""
-    return tuple(remembered("host c++ headers", tool.command, lambda: list(_ask_host_cxx_args(tool)),
-                            valid=lambda words: host_cxx_args_shape(words) and _dirs_exist(words)))
+    wheel's libc++ and glibc headers (`zig c++ -target x86_64-linux-gnu -###`), with the names
+    libstdc++ keeps in C++17 (LIBSTDCXX_CXX17_KEPT). Real headers, so `<cstdlib>`, `<algorithm>`,
+    `<bits/stdc++.h>`, ... in CUDA files mean what they mean to nvcc's host compiler. Remembered
+    per tool (`remembered`)."""
+    words = tuple(remembered("host c++ headers", tool.command, lambda: list(_ask_host_cxx_args(tool)),
+                             valid=lambda words: host_cxx_args_shape(words) and _dirs_exist(words)))
+    libcxx = any(w.endswith("libcxx/include") or "/c++/v1" in w for w in words)
+    return words + (LIBSTDCXX_CXX17_KEPT if libcxx else ())
 
 
 def _dirs_exist(words: list[str]) -> bool:
     """Whether the remembered include directories are still there (a GCC removed or upgraded since
     is asked again)."""
     return all(os.path.isdir(v) for w, v in zip(words[::2], words[1::2]) if w in HOST_INCLUDE_FLAGS)
+
+
+# What libstdc++, the standard library of nvcc's host compiler on Linux, keeps in C++17 (deprecated,
+# not removed: its _GLIBCXX_USE_DEPRECATED is 1) and libc++ removes unless asked: std::binary_function
+# and unary_function (old moderngpu's and Thrust-era functors derive from them), auto_ptr, bind1st/
+# ptr_fun/mem_fun, random_shuffle, set_unexpected. libc++'s own opt-in macros (its __config docs).
+LIBSTDCXX_CXX17_KEPT = tuple(w for name in ("UNARY_BINARY_FUNCTION", "AUTO_PTR", "BINDERS", "RANDOM_SHUFFLE",
+                                            "UNEXPECTED_FUNCTIONS")
+                             for w in ("-D", f"_LIBCPP_ENABLE_CXX17_REMOVED_{name}"))
 
 
 HOST_INCLUDE_FLAGS = ("-internal-isystem", "-internal-externc-isystem")

@@ -44,6 +44,11 @@ FLOAT_CALLS = {"min": "minnum", "max": "maxnum"}
 # cvt between float formats (PTX ISA §9.7.9.21): widening is exact (fpext); narrowing with .rn
 # rounds to nearest even, which is LLVM's fptrunc in the default floating-point environment.
 CVT_FLOATS = {"f16": ("half", "i16", 16), "f32": ("float", "i32", 32), "f64": ("double", "i64", 64)}
+# cvta's state spaces (PTX ISA §9.7.9.17, cvta) -> AMDGPU address space, None where a space's address
+# is its generic (flat) address: .global (AMDGPU backend docs, "Address Spaces": the global aperture
+# is the identity) and .const (the layer's constant space is read through global memory). .shared and
+# .local addresses are 32-bit offsets in LDS (3) and scratch (5), as __cvta_generic_to_shared gives.
+CVTA_SPACES = {"shared": 3, "shared::cta": 3, "local": 5, "global": None, "const": None}
 FCMP = {"eq": "oeq", "ne": "one", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "equ": "ueq",
         "neu": "une", "ltu": "ult", "leu": "ule", "gtu": "ugt", "geu": "uge", "num": "ord", "nan": "uno"}
 
@@ -261,8 +266,10 @@ class _Emitter:
             for half in ("lo", "hi"):        # what inrange_ir's lane prologue calls
                 self.decls[f"llvm.amdgcn.mbcnt.{half}"] = f"declare i32 @llvm.amdgcn.mbcnt.{half}(i32, i32)"
             return self.emit(f"call i1 @shflx.inrange.{mode}(i32 {a[1]}, i32 {a[2]})")
-        if op == "uf" and a[0].split(".")[0] == "cvta":
-            return self.cvta(a[0], a[1], e.args[1].w, w)
+        if op == "uf" and a[0].startswith("cvta."):
+            out = self.cvta(a[0], a[1], kid_w, w)
+            if out is not None:
+                return out
         if op == "uf":
             out = self.float_op(a[0], a[1:], w)
             if out is not None:
@@ -343,30 +350,28 @@ class _Emitter:
         return v if fw == w else self.emit(f"{'trunc' if fw > w else 'zext'} i{fw} {v} to i{w}")
 
     def cvta(self, opcode: str, x: str, xw: int, w: int) -> str | None:
-        """cvta.SPACE (to a generic address) and cvta.to.SPACE (from one): PTX ISA 8.7, 9.7.9.19
-        "cvta"; on AMD an addrspacecast between the flat space and the space's LLVM address space
-        (shared: LDS, 3; global: 1; local: private, 5; const: constant, 4: LLVM AMDGPUUsage,
-        "Address Spaces")."""
-        mods = opcode.split(".")[1:]
-        to = mods[:1] == ["to"]
-        space = (mods[1] if to else mods[0]).split("::")[0]
-        number = CVTA_SPACES.get(space)
-        if number is None or not mods or mods[-1] not in ("u32", "u64"):
-            raise PtxBlockError(f"PTX instruction '{opcode}': only cvta{{.to}}.{{{','.join(CVTA_SPACES)}}}.{{u32,u64}} "
-                                "is supported")
-        src, dst = ("ptr", f"ptr addrspace({number})") if to else (f"ptr addrspace({number})", "ptr")
-        p = self.emit(f"inttoptr i{xw} {x} to {src}")
-        return self.emit(f"ptrtoint {dst} {self.emit(f'addrspacecast {src} {p} to {dst}')} to i{w}")
+        """cvta.SPACE.u64 (a state-space address to generic) and cvta.to.SPACE.u64 (generic to the
+        space's address, zero-extended to 64 bits) as LLVM's addrspacecast; None for other forms
+        (.u32 generic addresses do not exist in 64-bit PTX, .param has no AMD meaning)."""
+        parts = opcode.split(".")
+        to = parts[1] == "to"
+        if parts[-1] != "u64" or len(parts) != (4 if to else 3) or parts[-2] not in CVTA_SPACES or xw != 64 or w != 64:
+            return None
+        aspace = CVTA_SPACES[parts[-2]]
+        if aspace is None:
+            return x
+        if to:
+            flat = self.emit(f"inttoptr i64 {x} to ptr")
+            local = self.emit(f"addrspacecast ptr {flat} to ptr addrspace({aspace})")
+            return self.emit(f"zext i32 {self.emit(f'ptrtoint ptr addrspace({aspace}) {local} to i32')} to i64")
+        local = self.emit(f"inttoptr i32 {self.emit(f'trunc i64 {x} to i32')} to ptr addrspace({aspace})")
+        return self.emit(f"ptrtoint ptr {self.emit(f'addrspacecast ptr addrspace({aspace}) {local} to ptr')} to i64")
 
     def hw_lane(self) -> str:
         if self.lane is None:
             lo = self.call("i32", "llvm.amdgcn.mbcnt.lo", "i32 -1, i32 0")
             self.lane = self.call("i32", "llvm.amdgcn.mbcnt.hi", f"i32 -1, i32 {lo}") if self.wave == 64 else lo
         return self.lane
-
-
-# PTX state spaces -> AMDGPU's LLVM address spaces (LLVM AMDGPUUsage, "Address Spaces")
-CVTA_SPACES = {"shared": 3, "global": 1, "local": 5, "const": 4}
 
 
 def _unsupported(e: Expr, where) -> str:

@@ -325,6 +325,9 @@ __SHFLX_ATOMIC(atomicExch, exchange, float)
     return cmp; }
 #define __SHFLX_CAS(T) __SHFLX_CAS_S(T, ) __SHFLX_CAS_S(T, _block) __SHFLX_CAS_S(T, _system)
 __SHFLX_CAS(int) __SHFLX_CAS(unsigned) __SHFLX_CAS(unsigned long long)
+// the 16-bit atomicCAS of compute capability 7.x (CUDA Programming Guide, "atomicCAS()"): LLVM's
+// cmpxchg i16, which AMDGPU expands into a CAS loop on the aligned 32-bit word holding it
+__SHFLX_CAS(unsigned short)
 // atomicInc: old >= v ? 0 : old + 1; atomicDec: old == 0 || old > v ? v : old - 1 (CUDA), which are
 // LLVM's atomicrmw uinc_wrap / udec_wrap (AMDGPU: global_atomic_inc/dec)
 #if defined(__NVPTX__)

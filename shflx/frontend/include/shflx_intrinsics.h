@@ -25,6 +25,45 @@ __device__ __forceinline__ unsigned __byte_perm(unsigned x, unsigned y, unsigned
   return r;
 }
 
+// ------------------------------------------------------------------ dot products (sm_61)
+// CUDA Math API "Integer Intrinsics" __dp4a/__dp2a_lo/__dp2a_hi; PTX ISA "dp4a", "dp2a": four
+// byte products (dp2a: two 16-bit x byte products, bytes 0-1 of b for _lo, 2-3 for _hi) added to c,
+// signed for int operands, unsigned for unsigned ones, the sum wrapping mod 2^32.
+template <bool SIGNED>
+__device__ __forceinline__ unsigned __shflx_dp4a(unsigned a, unsigned b, unsigned c) {
+  for (int k = 0; k < 32; k += 8) {
+    unsigned x = (a >> k) & 0xffu, y = (b >> k) & 0xffu;
+    c += SIGNED ? (unsigned)((int)(signed char)x * (int)(signed char)y) : x * y;
+  }
+  return c;
+}
+template <bool SIGNED>
+__device__ __forceinline__ unsigned __shflx_dp2a(unsigned a, unsigned b, unsigned c, int byte0) {
+  for (int k = 0; k < 2; ++k) {
+    unsigned x = (a >> (16 * k)) & 0xffffu, y = (b >> (8 * (byte0 + k))) & 0xffu;
+    c += SIGNED ? (unsigned)((int)(short)x * (int)(signed char)y) : x * y;
+  }
+  return c;
+}
+__device__ __forceinline__ int __dp4a(int a, int b, int c) { return (int)__shflx_dp4a<true>(a, b, c); }
+__device__ __forceinline__ unsigned __dp4a(unsigned a, unsigned b, unsigned c) { return __shflx_dp4a<false>(a, b, c); }
+__device__ __forceinline__ int __dp4a(char4 a, char4 b, int c) {
+  return __dp4a(*reinterpret_cast<const int *>(&a), *reinterpret_cast<const int *>(&b), c); }
+__device__ __forceinline__ unsigned __dp4a(uchar4 a, uchar4 b, unsigned c) {
+  return __dp4a(*reinterpret_cast<const unsigned *>(&a), *reinterpret_cast<const unsigned *>(&b), c); }
+__device__ __forceinline__ int __dp2a_lo(int a, int b, int c) { return (int)__shflx_dp2a<true>(a, b, c, 0); }
+__device__ __forceinline__ unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return __shflx_dp2a<false>(a, b, c, 0); }
+__device__ __forceinline__ int __dp2a_hi(int a, int b, int c) { return (int)__shflx_dp2a<true>(a, b, c, 2); }
+__device__ __forceinline__ unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return __shflx_dp2a<false>(a, b, c, 2); }
+__device__ __forceinline__ int __dp2a_lo(short2 a, char4 b, int c) {
+  return __dp2a_lo(*reinterpret_cast<const int *>(&a), *reinterpret_cast<const int *>(&b), c); }
+__device__ __forceinline__ unsigned __dp2a_lo(ushort2 a, uchar4 b, unsigned c) {
+  return __dp2a_lo(*reinterpret_cast<const unsigned *>(&a), *reinterpret_cast<const unsigned *>(&b), c); }
+__device__ __forceinline__ int __dp2a_hi(short2 a, char4 b, int c) {
+  return __dp2a_hi(*reinterpret_cast<const int *>(&a), *reinterpret_cast<const int *>(&b), c); }
+__device__ __forceinline__ unsigned __dp2a_hi(ushort2 a, uchar4 b, unsigned c) {
+  return __dp2a_hi(*reinterpret_cast<const unsigned *>(&a), *reinterpret_cast<const unsigned *>(&b), c); }
+
 // ------------------------------------------------------------------ SIMD intrinsics
 // CUDA Math API "SIMD Intrinsics": each 16-bit half (…2) or byte (…4) of the words on its own,
 // signed (s) or unsigned (u); add/sub wrap within the lane.
@@ -49,6 +88,34 @@ __SHFLX_SIMD(__vadd2, 16, false, x + y) __SHFLX_SIMD(__vsub2, 16, false, x - y)
 __SHFLX_SIMD(__vadd4, 8, false, x + y) __SHFLX_SIMD(__vsub4, 8, false, x - y)
 __SHFLX_SIMD(__vabsdiffs2, 16, true, x > y ? x - y : y - x) __SHFLX_SIMD(__vabsdiffu2, 16, false, x > y ? x - y : y - x)
 __SHFLX_SIMD(__vabsdiffs4, 8, true, x > y ? x - y : y - x) __SHFLX_SIMD(__vabsdiffu4, 8, false, x > y ? x - y : y - x)
+// saturating forms: the exact lane result clamped to the lane's signed (ss) or unsigned (us) range
+#define __SHFLX_SAT(v, BITS, SIGNED) (SIGNED ? ((v) > (1 << ((BITS) - 1)) - 1 ? (1 << ((BITS) - 1)) - 1      \
+    : (v) < -(1 << ((BITS) - 1)) ? -(1 << ((BITS) - 1)) : (v)) : ((v) < 0 ? 0 : (v) > (1 << (BITS)) - 1 ? (1 << (BITS)) - 1 : (v)))
+__SHFLX_SIMD(__vaddss2, 16, true, __SHFLX_SAT(x + y, 16, true)) __SHFLX_SIMD(__vsubss2, 16, true, __SHFLX_SAT(x - y, 16, true))
+__SHFLX_SIMD(__vaddss4, 8, true, __SHFLX_SAT(x + y, 8, true)) __SHFLX_SIMD(__vsubss4, 8, true, __SHFLX_SAT(x - y, 8, true))
+__SHFLX_SIMD(__vaddus2, 16, false, __SHFLX_SAT(x + y, 16, false)) __SHFLX_SIMD(__vsubus2, 16, false, __SHFLX_SAT(x - y, 16, false))
+__SHFLX_SIMD(__vaddus4, 8, false, __SHFLX_SAT(x + y, 8, false)) __SHFLX_SIMD(__vsubus4, 8, false, __SHFLX_SAT(x - y, 8, false))
+// averages of unsigned lanes: rounded up (__vavgu, PTX vavrg) or down (__vhaddu)
+__SHFLX_SIMD(__vavgu2, 16, false, (x + y + 1) >> 1) __SHFLX_SIMD(__vavgu4, 8, false, (x + y + 1) >> 1)
+__SHFLX_SIMD(__vhaddu2, 16, false, (x + y) >> 1) __SHFLX_SIMD(__vhaddu4, 8, false, (x + y) >> 1)
+// comparisons: all ones in a lane where it holds, else zero
+#define __SHFLX_SIMD_CMP(OP, S, U, EXPR)                                                           \
+  __SHFLX_SIMD(__vcmp##OP##S##2, 16, true, (EXPR) ? -1 : 0) __SHFLX_SIMD(__vcmp##OP##S##4, 8, true, (EXPR) ? -1 : 0) \
+  __SHFLX_SIMD(__vcmp##OP##U##2, 16, false, (EXPR) ? -1 : 0) __SHFLX_SIMD(__vcmp##OP##U##4, 8, false, (EXPR) ? -1 : 0)
+__SHFLX_SIMD_CMP(ge, s, u, x >= y) __SHFLX_SIMD_CMP(gt, s, u, x > y)
+__SHFLX_SIMD_CMP(le, s, u, x <= y) __SHFLX_SIMD_CMP(lt, s, u, x < y)
+__SHFLX_SIMD(__vcmpeq2, 16, false, x == y ? -1 : 0) __SHFLX_SIMD(__vcmpeq4, 8, false, x == y ? -1 : 0)
+__SHFLX_SIMD(__vcmpne2, 16, false, x != y ? -1 : 0) __SHFLX_SIMD(__vcmpne4, 8, false, x != y ? -1 : 0)
+// one-operand forms on signed lanes: negation and absolute value, wrapping or saturated (ss)
+#define __SHFLX_SIMD1(NAME, BITS, EXPR) \
+  __device__ __forceinline__ unsigned NAME(unsigned a) { return __shflx_simd<BITS, true>(a, 0u, [](int x, int) { return EXPR; }); }
+__SHFLX_SIMD1(__vneg2, 16, -x) __SHFLX_SIMD1(__vneg4, 8, -x)
+__SHFLX_SIMD1(__vnegss2, 16, __SHFLX_SAT(-x, 16, true)) __SHFLX_SIMD1(__vnegss4, 8, __SHFLX_SAT(-x, 8, true))
+__SHFLX_SIMD1(__vabs2, 16, x < 0 ? -x : x) __SHFLX_SIMD1(__vabs4, 8, x < 0 ? -x : x)
+__SHFLX_SIMD1(__vabsss2, 16, __SHFLX_SAT(x < 0 ? -x : x, 16, true)) __SHFLX_SIMD1(__vabsss4, 8, __SHFLX_SAT(x < 0 ? -x : x, 8, true))
+#undef __SHFLX_SIMD1
+#undef __SHFLX_SIMD_CMP
+#undef __SHFLX_SAT
 #undef __SHFLX_SIMD
 
 // ------------------------------------------------------------------ type casting
@@ -138,6 +205,16 @@ __device__ __forceinline__ bool isfinite(float x) { return __builtin_isfinite(x)
 __device__ __forceinline__ bool isfinite(double x) { return __builtin_isfinite(x); }
 __device__ __forceinline__ bool signbit(float x) { return __builtin_signbit(x); }
 __device__ __forceinline__ bool signbit(double x) { return __builtin_signbit(x); }
+// glibc's classification names, which CUDA's crt/math_functions.h also declares for device code
+// (on Linux: __isnan, __isnanf, __isinf, __isinff, __finite, __finitef, __signbit, __signbitf)
+__device__ __forceinline__ int __isnanf(float x) { return __builtin_isnan(x); }
+__device__ __forceinline__ int __isnan(double x) { return __builtin_isnan(x); }
+__device__ __forceinline__ int __isinff(float x) { return __builtin_isinf(x); }
+__device__ __forceinline__ int __isinf(double x) { return __builtin_isinf(x); }
+__device__ __forceinline__ int __finitef(float x) { return __builtin_isfinite(x); }
+__device__ __forceinline__ int __finite(double x) { return __builtin_isfinite(x); }
+__device__ __forceinline__ int __signbitf(float x) { return __builtin_signbit(x); }
+__device__ __forceinline__ int __signbit(double x) { return __builtin_signbit(x); }
 
 // ------------------------------------------------------------------ address spaces
 // __cvta_generic_to_shared: the LDS (shared) address of a generic pointer to shared memory

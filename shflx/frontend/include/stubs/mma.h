@@ -33,7 +33,14 @@ struct matrix_b {};
 struct accumulator {};
 enum layout_t { mem_row_major, mem_col_major };
 
-template <class Use, int M, int N, int K, class T, class Layout = void> struct fragment;
+// Any other shape or type: a named error where the program instantiates it (CUDA's m32n8k16, m8n32k16,
+// tf32 m16n16k8 and the 4- and 1-bit shapes are not provided).
+template <class T> struct __shflx_not_provided { static constexpr bool value = false; };
+template <class Use, int M, int N, int K, class T, class Layout = void> struct fragment {
+  static_assert(__shflx_not_provided<T>::value, "shflx does not support 'this nvcuda::wmma::fragment' on AMD "
+                "targets (the fragments provided are m16n16k16 of __half, __nv_bfloat16, signed or unsigned char "
+                "and m8n8k4 of double)");
+};
 
 template <class T, int Size> struct __shflx_frag_base {
   T x[Size];
