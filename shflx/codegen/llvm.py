@@ -113,6 +113,14 @@ def compile_ir(ir_text: str, cpu: str, *, wave: int | None = None, emit: str = "
             raise ToolchainError(f"LLVM code generation for {cpu} failed: {' '.join(str(e).split())}") from None
 
 
+def optimize_in_place(module: Any, cpu: str, opt: int) -> None:
+    """LLVM's optimization pipeline at `opt` run on the parsed AMDGPU `module` for `cpu`."""
+    llvm = _binding()
+    tm = _target_machine(cpu, None, opt)
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=opt))
+    pb.getModulePassManager().run(module, pb)
+
+
 def optimized_module(llvm: Any, tm: Any, ir_text: str, triple: str, opt: int, source: str) -> Any:
     """Parse and verify `ir_text` (located IRError on failure), check or set its triple, and run
     LLVM's optimization pipeline at `opt` for the target machine `tm`."""

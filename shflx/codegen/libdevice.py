@@ -18,7 +18,6 @@ intrinsics. Retargeting (text, once per process):
 Only the functions a module calls (and what they call) are linked into it, internal."""
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -167,17 +166,6 @@ class Library:
     declares: dict[str, str]            # the generic LLVM intrinsics it declares
 
 
-def libdevice_path() -> Path | None:
-    """libdevice.10.bc of SHFLX_CUDA_PATH, else of NVIDIA's nvcc wheel; None without either."""
-    override = os.environ.get("SHFLX_CUDA_PATH")
-    if override and (p := Path(override) / "nvvm" / "libdevice" / "libdevice.10.bc").is_file():
-        return p
-    from .cuda_sdk import _package_dir
-    nvcc = _package_dir("nvidia.cuda_nvcc")
-    p = nvcc / "nvvm" / "libdevice" / "libdevice.10.bc" if nvcc is not None else None
-    return p if p is not None and p.is_file() else None
-
-
 _DEFINE = re.compile(r"^define [^@]*@([\w.$]+)\(", re.M)
 _REFLECT = re.compile(r"call i32 @__nvvm_reflect\(ptr @([\w.$]+)\)(?: #\d+)?")
 _ALLOCA = re.compile(r"^(\s*)(%[\w.$]+) = alloca (.*?)(, align \d+)?$", re.M)
@@ -212,8 +200,8 @@ def _folded(path: Path) -> str:
     """libdevice as AMDGPU IR text with the reflect queries answered and the code they guard
     folded (LLVM's O1 pipeline): the FTZ and other-architecture forms are gone before the NVVM
     intrinsics left are counted. Each NVVM intrinsic is a call of `__shflx.nvvm.NAME`, declared."""
-    from ..codegen.llvm import _binding, _target_machine
-    llvm = _binding()
+    from .llvm import TRIPLE as AMDGPU, binding_for, optimize_in_place
+    llvm = binding_for(AMDGPU, "AMDGPU")
     text = str(llvm.parse_bitcode(path.read_bytes()))
     strings = dict(re.findall(r'^@([\w.$]+) = private unnamed_addr constant \[\d+ x i8\] c"(\w+)\\00"', text, re.M))
     text = _REFLECT.sub(lambda m: f"add i32 0, {REFLECT.get(strings.get(m.group(1), ''), 0)}", text)
@@ -224,9 +212,7 @@ def _folded(path: Path) -> str:
     text = re.sub(r'^target triple = ".*"$', f'target triple = "{TRIPLE}"', text, flags=re.M)
     module = llvm.parse_assembly(text)
     module.verify()
-    tm = _target_machine("gfx942", None, 1)
-    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=1))
-    pb.getModulePassManager().run(module, pb)
+    optimize_in_place(module, "gfx942", 1)          # the folding is the same for every AMDGPU cpu
     return str(module)
 
 
@@ -295,6 +281,7 @@ def link_libdevice(ir: str) -> tuple[str, dict[str, str]]:
     and the ones that cannot be provided, with why (they stay declared). Text in, text out: the
     library's attribute groups are renumbered after the module's, its declarations of intrinsics
     the module already declares are dropped."""
+    from ..frontend.cuda_sdk import libdevice_path
     wanted = set(re.findall(r"^declare [^@]*@(__nv_\w+)\(", ir, re.M))
     path = libdevice_path() if wanted else None
     if path is None:
