@@ -298,3 +298,44 @@ def test_a_broadcast_at_a_uniform_lane_is_uniform_only_on_wave32(wave):
             "  %b = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %t, i32 %n, i32 31)\n"
             "  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %b, i32 31)\n")
     assert find_sites(_wave_ir(body, wave))[-1].b.kind == ("uniform" if wave == 32 else "dynamic")
+
+
+LINEAR = """define amdgpu_kernel void @k(i32 %v) {
+entry:
+  %x = call i32 @llvm.amdgcn.workitem.id.x()
+  %y = call i32 @llvm.amdgcn.workitem.id.y()
+  %z = call i32 @llvm.amdgcn.workitem.id.z()
+  %ia = call ptr addrspace(4) @llvm.amdgcn.implicitarg.ptr()
+  %px = getelementptr inbounds i8, ptr addrspace(4) %ia, i64 12
+  %lx = load i16, ptr addrspace(4) %px, align 4
+  %nx = zext i16 %lx to i32
+  %py = getelementptr inbounds i8, ptr addrspace(4) %ia, i64 14
+  %ly = load i16, ptr addrspace(4) %py, align 2
+  %ny = zext i16 %ly to i32
+  RANK
+  %lane = and i32 %rank, 31
+  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %lane, i32 31)
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.y()
+declare i32 @llvm.amdgcn.workitem.id.z()
+declare ptr addrspace(4) @llvm.amdgcn.implicitarg.ptr()
+"""
+
+
+@pytest.mark.parametrize("rank,is_lane", [
+    ("%zy = mul i32 %z, %ny\n  %zyy = add i32 %zy, %y\n  %m = mul i32 %zyy, %nx\n  %rank = add i32 %m, %x", True),
+    ("%nxy = mul i32 %nx, %ny\n  %a = mul i32 %z, %nxy\n  %b = mul i32 %y, %nx\n  %ab = add i32 %a, %b\n"
+     "  %rank = add i32 %ab, %x", True),                                        # CUDA's own spelling
+    ("%b = mul i32 %y, %nx\n  %rank = add i32 %b, %x", False),                   # 2-D only: not the lane in 3-D
+    ("%zy = mul i32 %z, %ny\n  %zyy = add i32 %zy, %y\n  %m = mul i32 %zyy, %ny\n  %rank = add i32 %m, %x", False),
+])
+def test_the_linear_thread_ids_low_bits_are_the_lane_in_every_block_shape(rank, is_lane):
+    """threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z) & 31 is the CUDA lane
+    with no premise on the block (waves and warps are runs of linear ids); a rank that is not the
+    linear id (no z term, the wrong size) is not a lane function."""
+    (site,) = find_sites(HEAD + LINEAR.replace("RANK", rank) + DECLS)
+    if is_lane:
+        assert site.b.kind == "lane" and site.b.lanes == tuple(range(32)) and not site.b.from_tid
+    else:
+        assert site.b.kind == "dynamic"

@@ -27,6 +27,7 @@ N = GRID * 64
 
 SOURCE = r"""
 #include <cuda_runtime.h>
+#include <cooperative_groups.h>
 __device__ __forceinline__ int linear_id() {
   return (blockIdx.x * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
 }
@@ -52,6 +53,15 @@ extern "C" __global__ void scan_tid_guard_bounded(const int *in, int *out, int n
     if (lane >= d) v += t;
   }
   if (i < n) out[i] = v;
+}
+// A down-tree over a cooperative-groups tile whose rank-0 thread stores (NVIDIA's thread_rank():
+// the block's linear thread id & 31, exactly the lane in every block shape, no run-time check).
+extern "C" __global__ void tile_rank0_sum(const int *in, int *out) {
+  auto tile = cooperative_groups::tiled_partition<32>(cooperative_groups::this_thread_block());
+  int i = linear_id();
+  int v = in[i];
+  for (int o = 16; o > 0; o >>= 1) v += tile.shfl_down(v, o);
+  out[i] = tile.thread_rank() == 0 ? v : -1;
 }
 // A down-tree whose result only `threadIdx.x % 32 == 0` stores (PyTorch's WarpReduceSum use).
 extern "C" __global__ void lane0_sum_tid(const int *in, int *out) {
@@ -98,6 +108,13 @@ def lane0_sum_tid(x, block_x):
     return np.where(_tid_x(block_x) % 32 == 0, v, -1).astype(np.int32)
 
 
+def tile_rank0_sum(x, block_x):
+    v = x.view(np.int32)
+    for o in (16, 8, 4, 2, 1):
+        v = (v + R._shfl(v, "down", o)).astype(np.int32)
+    return np.where(np.arange(N) % 32 == 0, v, -1).astype(np.int32)      # the linear id's lane 0
+
+
 def lane0_fsum_tid(x, block_x):
     v = x.astype(np.float32)
     for o in (16, 8, 4, 2, 1):
@@ -108,6 +125,7 @@ def lane0_fsum_tid(x, block_x):
 INLINE = {"scan_tid_guard": (lambda r: [R._small(r, N)], scan_tid_guard),
           "scan_tid_guard_bounded": (lambda r: [R._small(r, N)], scan_tid_guard_bounded),
           "lane0_sum_tid": (lambda r: [R._small(r, N)], lane0_sum_tid),
+          "tile_rank0_sum": (lambda r: [R._small(r, N)], tile_rank0_sum),
           "lane0_fsum_tid": (lambda r: [r.standard_normal(N).astype(np.float32)], lane0_fsum_tid)}
 FAMILY = sorted(k for k, (family, _, _) in R.KERNELS.items() if family in ("pair_chains", "wide_chains"))
 

@@ -220,6 +220,8 @@ class FunctionIR(LaneEvaluator):
         inst = self.defs.get(tok, "")
         if any(c in inst for c in TID_X_CALLS):
             return _READS_TID, []
+        if self.linear_bits(tok) is not None:      # the lane exactly, whatever the block's shape
+            return 0, []
         return 0, [o for o in _TOKEN.findall(inst) if o in self.defs]
 
     def _slice_node(self, tok: str) -> tuple[int, list[str]]:
@@ -227,6 +229,8 @@ class FunctionIR(LaneEvaluator):
         if _LITERAL.fullmatch(tok):
             return 0, []
         inst = self.defs.get(tok)
+        if self.linear_bits(tok) is not None:      # low bits of the linear thread id: the lane's
+            return 0, []
         if inst is None or inst.split()[0] == "load":
             return _UNEVALUABLE, []
         flags = (_MBCNT if "mbcnt" in inst else 0) | (_WORKITEM if "workitem.id" in inst else 0)

@@ -105,6 +105,60 @@ def mbcnt_kind(inst: str) -> str | None:
     return m.group(1) if m and call_args(inst)[0] == "-1" else None
 
 
+# The linear thread id, as a polynomial over the thread and block-size registers (monomial: the
+# sorted registers it multiplies -> coefficient)
+LINEAR_THREAD_ID = {("tid.x",): 1, ("ntid.x", "tid.y"): 1, ("ntid.x", "ntid.y", "tid.z"): 1}
+# blockDim.x/y/z as the CUDA layer reads them: the code object's hidden group sizes (AMDGPU code
+# object v5 implicit kernel arguments, hidden_group_size_x/y/z at offsets 12/14/16: LLVM
+# AMDGPUUsage, "Code Object V5 Metadata"), an i16 load zero-extended
+_GROUP_SIZE = {"12": "ntid.x", "14": "ntid.y", "16": "ntid.z"}
+
+
+def polynomial(defs: dict[str, str], token: str, depth: int = 0) -> dict[tuple[str, ...], int] | None:
+    """`token` as an integer polynomial over threadIdx.{x,y,z} and blockDim.{x,y,z} (their products
+    fit i32 by CUDA's limits), through add, mul, shl by a constant, zext/sext; None otherwise."""
+    if re.fullmatch(r"-?\d+", token):
+        return {(): int(token)} if int(token) else {}
+    inst = defs.get(token)
+    if inst is None or depth > 20:
+        return None
+    inst = inst.split(", !")[0]                     # no metadata attachments
+    m = re.match(r"^(?:tail )?call (?:noundef )?(?:range\([^)]*\) )?i32 @llvm\.amdgcn\.workitem\.id\.([xyz])\(\)", inst)
+    if m:
+        return {(f"tid.{m.group(1)}",): 1}
+    m = re.match(r"^zext (?:nneg )?i16 (%[\w.\-]+) to i32$", inst)
+    if m:
+        load = re.match(r"^load i16, ptr addrspace\(4\) (%[\w.\-]+)", defs.get(m.group(1), ""))
+        gep = re.match(r"^getelementptr (?:inbounds )?(?:nuw )?i8, ptr addrspace\(4\) (%[\w.\-]+), i64 (\d+)(?:,|$)",
+                       defs.get(load.group(1), "") if load else "")
+        base = defs.get(gep.group(1), "") if gep else ""
+        if gep and gep.group(2) in _GROUP_SIZE and "@llvm.amdgcn.implicitarg.ptr()" in base:
+            return {(_GROUP_SIZE[gep.group(2)],): 1}
+        return None
+    m = re.match(r"^(add|mul|shl)(?: nuw| nsw)* i32 (\S+), (\S+)$", inst)
+    if not m:
+        return None
+    a = polynomial(defs, m.group(2), depth + 1)
+    if m.group(1) == "shl":
+        if a is None or not re.fullmatch(r"\d+", m.group(3)) or int(m.group(3)) > 31:
+            return None
+        return {k: v << int(m.group(3)) for k, v in a.items()}
+    b = polynomial(defs, m.group(3), depth + 1)
+    if a is None or b is None:
+        return None
+    out: dict[tuple[str, ...], int] = {}
+    if m.group(1) == "add":
+        for part in (a, b):
+            for k, v in part.items():
+                out[k] = out.get(k, 0) + v
+    else:
+        for ka, va in a.items():
+            for kb, vb in b.items():
+                k = tuple(sorted(ka + kb))
+                out[k] = out.get(k, 0) + va * vb
+    return {k: v for k, v in out.items() if v}
+
+
 def phi_incoming(inst: str) -> list[str]:
     """The incoming value tokens of `phi TYPE [ V, %bb ], ...`."""
     return re.findall(r"\[\s*([^,\]\s]+)\s*,\s*%[\w.\-]+\s*\]", inst)
@@ -217,6 +271,8 @@ class FunctionBody:
         inst = self.defs.get(token)
         if inst is None:
             return None
+        if self.linear_bits(token) is not None:
+            return {"lane"}
         op = inst.split()[0]
         if op == "phi":                # picked by a branch or switch on a lane-only value
             decided = self._phi_decider(token)
@@ -305,6 +361,8 @@ class FunctionBody:
             return lane
         if kind == "laneid":
             return lane % 32
+        if kind == "linear":
+            return lane & data
         if kind == "bin":
             op, operands = data
             a, b = (self._full(o, lane, depth + 1) for o in operands)
@@ -368,6 +426,8 @@ class FunctionBody:
             return threads
         if kind == "laneid":
             return threads % 32
+        if kind == "linear":
+            return threads & data
         if kind == "bin":
             op, operands = data
             a, b = (self._full_all(o, threads, depth + 1) for o in operands)
@@ -418,6 +478,9 @@ class FunctionBody:
             return "const", int(token == "true")
         inst = self.defs[token]                      # KeyError: not defined in the function
         op = inst.split()[0]
+        bits = self.linear_bits(token)
+        if bits is not None:
+            return "linear", bits
         if op == "phi":
             return "phi", (self._phi_decider(token), phi_incoming(inst))
         if op in ("call", "tail"):
@@ -485,12 +548,31 @@ class FunctionBody:
 
     def _uses_tid(self, token: str, seen: set[str]) -> bool:
         inst = self.defs.get(token)
-        if inst is None or token in seen:
+        if inst is None or token in seen or self.linear_bits(token) is not None:
             return False
         seen.add(token)
         if any(c in inst for c in TID_X_CALLS):
             return True
         return any(self._uses_tid(o, seen) for o in self.operands(inst) if o.startswith("%"))
+
+    def linear_bits(self, token: str) -> int | None:
+        """C where `token` is `and L, C` with L the block's linear thread id (threadIdx.x +
+        blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z), as NVIDIA's cooperative groups and
+        code for 2-D/3-D blocks compute a rank) and 0 <= C < the wave size: a function of the
+        hardware lane alone, with no premise on the block's shape, since waves are made of
+        consecutive linear ids (CUDA's warps likewise, CUDA Programming Guide "Thread Hierarchy").
+        None otherwise."""
+        memo = self.__dict__.setdefault("_linear_memo", {})
+        if token not in memo:
+            memo[token] = None
+            inst = self.defs.get(token, "")
+            m = re.match(r"^and i32 (\S+), (\S+)$", inst.split(", !")[0])
+            if m:
+                for value, mask in ((m.group(1), m.group(2)), (m.group(2), m.group(1))):
+                    if re.fullmatch(r"\d+", mask) and int(mask) < self.wave and \
+                            polynomial(self.defs, value) == LINEAR_THREAD_ID:
+                        memo[token] = int(mask)
+        return memo[token]
 
     def operands(self, inst: str) -> list[str]:
         """The operand tokens of `inst` (a fresh list; parsed once per instruction text)."""
@@ -507,6 +589,9 @@ class FunctionBody:
     def _eval(self, token: str, lane: int) -> int:
         if re.fullmatch(r"-?\d+", token):
             return int(token)
+        bits = self.linear_bits(token)
+        if bits is not None:
+            return lane & bits
         inst = self.defs[token]
         op = inst.split()[0]
         if op in ("call", "tail"):     # lanes 0..31: mbcnt.lo counts the lane, mbcnt.hi adds none
