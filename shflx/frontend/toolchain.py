@@ -274,6 +274,8 @@ def _host_args(answer: DriverAnswer) -> tuple[str, ...]:
     args: list[str] = []
     for k, w in enumerate(words[:-1]):
         v = words[k + 1]
+        if w in HOST_INCLUDE_FLAGS + ("-isystem",) and not os.path.isdir(os.path.abspath(v)):
+            continue                                    # a default the driver names that is not there (/include)
         if w in ("-isystem", "-internal-isystem"):     # zig prints them relative to the working directory
             args += ["-internal-externc-isystem" if "/libc/include/" in v else "-internal-isystem", os.path.abspath(v)]
         elif w == "-internal-externc-isystem":
