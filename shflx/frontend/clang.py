@@ -254,7 +254,7 @@ def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AM
             if new_fixes:                               # what nvcc accepts and clang does not
                 read_as_nvcc += new_fixes
                 yaml = nvcc_syntax.overlay(read_as_nvcc, Path(tmp))     # rewritten in place each round
-                if "-ivfsoverlay" not in args:
+                if str(yaml) not in args:                   # (NVIDIA's headers have an overlay of their own)
                     args[-1:-1] = ["-ivfsoverlay", str(yaml)]
                 continue
             missing = missing_host_header(proc.stderr)
