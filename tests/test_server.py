@@ -604,7 +604,11 @@ def test_a_silent_or_trickling_connection_delays_no_other_compile(server_dir, tm
                 silent.recv(1)
         for conn in (silent, trickle):
             conn.settimeout(40)
-            assert conn.recv(1) == b""                     # dropped by the server
+            try:                                           # dropped by the server: end of stream, or a
+                got = conn.recv(1)                         # reset where bytes it never read were left
+            except ConnectionResetError:                   # (a drip after its last read)
+                got = b""
+            assert got == b""
         assert time.monotonic() - t0 < 30
     assert servers(server_dir)[0]["served"] == 1
 
