@@ -60,7 +60,7 @@ def test_cmath_float_overloads_reach_the_device_math(tmp_path):
 
 def test_a_double_transcendental_is_nvidias_libdevice_linked_in(tmp_path):
     """sin(double) calls libdevice's __nv_sin, defined in the module (tests/test_libdevice.py: the
-    error without libdevice; hw_tests/amd/test_cuda_double_math_hw.py: the values)."""
+    error without libdevice; hw_tests/amd/test_cuda_libdevice_math_hw.py: the values)."""
     from shflx.frontend.cuda_sdk import libdevice_path
     if libdevice_path() is None:
         pytest.skip("NVIDIA's libdevice is not installed (the nvcc wheel of shflx's cuda extra)")

@@ -88,8 +88,12 @@ _nvvm("saturate.f", _F, (_F,), "%x = call float @llvm.maxnum.f32(float %a, float
 _nvvm("rcp.approx.ftz.d", _D, (_D,), "%r = call double @llvm.amdgcn.rcp.f64(double %a)\n  ret double %r")
 _nvvm("rsqrt.approx.d", _D, (_D,), "%r = call double @llvm.amdgcn.rsq.f64(double %a)\n  ret double %r")
 _nvvm("rsqrt.approx.f rsqrt.approx.ftz.f", _F, (_F,), "%r = call float @llvm.amdgcn.rsq.f32(float %a)\n  ret float %r")
-_nvvm("ex2.approx.f32 ex2.approx.ftz.f32", _F, (_F,), "%r = call float @llvm.amdgcn.exp2.f32(float %a)\n  ret float %r")
-_nvvm("lg2.approx.f lg2.approx.ftz.f", _F, (_F,), "%r = call float @llvm.amdgcn.log.f32(float %a)\n  ret float %r")
+# the .ftz forms are AMDGPU's v_exp_f32 / v_log_f32 as they are (denormals flushed); the others
+# LLVM's llvm.exp2 / llvm.log2, which AMDGPU expands around those instructions for denormals
+_nvvm("ex2.approx.ftz.f32", _F, (_F,), "%r = call float @llvm.amdgcn.exp2.f32(float %a)\n  ret float %r")
+_nvvm("ex2.approx.f32", _F, (_F,), "%r = call float @llvm.exp2.f32(float %a)\n  ret float %r")
+_nvvm("lg2.approx.ftz.f", _F, (_F,), "%r = call float @llvm.amdgcn.log.f32(float %a)\n  ret float %r")
+_nvvm("lg2.approx.f", _F, (_F,), "%r = call float @llvm.log2.f32(float %a)\n  ret float %r")
 _nvvm("div.approx.f div.approx.ftz.f", _F, (_F, _F), "%q = call float @llvm.amdgcn.rcp.f32(float %b)\n"
       "  %r = fmul float %a, %q\n  ret float %r")
 # sin.approx / cos.approx take radians; AMDGPU's v_sin_f32 / v_cos_f32 take turns (x / 2 pi)

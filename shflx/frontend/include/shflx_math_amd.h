@@ -339,6 +339,19 @@ __SHFLX_NV_D2(pow) __SHFLX_NV_D2(atan2) __SHFLX_NV_D2(hypot) __SHFLX_NV_D2(fmod)
 __SHFLX_NV_D2(fdim)
 extern "C" __device__ void __nv_sincos(double, double *, double *);
 __device__ __forceinline__ void sincos(double x, double *s, double *c) { __nv_sincos(x, s, c); }
+// single-precision functions the layer does not write itself, with their std:: float overloads
+#define __SHFLX_NV_F1(NAME) extern "C" __device__ float __nv_##NAME##f(float); \
+  __device__ __forceinline__ float NAME##f(float x) { return __nv_##NAME##f(x); } \
+  __device__ __forceinline__ float NAME(float x) { return __nv_##NAME##f(x); }
+#define __SHFLX_NV_F2(NAME) extern "C" __device__ float __nv_##NAME##f(float, float); \
+  __device__ __forceinline__ float NAME##f(float x, float y) { return __nv_##NAME##f(x, y); } \
+  __device__ __forceinline__ float NAME(float x, float y) { return __nv_##NAME##f(x, y); }
+__SHFLX_NV_F1(asin) __SHFLX_NV_F1(acos) __SHFLX_NV_F1(atan) __SHFLX_NV_F1(erfc) __SHFLX_NV_F1(erfinv)
+__SHFLX_NV_F1(erfcinv) __SHFLX_NV_F1(normcdf) __SHFLX_NV_F1(normcdfinv) __SHFLX_NV_F1(lgamma)
+__SHFLX_NV_F1(tgamma) __SHFLX_NV_F1(sinpi) __SHFLX_NV_F1(cospi) __SHFLX_NV_F1(rcbrt) __SHFLX_NV_F1(logb)
+__SHFLX_NV_F2(atan2) __SHFLX_NV_F2(hypot) __SHFLX_NV_F2(nextafter)
+#undef __SHFLX_NV_F1
+#undef __SHFLX_NV_F2
 #undef __SHFLX_NV_D1
 #undef __SHFLX_NV_D2
 #else
