@@ -90,6 +90,9 @@ CUB_SHFL = {   # CUB's ReduceStep / ScanStep shapes: shfl.sync with |p, then a p
                "@p add.f32 r0, r0, $1; mov.f32 $0, r0; }",
     "laneid": "{ .reg .u32 l; .reg .pred p; mov.u32 l, %laneid; shfl.sync.up.b32 l|p, l, $2, $3, $4; "
               "selp.u32 $0, l, $1, p; }",
+    # moderngpu's (warp-ctc's) spelling, which ptxas takes too: .sync after the mode
+    "moderngpu up": "{ .reg .u32 r0; .reg .pred p; shfl.up.sync.b32 r0|p, $1, $2, $3, $4; "
+                    "@p add.u32 r0, r0, $1; mov.u32 $0, r0; }",
 }
 
 

@@ -780,8 +780,8 @@ class StraightLine(_Emu):
 
     def shfl(self, inst: ptxir.Instruction) -> list[Expr]:
         mods = inst.modifiers
-        sync = mods[:1] == ("sync",)
-        mode_type = mods[1:] if sync else mods
+        sync = "sync" in mods                        # ptxas also takes shfl.up.sync.b32 (moderngpu writes it)
+        mode_type = tuple(m for m in mods if m != "sync")
         if len(mode_type) != 2 or mode_type[0] not in SHFL_MODES or mode_type[1] != "b32" \
                 or len(inst.operands) != (5 if sync else 4) or len(inst.dests()) > 2:
             raise UnsupportedInstruction(inst, "expected shfl{.sync}.{up,down,bfly,idx}.b32 d{|p}, a, b, c{, mask}")

@@ -118,7 +118,7 @@ def run_block(text: str, operands: dict[str, np.ndarray | int], lanes: int = 32)
         elif parts[0] == "selp":
             put(ops[0], np.where(val(ops[3]).astype(bool), val(ops[1]), val(ops[2])))
         elif parts[0] == "shfl":
-            mode = parts[2]
+            mode = next(m for m in parts[1:] if m != "sync")    # shfl.sync.up.b32 or shfl.up.sync.b32
             a, b, c = val(ops[1]), val(ops[2]), val(ops[3])
             out, pred = np.zeros(lanes, np.int64), np.zeros(lanes, bool)
             for warp in range(0, lanes, 32):
