@@ -1,7 +1,8 @@
-"""NVIDIA's libdevice on AMD: the double-precision math of CUDA (`__nv_cos`, `__nv_exp`, ...)
-from the libdevice.10.bc that nvcc and clang link for NVIDIA targets (the nvcc wheel of the
-`cuda` extra, or SHFLX_CUDA_PATH), retargeted to AMDGPU, so `cos(double)` on AMD is NVIDIA's own
-algorithm and not a second one written here.
+"""NVIDIA's libdevice on AMD: CUDA's double-precision math and the single-precision functions the
+CUDA layer does not write itself (`__nv_cos`, `__nv_atan2f`, ...), from the libdevice.10.bc that
+nvcc and clang link for NVIDIA targets (the nvcc wheel of the `cuda` extra, or SHFLX_CUDA_PATH),
+retargeted to AMDGPU, so `cos(double)` on AMD is NVIDIA's own algorithm and not a second one
+written here.
 
 libdevice is LLVM bitcode for NVPTX: plain IR except for `__nvvm_reflect` queries and NVVM
 intrinsics. Retargeting (text, once per process):
@@ -149,8 +150,8 @@ ASM_FORMS.update({
 _ASM_CALL = re.compile(r'asm (?:sideeffect )?"((?:[^"\\]|\\.)*)", "[^"]*"\(')
 
 
-def _carry_chain(m: re.Match) -> str:
-    """An asm call of a ASM_FORMS template as a call of its helper; any other asm as it is."""
+def _asm_form(m: re.Match) -> str:
+    """An asm call of an ASM_FORMS template as a call of its helper; any other asm as it is."""
     text = m.group(1).replace("\\0A", "").replace("\\09", "")
     instructions = "".join(re.sub(r"\s+", "", s) + ";" for s in text.strip("{} ").split(";")
                            if s.strip() and not s.strip().startswith((".reg", "mov.b64", "{", "}")))
@@ -190,7 +191,7 @@ def library(path: Path) -> Library:
             refused[name] = f"its NVVM form llvm.nvvm.{missing[0]} has no AMD translation"
         elif "@llvm.tanh." in body:           # AMDGPU has no tanh instruction or lowering for it
             refused[name] = "it uses llvm.tanh, which AMDGPU does not lower"
-        body = _ASM_CALL.sub(_carry_chain, re.sub(r", ![\w.]+ ![0-9]+", "", body))   # no metadata (srcloc, loop hints)
+        body = _ASM_CALL.sub(_asm_form, re.sub(r", ![\w.]+ ![0-9]+", "", body))   # no metadata (srcloc, loop hints)
         functions[name] = body
         calls[name] = frozenset(re.findall(r"@(__nv_\w+|__internal_\w+)\(", body)) - {name}
     declares = {m.group(1): m.group(0) for m in re.finditer(r"^declare [^@]*@(llvm\.(?!nvvm)[\w.]+)\(.*$", text, re.M)}
