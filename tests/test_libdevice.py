@@ -50,9 +50,7 @@ def exact():
     names = ["d2i.hi", "d2i.lo", "lohi.i2d", "mulhi.i", "mulhi.ui", "mulhi.ll", "mulhi.ull",
              *(f"d2{d}.{m}" for d in ("i", "ui", "ll", "ull") for m in ("rn", "rz", "rm", "rp")),
              "ll2d.rn", "ull2d.rn", "fma.rn.d", "add.rn.d", "saturate.f"]
-    engine = _jit(_helpers(names))
-    engine._keep = names                # noqa: SLF001 - the engine owns the code the functions run
-    return engine
+    return _jit(_helpers(names))
 
 
 def _fn(engine, name: str, res, *args):
@@ -196,9 +194,9 @@ def test_linked_functions_leave_no_nvvm_and_verify():
     if path is None:
         pytest.skip("NVIDIA's libdevice is not installed (the nvcc wheel of shflx's cuda extra)")
     from shflx.codegen.llvm import TRIPLE, binding_for
-    decls = "\n".join(f"declare double @__nv_{f}(double)" for f in DOUBLE_MATH if f not in ("pow", "atan2", "hypot", "fmod", "remainder", "sincos"))
-    calls = "\n".join(f"  %r{k} = call double @__nv_{f}(double %x)" for k, f in enumerate(DOUBLE_MATH)
-                      if f not in ("pow", "atan2", "hypot", "fmod", "remainder", "sincos"))
+    unary = [f for f in DOUBLE_MATH if f not in ("pow", "atan2", "hypot", "fmod", "remainder", "sincos")]
+    decls = "\n".join(f"declare double @__nv_{f}(double)" for f in unary)
+    calls = "\n".join(f"  %r{k} = call double @__nv_{f}(double %x)" for k, f in enumerate(unary))
     ir = (f'target datalayout = "{L.DATALAYOUT}"\ntarget triple = "{L.TRIPLE}"\n'
           f"define void @k(double %x) {{\n{calls}\n  ret void\n}}\n{decls}\n")
     linked, refused = L.link_libdevice(ir)

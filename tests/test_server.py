@@ -414,6 +414,19 @@ def full_env(d: Path | None = None, **extra: str) -> dict:
     return {**os.environ, "PYTHONPATH": str(ROOT), **(served(d) if d else {}), **extra}
 
 
+def _compiled_alone(env: dict, tmp_path: Path, fake: Path) -> str:
+    """Compile with the other user's fake server (in `fake`) where the socket would be: it must
+    receive nothing and the compile succeed in its own process; the one line it warns."""
+    out = tmp_path / "out.hsaco"
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(KERNEL), "--offload-arch", "gfx942", "-o",
+                        str(out)], capture_output=True, text=True, env=env, timeout=300)
+    got = (fake / "got").read_bytes() if (fake / "got").exists() else b""
+    assert got == b"", f"the other user's server received {len(got)} bytes"
+    assert r.returncode == 0 and out.stat().st_size > 0, r.stderr
+    (line,) = r.stderr.splitlines()
+    return line
+
+
 def test_another_users_server_is_refused_before_anything_is_sent(second_user, server_dir, tmp_path, monkeypatch):
     """Another user's process listening at this client's socket (the end of a won race between the
     directory check and connect, put there directly): the client checks the server's uid before it
@@ -426,13 +439,7 @@ def test_another_users_server_is_refused_before_anything_is_sent(second_user, se
     attacker = fake_server(uid, gid, where / "a")
     try:
         os.rename(where / "a" / "fake.sock", path)
-        out = tmp_path / "out.hsaco"
-        r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(KERNEL), "--offload-arch", "gfx942", "-o",
-                            str(out)], capture_output=True, text=True, env=env, timeout=300)
-        got = (where / "a" / "got").read_bytes() if (where / "a" / "got").exists() else b""
-        assert got == b"", f"the other user's server received {len(got)} bytes"
-        assert r.returncode == 0 and out.stat().st_size > 0, r.stderr
-        (line,) = r.stderr.splitlines()
+        line = _compiled_alone(env, tmp_path, where / "a")
         assert line.startswith("shflx: warning: ") and f"belongs to uid {uid}" in line, line
     finally:
         end(attacker)
@@ -459,13 +466,7 @@ def test_a_planted_link_for_the_socket_directory_is_refused(second_user, tmp_pat
         os.waitpid(as_user(uid, gid, lambda ready: (os.symlink(private, link), ready())), 0)
         assert link.is_symlink() and link.lstat().st_uid == uid
         os.rename(where / "a" / "fake.sock", private / path.name)
-        out = tmp_path / "out.hsaco"
-        r = subprocess.run([sys.executable, "-m", "shflx", "compile", str(KERNEL), "--offload-arch", "gfx942", "-o",
-                            str(out)], capture_output=True, text=True, env=env, timeout=300)
-        got = (where / "a" / "got").read_bytes() if (where / "a" / "got").exists() else b""
-        assert got == b"", f"the other user's server received {len(got)} bytes"
-        assert r.returncode == 0 and out.stat().st_size > 0, r.stderr
-        (line,) = r.stderr.splitlines()
+        line = _compiled_alone(env, tmp_path, where / "a")
         assert line.startswith("shflx: warning: ") and f"{link} is a symbolic link" in line, line
         assert not list(private.glob("*.lock")), "nothing was created through the link"
     finally:

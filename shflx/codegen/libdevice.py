@@ -34,9 +34,9 @@ DATALAYOUT = ("e-m:e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:
 
 _D, _F = "double", "float"
 # NVVM intrinsic (its name after `llvm.nvvm.`) -> (result type, argument types, body). A body is IR
-# over %a, %b, %c ending in `ret`. Semantics: PTX ISA 8.7, 9.7.3 (floating point: add/mul/fma/div/
-# sqrt/rcp .rn are IEEE round-to-nearest-even, LLVM's fadd/fmul/llvm.fma/fdiv/llvm.sqrt), 9.7.9.21
-# cvt (float to integer saturates, NaN gives 0: llvm.fpto[su]i.sat), mov.b64 {lo, hi} (d2i/lohi).
+# over %a, %b, %c ending in `ret`. Semantics: PTX ISA 8.7, "Floating-Point Instructions" (add/mul/
+# fma/div/sqrt/rcp .rn are IEEE round-to-nearest-even, LLVM's fadd/fmul/llvm.fma/fdiv/llvm.sqrt),
+# "Data Movement and Conversion Instructions: cvt" (float to integer saturates, NaN gives 0: llvm.fpto[su]i.sat), mov.b64 {lo, hi} (d2i/lohi).
 NVVM_IR: dict[str, tuple[str, tuple[str, ...], str]] = {}
 
 
@@ -173,6 +173,7 @@ class Library:
 
 _DEFINE = re.compile(r"^define [^@]*@([\w.$]+)\(", re.M)
 _REFLECT = re.compile(r"call i32 @__nvvm_reflect\(ptr @([\w.$]+)\)(?: #\d+)?")
+_HELPER_CALL = re.compile(r"@__shflx\.nvvm\.([\w.]+)\(")
 _ALLOCA = re.compile(r"^(\s*)(%[\w.$]+) = alloca (.*?)(, align \d+)?$", re.M)
 
 
@@ -196,9 +197,6 @@ def library(path: Path) -> Library:
         calls[name] = frozenset(re.findall(r"@(__nv_\w+|__internal_\w+)\(", body)) - {name}
     declares = {m.group(1): m.group(0) for m in re.finditer(r"^declare [^@]*@(llvm\.(?!nvvm)[\w.]+)\(.*$", text, re.M)}
     return Library(globals_, attributes, functions, calls, refused, declares)
-
-
-_HELPER_CALL = re.compile(r"@__shflx\.nvvm\.([\w.]+)\(")
 
 
 def _folded(path: Path) -> str:

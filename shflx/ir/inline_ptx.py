@@ -5,7 +5,7 @@ understood is an error naming the instruction and its line."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from .text import DBG, declared_names, locations, operand_token, split_args
 
@@ -62,7 +62,7 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
             locs = locations(lines)
         dbg = DBG.search(m.group("rest"))
         where = locs.get(dbg.group(1), "?") if dbg else "?"
-        refused = _refused(locs.frames(dbg.group(1)), tmpl) if dbg else None
+        refused = _refused(lambda: locs.frames(dbg.group(1)), tmpl) if dbg else None
         if refused:
             raise InlinePtxError(refused, where)
         try:
@@ -98,11 +98,15 @@ REFUSED = {("cooperative_groups/details/sync.h", ".cta"):
            "32 threads are supported)"}
 
 
-def _refused(frames: list[str], tmpl: str) -> str | None:
-    """Why an asm statement written at `frames` (file:line:col, innermost first) comes from a header
-    algorithm shflx refuses (REFUSED), or None."""
-    return next((why for (header, word), why in REFUSED.items()
-                 if word in tmpl and any(f.rsplit(":", 2)[0].endswith(header) for f in frames)), None)
+def _refused(frames: Callable[[], list[str]], tmpl: str) -> str | None:
+    """Why an asm statement comes from a header algorithm shflx refuses (REFUSED), or None; its
+    frames (file:line:col, innermost first) are read only for a template with a refused word
+    (a module of CUB code has thousands of asm statements)."""
+    candidates = [(header, why) for (header, word), why in REFUSED.items() if word in tmpl]
+    if not candidates:
+        return None
+    where = [f.rsplit(":", 2)[0] for f in frames()]
+    return next((why for header, why in candidates if any(w.endswith(header) for w in where)), None)
 
 
 def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int) -> Translation:

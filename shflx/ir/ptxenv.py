@@ -5,11 +5,11 @@ a global of the code object, made once per module.
 - `%envreg1`, `%envreg2`: the high and low halves of the address of the grid workspace
   (`details::grid_workspace {wsSize, barrier}`), whose `barrier` word `grid_group::sync()` counts
   arrivals in (details/sync.h: each block adds 1, block 0 adds 0x80000000 - (blocks - 1), so bit
-  31 flips once per barrier and the word needs no reset). PTX ISA 8.7, 10.26 "%envreg<32>":
+  31 flips once per barrier and the word needs no reset). PTX ISA 8.7, "Special Registers: %envreg<32>":
   driver-defined read-only registers. On AMD: one zero-initialized workspace per code object, so
   one cooperative grid of a code object at a time (as the layer's grid barrier was before).
 - `%reserved_smem_offset_1`: the shared-memory offset of the block's reserved area (PTX ISA 8.7,
-  10.37 "%reserved_smem_offset_<2>"; the CUDA C++ Programming Guide, "Shared Memory" for compute
+  "Special Registers: %reserved_smem_offset_<2>"; the CUDA C++ Programming Guide, "Shared Memory" for compute
   capability 8.x and later: 1 KB of shared memory per block is reserved for system use), where
   multi-warp `thread_block_tile`s keep their barriers and exchange words. On AMD: 1 KB of LDS in
   the kernels that reach such a tile (LLVM allocates a module LDS variable only in the kernels

@@ -115,13 +115,15 @@ __device__ __forceinline__ void __threadfence() { __builtin_amdgcn_fence(__ATOMI
 __device__ __forceinline__ void __threadfence_block() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "workgroup"); }
 __device__ __forceinline__ void __threadfence_system() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); }
 // bar.sync with a barrier id and no thread count (sm_30_intrinsics.h's __barrier_sync; NVIDIA's
-// cooperative groups call it): all threads of the CTA take part (PTX ISA 8.7, 9.7.13.1
-// "bar, barrier": without b, every thread of the CTA participates), so a program that completes on
+// cooperative groups call it): all threads of the CTA take part (PTX ISA 8.7, "Parallel
+// Synchronization and Communication Instructions: bar, barrier": without b, every thread of the
+// CTA participates), so a program that completes on
 // NVIDIA passes its barriers in one order, and AMD's one workgroup barrier serves every id.
 __device__ __forceinline__ void __barrier_sync(unsigned id) { (void)id; __syncthreads(); }
 #endif
 
-// fns.b32 (PTX ISA 8.7, 9.7.1.? "fns"; sm_30_intrinsics.h's __fns): the position of the
+// fns.b32 (PTX ISA 8.7, "Integer Arithmetic Instructions: fns"; sm_30_intrinsics.h's __fns;
+// NVIDIA's coalesced-group shfl_up/down call it: hw_tests/amd/test_cuda_groups_hw.py): the position of the
 // |offset|-th set bit of `mask` counted from bit `base` (itself included), upward for offset > 0,
 // downward for offset < 0; for offset 0, `base` if its bit is set; 0xffffffff where there is none.
 // base > 31 is undefined in PTX (here: no bit).
