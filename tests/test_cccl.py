@@ -13,8 +13,8 @@ import pytest
 from shflx.driver.amd import compile_file
 from shflx.errors import InputError
 from shflx.frontend import clang
-from shflx.frontend.cuda_sdk import cccl_include
-from shflx.frontend.ptx_operands import may_need_rewrite, without_depfile
+from shflx.frontend.cuda_sdk import cccl_include, runtime_include
+from shflx.frontend.ptx_operands import may_need_rewrite, rewrite_constraints, without_depfile
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -108,6 +108,22 @@ def test_files_that_read_cccl_take_the_rewriting_path_first(tmp_path):
     assert not may_need_rewrite(plain, (str(inc),))
     assert may_need_rewrite(via_header, (str(inc),)) and not may_need_rewrite(via_header, (), depth=0)
     assert may_need_rewrite(asm)
+
+
+def test_files_that_read_nvidias_cooperative_groups_take_the_rewriting_path_first(tmp_path):
+    """NVIDIA's cooperative groups (details/memory.h) and awbarrier helpers hold "l" operands, which
+    AMDGPU's clang rejects: a first compile of a file that includes them could only fail."""
+    inc = runtime_include()
+    assert inc is not None, "the runtime wheel is an ordinary dependency"
+    held = [p.name for p in (inc / "cooperative_groups/details/memory.h", inc / "cuda_awbarrier_helpers.h")
+            if rewrite_constraints(p.read_text()) != p.read_text()]
+    assert held == ["memory.h", "cuda_awbarrier_helpers.h"]
+    for n, include in enumerate(("<cooperative_groups.h>", "<cooperative_groups/reduce.h>", '"cuda_pipeline.h"',
+                                 "<cuda_awbarrier.h>")):
+        (tmp_path / f"{n}.cu").write_text(f"#include {include}\n__global__ void k() {{}}\n")
+        assert may_need_rewrite(tmp_path / f"{n}.cu"), include
+    (tmp_path / "own.cu").write_text('#include "cooperative_groups_helpers.h"\n')
+    assert not may_need_rewrite(tmp_path / "own.cu")
 
 
 def test_the_depfile_is_written_by_the_preprocessing_run_only():

@@ -4,8 +4,8 @@ device target before shflx sees the asm, and AMDGPU has no f/l/d/h registers, so
 compiled again from its preprocessed text with those constraints written as "r" (a register of the
 operand's own type). The asm template is untouched; ir.inline_ptx then reads the PTX with each
 operand's LLVM type (float, i64, double, half), as it does for "r". Only files clang rejected for
-this reason, and files that read CCCL (whose headers always hold such asm), take the second path;
-line markers keep diagnostics and debug lines on the original files."""
+this reason, and files that read CCCL or NVIDIA's cooperative groups (whose headers hold such asm),
+take the second path; line markers keep diagnostics and debug lines on the original files."""
 from __future__ import annotations
 
 import re
@@ -17,6 +17,7 @@ from pathlib import Path
 from ..errors import InputError, Location
 from ..files import tool_text
 from . import nvcc_syntax
+from .cuda_sdk import AMD_READS_AS_IS
 from .clang import (PRELUDE, FrontendOptions, cc1_args, check_failure, compile_to_ir as clang_compile_to_ir,
                     explain_diagnostics, preprocess, run_device_clang)
 from .toolchain import find_clang, host_cxx_args
@@ -121,8 +122,8 @@ def _first_top_level_colon(body: str) -> int | None:
 def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, selectable_wave: bool) -> str:
     """frontend.clang.compile_to_ir, with a second path for inline PTX operand constraints AMDGPU
     lacks: preprocess, rewrite the constraints (rewrite_constraints), compile the rewritten text.
-    A file that reads CCCL (whose headers always hold such asm) takes the second path at once: its
-    first compile would only fail, after parsing all of CCCL (seconds)."""
+    A file that reads CCCL or NVIDIA's cooperative groups (whose headers hold such asm) takes the
+    second path at once: its first compile would only fail, after parsing all of them (seconds)."""
     if not may_need_rewrite(source, opts.includes):
         try:
             return clang_compile_to_ir(source, cpu, wave, opts, selectable_wave)
@@ -156,14 +157,17 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
         return "".join(n + "\n" for n in notes) + tool_text(ll)
 
 
-# CCCL's headers, as the source or a header of the project names them
-_CCCL_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:cub|thrust|nv|cuda)/', re.M)
+# CCCL's headers and NVIDIA's that the AMD pass reads as they are (cooperative groups' memory.h and
+# the awbarrier helpers hold "l" and "f" operands), as the source or a header of the project names them
+_NVIDIA_ASM_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:(?:cub|thrust|nv|cuda)/|(?:%s)\b)'
+                                 % "|".join(re.escape(name) for name in AMD_READS_AS_IS), re.M)
 _QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
 def may_need_rewrite(source: Path, includes: tuple[str, ...] = (), depth: int = 4) -> bool:
     """Whether the file, or a header it includes with quotes (found beside the includer or in
-    `includes`, `depth` levels deep), includes CCCL or writes an asm operand rewrite_constraints
+    `includes`, `depth` levels deep), includes CCCL or NVIDIA's cooperative groups, pipeline or
+    awbarrier headers, or writes an asm operand rewrite_constraints
     changes. Only chooses which path runs first; both give the same IR."""
     seen: set[Path] = set()
     todo = [(source, 0)]
@@ -176,7 +180,7 @@ def may_need_rewrite(source: Path, includes: tuple[str, ...] = (), depth: int = 
             text = path.read_text(errors="replace")
         except OSError:
             continue
-        if _CCCL_INCLUDE.search(text) or ("asm" in text and rewrite_constraints(text) != text):
+        if _NVIDIA_ASM_INCLUDE.search(text) or ("asm" in text and rewrite_constraints(text) != text):
             return True
         for name in _QUOTED_INCLUDE.findall(text):
             for base in (path.parent, *map(Path, includes)):
