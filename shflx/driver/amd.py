@@ -59,7 +59,10 @@ def device_ir(source: Path, target: Target, opts: FrontendOptions = FrontendOpti
 
 def _with_libdevice(ir: str, source: Path) -> str:
     """`ir` with the NVIDIA libdevice functions it calls linked in (frontend.libdevice); one that
-    cannot be provided on AMD is shflx's one-line error at its first call."""
+    cannot be provided on AMD is shflx's one-line error at its first call. A module that calls
+    none has no libdevice stage (nor a row in --time-report)."""
+    if "@__nv_" not in ir:
+        return ir
     from ..codegen.libdevice import link_libdevice
     from .inputs import first_call
     with stage("libdevice"):
