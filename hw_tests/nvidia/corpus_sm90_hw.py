@@ -23,6 +23,8 @@ A unit whose shflx cubin is missing (shflx cannot build it) still runs from nvcc
     PYTHONPATH=. python hw_tests/nvidia/corpus_sm90_hw.py --build DIR [--corpus DIR (default: $SHFLX_CORPUS, else ../shared/corpus)]
     python hw_tests/nvidia/corpus_sm90_hw.py --run DIR --json OUT.json [--outputs PREFIX]
                                                   (on the GPU machine: numpy, cuda-python)
+    both take --units A,B (default: every unit); --build takes --variants shflx|nvcc (default: both),
+    adding to DIR's build.json, so shflx's cubins can be built here and nvcc's on the GPU machine
 
 --build needs shflx[cuda] and nvcc; --run needs only the cubins in DIR, numpy and cuda-python, and
 skips cleanly (exit 0, `"skipped"` in the JSON) where there is no driver or GPU. This file is a
@@ -54,12 +56,16 @@ STORE_LIMIT = 256 * 1024      # bytes of changed buffers per case kept as arrays
 # Build (here: shflx[cuda] and nvcc)
 
 
-def build(out: Path, corpus: Path) -> dict:
-    """Both cubins of every unit into `out`, and build.json (commands, return codes, messages)."""
+def build(out: Path, corpus: Path, units: list[str], variants: tuple[str, ...] = VARIANTS) -> dict:
+    """The cubins of `variants` of `units` into `out`, and build.json (commands, return codes,
+    messages), added to what an earlier build into `out` recorded (shflx's cubins may be built
+    where shflx is installed, nvcc's on the GPU machine)."""
     out.mkdir(parents=True, exist_ok=True)
     man = manifest(corpus)
-    info: dict = {"corpus": str(corpus), "units": {}}
-    for name, unit in UNITS.items():
+    bj = out / "build.json"
+    info: dict = json.loads(bj.read_text()) if bj.exists() else {"corpus": str(corpus), "units": {}}
+    for name in units:
+        unit = UNITS[name]
         uid = unit.path
         row = man[uid]
         incs = [f"-I{d}" for d in include_dirs(corpus, row)]
@@ -70,23 +76,25 @@ def build(out: Path, corpus: Path) -> dict:
             "nvcc": ["nvcc", "-arch=sm_90", "-cubin", "-O3", *incs, *shlex.split(row.get("nvcc_flags", "")), src,
                      "-o", str(out / f"{name}.nvcc.cubin")],
         }
-        rec = {"unit": uid}
-        for v, cmd in cmds.items():
+        rec = info["units"].setdefault(name, {"unit": uid})
+        for v in variants:
+            cmd = cmds[v]
             t0 = time.time()
             p = subprocess.run(cmd, capture_output=True, text=True)
             rec[v] = {"command": shlex.join(cmd).replace(str(corpus), "$CORPUS"), "rc": p.returncode,
                       "seconds": round(time.time() - t0, 1),
                       "message": (p.stderr.strip().splitlines() or [""])[-1] if p.returncode else ""}
             print(f"{name:28s} {v:5s} rc={p.returncode} {rec[v]['message']}", flush=True)
-        info["units"][name] = rec
-    nv = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
-    info["nvcc_version"] = nv[-1] if nv else None
-    try:
-        from importlib.metadata import version
-        info["shflx_version"] = version("shflx")
-    except Exception:
-        info["shflx_version"] = None
-    (out / "build.json").write_text(json.dumps(info, indent=1) + "\n")
+    if "nvcc" in variants:
+        nv = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+        info["nvcc_version"] = nv[-1] if nv else None
+    if "shflx" in variants:
+        try:
+            from importlib.metadata import version
+            info["shflx_version"] = version("shflx")
+        except Exception:
+            info["shflx_version"] = None
+    bj.write_text(json.dumps(info, indent=1) + "\n")
     return info
 
 
@@ -178,8 +186,8 @@ class Device:
                 "driver_cuda_version": self.driver, "cuda_bindings": b}
 
 
-def run(build_dir: Path) -> tuple[dict, dict[str, np.ndarray]]:
-    """(the results, nvcc's changed output buffers by "<case key>.<arg>")."""
+def run(build_dir: Path, units: list[str]) -> tuple[dict, dict[str, np.ndarray]]:
+    """(the results of the cases of `units`, nvcc's changed output buffers by "<case key>.<arg>")."""
     try:
         dev = Device()
     except NoGPU as e:
@@ -187,7 +195,7 @@ def run(build_dir: Path) -> tuple[dict, dict[str, np.ndarray]]:
     mods: dict = {}
     results = []
     arrays: dict[str, np.ndarray] = {}
-    for case in CASES:
+    for case in (c for c in CASES if c.unit in units):
         rec = {"key": case.key, "unit": case.unit, "corpus_unit": UNITS[case.unit].path, "kernel": case.kernel,
                "launch": case.label, "grid": case.grid, "block": case.block, "smem": case.smem,
                "cooperative": case.cooperative,
@@ -284,13 +292,18 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", default=str(corpus_dir()))
     ap.add_argument("--json", help="write the run's results here")
     ap.add_argument("--outputs", metavar="PREFIX", help="write nvcc's buffers to PREFIX.npz and PREFIX.json")
+    ap.add_argument("--units", default=",".join(UNITS), help="comma-separated units (default: all)")
+    ap.add_argument("--variants", default=",".join(VARIANTS), help="which cubins --build makes (default: both)")
     ns = ap.parse_args(argv)
+    units, variants = ns.units.split(","), tuple(ns.variants.split(","))
+    if set(units) - set(UNITS) or set(variants) - set(VARIANTS):
+        ap.error(f"unknown units or variants: {sorted(set(units) - set(UNITS)) + sorted(set(variants) - set(VARIANTS))}")
     if ns.build:
-        info = build(Path(ns.build), Path(ns.corpus))
-        bad = [n for n, r in info["units"].items() if any(r[v]["rc"] for v in VARIANTS)]
-        print(f"built {len(info['units']) - len(bad)} of {len(info['units'])} units; failed: {bad}")
+        info = build(Path(ns.build), Path(ns.corpus), units, variants)
+        bad = [n for n in units if any(info["units"][n][v]["rc"] for v in variants)]
+        print(f"built {len(units) - len(bad)} of {len(units)} units; failed: {bad}")
         return 1 if bad else 0
-    res, arrays = run(Path(ns.run))
+    res, arrays = run(Path(ns.run), units)
     if ns.json:
         Path(ns.json).write_text(json.dumps(res, indent=1, default=list) + "\n")
     if "skipped" in res:
