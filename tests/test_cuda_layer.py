@@ -286,10 +286,10 @@ def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, head
     assert "file not found" not in str(e.value)
 
 
-@pytest.mark.parametrize("shape", ["accumulator, 8, 32, 16, float", "matrix_a, 32, 8, 16, __half, wmma::row_major",
+@pytest.mark.parametrize("shape", ["accumulator, 16, 16, 8, float", "matrix_a, 16, 8, 16, __half, wmma::row_major",
                                    "matrix_b, 8, 8, 4, float, wmma::col_major"])
 def test_a_wmma_fragment_the_layer_lacks_is_named_at_the_programs_line(tmp_path, shape):
-    """A shape (m8n32k16, m32n8k16, ...) or type the layer has no fragment for: one line, at the
+    """A shape (tf32's m16n16k8, a shape CUDA lacks, ...) or type the layer has no fragment for: one line, at the
     declaration that instantiates it, not clang's "implicit instantiation of undefined template"."""
     src = tmp_path / "k.cu"
     src.write_text("#include <mma.h>\nusing namespace nvcuda;\n__global__ void k(float *p) {\n"
@@ -309,6 +309,8 @@ def test_wmma_fragments_have_cudas_element_counts_and_unsupported_types_are_name
                    "static_assert(wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major>::num_elements == 16, \"\");\n"
                    "static_assert(wmma::fragment<wmma::accumulator, 16, 16, 16, float>::num_elements == 8, \"\");\n"
                    "static_assert(wmma::fragment<wmma::accumulator, 8, 8, 4, double>::num_elements == 2, \"\");\n"
+                   "static_assert(wmma::fragment<wmma::matrix_b, 32, 8, 16, half, wmma::col_major>::num_elements == 16, \"\");\n"
+                   "static_assert(wmma::fragment<wmma::accumulator, 8, 32, 16, float>::num_elements == 8, \"\");\n"
                    "__global__ void k(float *p) { wmma::fragment<wmma::matrix_a, 16, 16, 16, float, wmma::row_major> f;\n"
                    "  wmma::fill_fragment(f, 1.0f); p[0] = f.x[0]; }\n")
     with pytest.raises(InputError) as e:

@@ -1,15 +1,17 @@
 // shflx: nvcuda::wmma, CUDA's warp matrix functions (CUDA C++ Programming Guide, "Warp Matrix
 // Functions"), built from CUDA-warp shuffles: fragments, load_matrix_sync, store_matrix_sync,
 // fill_fragment, mma_sync, and element access (x[], num_elements) for the shapes and types
-//   m16n16k16: __half / __nv_bfloat16 inputs with float or __half accumulators,
+//   m16n16k16, m32n8k16, m8n32k16: __half / __nv_bfloat16 inputs with float or __half accumulators,
 //              signed char / unsigned char inputs with int accumulators;
 //   m8n8k4:    double.
 // Like CUDA, the mapping of matrix elements to fragment elements is unspecified and the same for
 // every fragment of a kind, so element-wise code over x[0..num_elements) works unchanged. Here it
 // is (lane = the lane in its 32-lane CUDA warp):
-//   m16n16k16 accumulator: lane holds row lane/2, columns 8*(lane%2) .. +7   (8 elements)
-//             matrix_a:    lane holds row lane/2, all 16 columns (k)         (16; lanes 2r, 2r+1 alike)
-//             matrix_b:    lane holds column lane%16, all 16 rows (k)       (16; lanes c, c+16 alike)
+//   mMnNk16   accumulator: lane holds elements 8*lane .. +7 of the row-major M x N tile, all in
+//                          row 8*lane/N, from column 8*lane%N            (8 elements; m16n16k16: row
+//                          lane/2, columns 8*(lane%2) .. +7)
+//             matrix_a:    lane holds that row, all 16 columns (k)      (16; lanes of one row alike)
+//             matrix_b:    lane holds column lane%N, all 16 rows (k)    (16; lanes c, c+N, ... alike)
 //   m8n8k4    accumulator: lane holds row lane/4, columns 2*(lane%4), +1    (2 elements)
 //             matrix_a:    lane holds a[lane/4][lane%4]; matrix_b: b[lane/8][lane%8]  (1 element)
 // mma_sync reads the B (and, for m8n8k4, A) elements it needs from their lanes with __shfl_sync
@@ -33,13 +35,13 @@ struct matrix_b {};
 struct accumulator {};
 enum layout_t { mem_row_major, mem_col_major };
 
-// Any other shape or type: a named error where the program instantiates it (CUDA's m32n8k16, m8n32k16,
-// tf32 m16n16k8 and the 4- and 1-bit shapes are not provided).
+// Any other shape or type: a named error where the program instantiates it (CUDA's tf32 m16n16k8
+// and the 4- and 1-bit shapes are not provided).
 template <class T> struct __shflx_not_provided { static constexpr bool value = false; };
 template <class Use, int M, int N, int K, class T, class Layout = void> struct fragment {
   static_assert(__shflx_not_provided<T>::value, "shflx does not support 'this nvcuda::wmma::fragment' on AMD "
-                "targets (the fragments provided are m16n16k16 of __half, __nv_bfloat16, signed or unsigned char "
-                "and m8n8k4 of double)");
+                "targets (the fragments provided are m16n16k16, m32n8k16 and m8n32k16 of __half, __nv_bfloat16, "
+                "signed or unsigned char and m8n8k4 of double)");
 };
 
 template <class T, int Size> struct __shflx_frag_base {
@@ -56,15 +58,21 @@ template <> struct __shflx_wmma_input<__nv_bfloat16> { static constexpr bool ok 
 template <> struct __shflx_wmma_input<signed char> { static constexpr bool ok = true; typedef long long acc; };
 template <> struct __shflx_wmma_input<unsigned char> { static constexpr bool ok = true; typedef long long acc; };
 
-template <class T, class Layout> struct fragment<matrix_a, 16, 16, 16, T, Layout> : __shflx_frag_base<T, 16> {
-  static_assert(__shflx_wmma_input<T>::ok, "shflx: wmma m16n16k16 inputs are __half, __nv_bfloat16, signed char "
-                                            "or unsigned char");
-};
-template <class T, class Layout> struct fragment<matrix_b, 16, 16, 16, T, Layout> : __shflx_frag_base<T, 16> {
-  static_assert(__shflx_wmma_input<T>::ok, "shflx: wmma m16n16k16 inputs are __half, __nv_bfloat16, signed char "
-                                            "or unsigned char");
-};
-template <class T> struct fragment<accumulator, 16, 16, 16, T, void> : __shflx_frag_base<T, 8> {};
+// the shapes of K = 16 (M x N = 256: every lane holds 8 accumulator elements of one row)
+#define __SHFLX_WMMA_K16(M, N)                                                                                   \
+  template <class T, class Layout> struct fragment<matrix_a, M, N, 16, T, Layout> : __shflx_frag_base<T, 16> {   \
+    static_assert(__shflx_wmma_input<T>::ok, "shflx: wmma m" #M "n" #N "k16 inputs are __half, __nv_bfloat16, " \
+                                              "signed char or unsigned char");                                   \
+  };                                                                                                             \
+  template <class T, class Layout> struct fragment<matrix_b, M, N, 16, T, Layout> : __shflx_frag_base<T, 16> {   \
+    static_assert(__shflx_wmma_input<T>::ok, "shflx: wmma m" #M "n" #N "k16 inputs are __half, __nv_bfloat16, " \
+                                              "signed char or unsigned char");                                   \
+  };                                                                                                             \
+  template <class T> struct fragment<accumulator, M, N, 16, T, void> : __shflx_frag_base<T, 8> {};
+__SHFLX_WMMA_K16(16, 16)
+__SHFLX_WMMA_K16(32, 8)
+__SHFLX_WMMA_K16(8, 32)
+#undef __SHFLX_WMMA_K16
 template <class Layout> struct fragment<matrix_a, 8, 8, 4, double, Layout> : __shflx_frag_base<double, 1> {};
 template <class Layout> struct fragment<matrix_b, 8, 8, 4, double, Layout> : __shflx_frag_base<double, 1> {};
 template <> struct fragment<accumulator, 8, 8, 4, double, void> : __shflx_frag_base<double, 2> {};
@@ -82,28 +90,31 @@ template <class T> __device__ inline T __shflx_at(const T *p, unsigned row, unsi
 }
 template <class L> constexpr bool __shflx_is_row_major() { return __is_same(L, row_major); }
 
-// ------------------------------------------------------------------------ m16n16k16
-template <class T, class L>
-__device__ inline void load_matrix_sync(fragment<matrix_a, 16, 16, 16, T, L> &a, const T *p, unsigned ldm) {
-  unsigned row = __shflx_wmma_lane() >> 1;
+// ------------------------------------------------------------------------ m16n16k16, m32n8k16, m8n32k16
+// accumulator element i of a lane: (8 * lane + i) of the row-major M x N tile
+template <int N> __device__ inline unsigned __shflx_acc_row() { return __shflx_wmma_lane() * 8u / N; }
+template <int N> __device__ inline unsigned __shflx_acc_col0() { return __shflx_wmma_lane() * 8u % N; }
+template <int M, int N, class T, class L>
+__device__ inline void load_matrix_sync(fragment<matrix_a, M, N, 16, T, L> &a, const T *p, unsigned ldm) {
+  unsigned row = __shflx_acc_row<N>();
 #pragma unroll
   for (int k = 0; k < 16; ++k) a.x[k] = __shflx_at(p, row, k, ldm, __shflx_is_row_major<L>());
 }
-template <class T, class L>
-__device__ inline void load_matrix_sync(fragment<matrix_b, 16, 16, 16, T, L> &b, const T *p, unsigned ldm) {
-  unsigned col = __shflx_wmma_lane() & 15u;
+template <int M, int N, class T, class L>
+__device__ inline void load_matrix_sync(fragment<matrix_b, M, N, 16, T, L> &b, const T *p, unsigned ldm) {
+  unsigned col = __shflx_wmma_lane() % N;
 #pragma unroll
   for (int k = 0; k < 16; ++k) b.x[k] = __shflx_at(p, k, col, ldm, __shflx_is_row_major<L>());
 }
-template <class T>
-__device__ inline void load_matrix_sync(fragment<accumulator, 16, 16, 16, T> &c, const T *p, unsigned ldm, layout_t l) {
-  unsigned lane = __shflx_wmma_lane(), row = lane >> 1, col0 = (lane & 1u) * 8;
+template <int M, int N, class T>
+__device__ inline void load_matrix_sync(fragment<accumulator, M, N, 16, T> &c, const T *p, unsigned ldm, layout_t l) {
+  unsigned row = __shflx_acc_row<N>(), col0 = __shflx_acc_col0<N>();
 #pragma unroll
   for (int i = 0; i < 8; ++i) c.x[i] = __shflx_at(p, row, col0 + i, ldm, l == mem_row_major);
 }
-template <class T>
-__device__ inline void store_matrix_sync(T *p, const fragment<accumulator, 16, 16, 16, T> &c, unsigned ldm, layout_t l) {
-  unsigned lane = __shflx_wmma_lane(), row = lane >> 1, col0 = (lane & 1u) * 8;
+template <int M, int N, class T>
+__device__ inline void store_matrix_sync(T *p, const fragment<accumulator, M, N, 16, T> &c, unsigned ldm, layout_t l) {
+  unsigned row = __shflx_acc_row<N>(), col0 = __shflx_acc_col0<N>();
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     unsigned col = col0 + i;
@@ -127,12 +138,12 @@ __device__ inline int __shflx_narrow(long long v, bool satf, int *) {
   return v > 2147483647ll ? 2147483647 : v < -2147483648ll ? (int)-2147483648ll : (int)v;
 }
 
-template <class Td, class Ti, class LA, class LB, class Tc>
-__device__ inline void mma_sync(fragment<accumulator, 16, 16, 16, Td> &d, const fragment<matrix_a, 16, 16, 16, Ti, LA> &a,
-                                const fragment<matrix_b, 16, 16, 16, Ti, LB> &b,
-                                const fragment<accumulator, 16, 16, 16, Tc> &c, bool satf = false) {
+template <int M, int N, class Td, class Ti, class LA, class LB, class Tc>
+__device__ inline void mma_sync(fragment<accumulator, M, N, 16, Td> &d, const fragment<matrix_a, M, N, 16, Ti, LA> &a,
+                                const fragment<matrix_b, M, N, 16, Ti, LB> &b,
+                                const fragment<accumulator, M, N, 16, Tc> &c, bool satf = false) {
   typedef typename __shflx_wmma_input<Ti>::acc Acc;
-  unsigned col0 = (__shflx_wmma_lane() & 1u) * 8;
+  unsigned col0 = __shflx_acc_col0<N>();
   Acc sum[8];
 #pragma unroll
   for (int i = 0; i < 8; ++i) sum[i] = __shflx_widen<Acc>(c.x[i]);
@@ -140,7 +151,7 @@ __device__ inline void mma_sync(fragment<accumulator, 16, 16, 16, Td> &d, const 
   for (int k = 0; k < 16; ++k) {
     Acc ak = __shflx_widen<Acc>(a.x[k]);
 #pragma unroll
-    for (int i = 0; i < 8; ++i)          // b[k][col0 + i] lives in lane col0 + i
+    for (int i = 0; i < 8; ++i)          // b[k][col0 + i] lives in lane col0 + i (col0 + i < N)
       sum[i] += ak * __shflx_widen<Acc>(__shfl_sync(0xffffffffu, b.x[k], (int)(col0 + i)));
   }
 #pragma unroll
