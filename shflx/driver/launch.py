@@ -228,10 +228,10 @@ def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[st
     debug = bool(debug_wanted(cmd.argv))
     opt = opt_wanted(cmd.argv)
     for tid in cmd.targets:
-        if cmd.cuda:
-            fe = FrontendOptions(opt=opt, extra=cuda_options(cmd) + feature_words(tid))
+        if cmd.cuda:            # the front end writes the version's implicit-argument reads (blockDim:
+            cov = users_code_object_version(cmd, tid)           # v4 the dispatch packet, v5 the kernarg)
+            fe = FrontendOptions(opt=opt, extra=(*cuda_options(cmd), *feature_words(tid), f"-mcode-object-version={cov}"))
             source = Path(cmd.source)
-            cov = users_code_object_version(cmd, tid)
         else:
             source = tmp / f"device-{tid.replace(':', '_')}.bc"
             hip_device_ir(cmd, tid, source)
