@@ -227,17 +227,25 @@ def build_program(tools, name: str, tmp: Path) -> Path:
     return exe
 
 
-@pytest.mark.parametrize("name, kernels", [("reduce", {"_Z10block_sumsPKiPyi"}), ("scan", {"_Z9warp_scanPKiPi"})])
-def test_a_cuda_program_links_against_the_hip_runtime_and_runs(programs, tmp_path, name, kernels):
+KERNELS = {"reduce": {"_Z10block_sumsPKiPyi"}, "scan": {"_Z9warp_scanPKiPi"}}
+
+
+@pytest.mark.parametrize("name", ["reduce", "scan"])
+def test_a_cuda_program_links_against_the_hip_runtime_and_runs(programs, tmp_path, name):
     """A whole CUDA program: the executable needs libamdhip64 and nothing of CUDA's; the kernels the
     host registers (__hipRegisterFunction's names) are the kernels of every embedded code object;
     without an AMD GPU it stops at its first runtime call with the HIP runtime's no-device error (an
     exit status, not a crash); with one it prints a correct result."""
+    check_executable(programs(name), KERNELS[name], PROGRAM_TARGETS, tmp_path)
+
+
+def check_executable(exe: Path, kernels: set[str], targets, tmp: Path) -> None:
+    """The checks of a CUDA program built for AMD (also tests/test_cmake_cuda.py's)."""
     from elftools.elf.elffile import ELFFile
 
     from shflx.codegen.bundle import hip_entry_id, read_bundle
 
-    exe = programs(name)
+    name = exe.name
     with exe.open("rb") as f:
         elf = ELFFile(f)
         needed = [t.needed for t in elf.get_section_by_name(".dynamic").iter_tags() if t.entry.d_tag == "DT_NEEDED"]
@@ -249,9 +257,9 @@ def test_a_cuda_program_links_against_the_hip_runtime_and_runs(programs, tmp_pat
     assert not [n for n in undefined if n.lower().startswith("cuda")], sorted(undefined)
     registered = {s.decode() for s in re.findall(rb"(_Z\w+)\x00", strings)}
     assert registered == kernels, registered
-    assert set(bundle) == {"host-x86_64-unknown-linux-gnu-", *(hip_entry_id(t) for t in PROGRAM_TARGETS)}
-    for t in PROGRAM_TARGETS:
-        code = tmp_path / f"{name}-{t}.co"
+    assert set(bundle) == {"host-x86_64-unknown-linux-gnu-", *(hip_entry_id(t) for t in targets)}
+    for t in targets:
+        code = tmp / f"{name}-{t}.co"
         code.write_bytes(bundle[hip_entry_id(t)])
         with code.open("rb") as f:
             defined = {s.name[:-3] for s in ELFFile(f).get_section_by_name(".symtab").iter_symbols()
@@ -315,6 +323,11 @@ def test_a_cuda_programs_kernels_run_on_the_emulator_with_its_inputs(programs, t
     run on the AMD emulator (wave64: two CUDA warps per wave) with the launch and inputs main()
     makes: the output buffer is numpy's answer. (Found blockDim.x read from the wrong implicit
     argument when the front end wrote v5 reads into a v4 code object.)"""
+    check_on_the_emulator(programs(name), name, tmp_path)
+
+
+def check_on_the_emulator(exe: Path, name: str, tmp_path: Path) -> None:
+    """`exe`'s gfx90a kernel on the emulator with `name`'s host inputs (also tests/test_cmake_cuda.py's)."""
     import json
 
     import numpy as np
@@ -324,7 +337,7 @@ def test_a_cuda_programs_kernels_run_on_the_emulator_with_its_inputs(programs, t
     from conftest import shared_path
     from shflx.codegen.bundle import hip_entry_id, read_bundle
 
-    with programs(name).open("rb") as f:
+    with exe.open("rb") as f:
         code = read_bundle(ELFFile(f).get_section_by_name(".hip_fatbin").data())[hip_entry_id("gfx90a")]
     (tmp_path / "k.co").write_bytes(code)
     kernel, grid, block, args, out, want = host_inputs(name)

@@ -31,7 +31,7 @@ CUDA_SUFFIXES = (".cu",)
 # flags of the user's command that only concern the host object or its depfile
 DEP_SWITCHES = ("-MD", "-MMD", "-MP", "-MG", "-M", "-MM")
 DEP_VALUED = ("-MF", "-MT", "-MQ")
-LAUNCH_OPTIONS = ("--baseline", "--report-file", "-Rpass=shflx", "--no-chains", "--fp-reassoc")
+LAUNCH_OPTIONS = ("--baseline", "--report-file", "-Rpass=shflx", "--no-chains", "--fp-reassoc", "--cmake-toolchain")
 
 
 @dataclass
@@ -410,6 +410,10 @@ def launch(args: list[str]) -> int:
             opts.chains = False
         elif w == "--fp-reassoc":
             opts.fp_reassoc = True
+        elif w == "--cmake-toolchain":          # CMake's CUDA language on shflx (shflx/cmake/shflx-cuda.cmake)
+            from importlib.resources import files
+            print(files("shflx") / "cmake" / "shflx-cuda.cmake")
+            return 0
         elif w.startswith("--report-file="):
             opts.report_file = w.split("=", 1)[1]
         elif w == "--report-file" and k + 1 < len(args):

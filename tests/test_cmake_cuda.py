@@ -1,0 +1,87 @@
+"""A CMake project with LANGUAGES CUDA (tests/data/cmake_cuda, written for nvcc: sm numbers, a C++
+standard) built for AMD through shflx's CMake toolchain file (`shflx launch --cmake-toolchain`,
+shflx/cmake/shflx-cuda.cmake): configured with Ninja and with Make, its executables get the checks
+of tests/test_cuda_on_hip.py (HIP runtime, registered kernels = code objects, no-device error, the
+kernel on the emulator with the host's inputs).
+
+Needs cmake, ninja, make and a clang with HIP headers (Debian: `apt-get install hipcc cmake
+ninja-build make`, which .ci/run does); without them it skips, and under CI=true it fails."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_cuda_on_hip import KERNELS, check_executable, check_on_the_emulator
+from test_launcher import _need, hip_toolchain
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = ROOT / "tests" / "data" / "cmake_cuda"
+TARGETS = ("gfx90a", "gfx1030")
+
+
+def toolchain_file(env) -> Path:
+    done = subprocess.run([sys.executable, "-m", "shflx", "launch", "--cmake-toolchain"], capture_output=True,
+                          text=True, env=env)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    path = Path(done.stdout.strip())
+    assert path.is_file() and path.name == "shflx-cuda.cmake", path
+    return path
+
+
+@pytest.fixture(scope="module", params=["Ninja", "Unix Makefiles"])
+def build(request, tmp_path_factory):
+    """The project configured and built with the toolchain file: (build directory, build log)."""
+    tools = hip_toolchain()
+    generator = request.param
+    if shutil.which("make" if generator == "Unix Makefiles" else "ninja") is None:
+        _need(f"no {generator} build tool on PATH")
+    tmp = tmp_path_factory.mktemp("cmake_cuda")
+    src = tmp / "src"                        # the project and the programs it names (../cuda_programs)
+    shutil.copytree(PROJECT, src / "cmake_cuda")
+    shutil.copytree(ROOT / "tests" / "data" / "cuda_programs", src / "cuda_programs")
+    env = {**os.environ, "SHFLX_CACHE_DIR": str(tmp / "cache"),
+           "PYTHONPATH": os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p)}
+    if os.environ.get("SHFLX_TEST_INSTALLED"):
+        env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+    out = tmp / "build"
+    cfg = [tools["cmake"], "-S", str(src / "cmake_cuda"), "-B", str(out), "-G", generator,
+           "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_TOOLCHAIN_FILE={toolchain_file(env)}",
+           f"-DCMAKE_CUDA_COMPILER={tools['clang']}", f"-DCMAKE_CXX_COMPILER={tools['clang']}",
+           f"-DSHFLX={sys.executable};-m;shflx", f"-DSHFLX_CUDA_ARCHITECTURES={';'.join(TARGETS)}",
+           f"-DCMAKE_CUDA_FLAGS=--rocm-path={tools['prefix']} --hip-device-lib-path={tools['bitcode']}"]
+    done = subprocess.run(cfg, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    done = subprocess.run([tools["cmake"], "--build", str(out), "--verbose"], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return out, done.stdout
+
+
+def test_cmake_takes_shflx_as_its_cuda_compiler(build):
+    """Each .cu compiled by `shflx launch` for the AMD targets (the project's sm numbers ignored),
+    with the project's C++ standard; the executables linked by the HIP compiler against the HIP
+    runtime; the compiler check (CMakeCUDACompilerABI.cu) passed through the same rules."""
+    out, log = build
+    compiles = [line for line in log.splitlines() if " launch -- " in line and " -c " in line]
+    assert len(compiles) == 2, log[-3000:]
+    for line in compiles:
+        assert f"--offload-arch={','.join(TARGETS)}" in line and "-std=gnu++17" in line, line
+        assert "sm_" not in line and "--cuda-gpu-arch" not in line, line
+    assert len(re.findall(r"--hip-link", log)) == 2, log[-3000:]
+    compiler = next((out / "CMakeFiles").glob("3.*/CMakeCUDACompiler.cmake")).read_text()
+    assert 'set(CMAKE_CUDA_COMPILER_ID "ShflxHIP")' in compiler
+    assert 'set(CMAKE_CUDA_SIZEOF_DATA_PTR "8")' in compiler  # read from CMakeCUDACompilerABI.cu, built by the rules
+
+
+@pytest.mark.parametrize("name", ["reduce", "scan"])
+def test_its_executables_are_cuda_programs_on_the_hip_runtime(build, tmp_path, name):
+    check_executable(build[0] / name, KERNELS[name], TARGETS, tmp_path)
+
+
+def test_its_kernel_runs_on_the_emulator_with_the_hosts_inputs(build, tmp_path):
+    check_on_the_emulator(build[0] / "scan", "scan", tmp_path)
