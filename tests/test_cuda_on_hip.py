@@ -240,7 +240,7 @@ def test_a_cuda_program_links_against_the_hip_runtime_and_runs(programs, tmp_pat
 
 
 def check_executable(exe: Path, kernels: set[str], targets, tmp: Path) -> None:
-    """The checks of a CUDA program built for AMD (also tests/test_cmake_cuda.py's)."""
+    """The checks of a CUDA program built for AMD (also tests/test_cuda_project_builds.py's)."""
     from elftools.elf.elffile import ELFFile
 
     from shflx.codegen.bundle import hip_entry_id, read_bundle
@@ -327,7 +327,7 @@ def test_a_cuda_programs_kernels_run_on_the_emulator_with_its_inputs(programs, t
 
 
 def check_on_the_emulator(exe: Path, name: str, tmp_path: Path) -> None:
-    """`exe`'s gfx90a kernel on the emulator with `name`'s host inputs (also tests/test_cmake_cuda.py's)."""
+    """`exe`'s gfx90a kernel on the emulator with `name`'s host inputs (also tests/test_cuda_project_builds.py's)."""
     import json
 
     import numpy as np

@@ -500,8 +500,8 @@ def compile_object(f) -> int:
 
 
 def link_program(f) -> int:
-    """`shflx compile --link a.cu b.cu -o app` (nvcc's --link): each source's host object as -c makes
-    it, then the HIP compiler links them against the HIP runtime (clang's --hip-link: libamdhip64)."""
+    """`shflx compile --link a.cu b.o -o app` (nvcc's --link): each source's host object as -c makes
+    it (an object or archive is taken as it is), then the HIP compiler links them against the HIP runtime (clang's --hip-link: libamdhip64)."""
     from dataclasses import replace
 
     if any(t.startswith("sm_") for t in f.archs):
@@ -514,6 +514,9 @@ def link_program(f) -> int:
     with tempfile.TemporaryDirectory(prefix="shflx-link-") as tmp:
         objects = []
         for k, src in enumerate(f.sources):
+            if src.endswith(LINKED_AS_IS):     # an object a -c made (nvcc links `a.o b.o -o app` too)
+                objects.append(src)
+                continue
             objects.append(str(Path(tmp) / f"{k}-{Path(src).stem}.o"))
             code = compile_object(replace(f, sources=[src], output=objects[-1], action="c"))
             if code != 0:
@@ -531,6 +534,9 @@ def link_program(f) -> int:
         return 2
     return 0
 
+
+# inputs of --link that go to the link unchanged: objects and archives
+LINKED_AS_IS = (".o", ".a")
 
 # the HIP installation words of the command that the link needs too (where libamdhip64 is)
 HIP_LINK_WORDS = ("--rocm-path", "--hip-path")

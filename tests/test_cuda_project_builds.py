@@ -1,8 +1,9 @@
-"""A CMake project with LANGUAGES CUDA (tests/data/cmake_cuda, written for nvcc: sm numbers, a C++
-standard) built for AMD through shflx's CMake toolchain file (`shflx launch --cmake-toolchain`,
-shflx/cmake/shflx-cuda.cmake): configured with Ninja and with Make, its executables get the checks
-of tests/test_cuda_on_hip.py (HIP runtime, registered kernels = code objects, no-device error, the
-kernel on the emulator with the host's inputs).
+"""A CUDA project written for nvcc (tests/data/cuda_project: CMake with LANGUAGES CUDA, sm numbers
+and a C++ standard; a Makefile with $(NVCC)) built for AMD: CMake through shflx's toolchain file
+(`shflx launch --cmake-toolchain`, shflx/cmake/shflx-cuda.cmake) with Ninja and with Make, the
+Makefile with NVCC="shflx compile". The executables get the checks of tests/test_cuda_on_hip.py
+(HIP runtime, registered kernels = code objects, no-device error, the kernel on the emulator with
+the host's inputs).
 
 Needs cmake, ninja, make and a clang with HIP headers (Debian: `apt-get install hipcc cmake
 ninja-build make`, which .ci/run does); without them it skips, and under CI=true it fails."""
@@ -21,7 +22,7 @@ from test_cuda_on_hip import KERNELS, check_executable, check_on_the_emulator
 from test_launcher import _need, hip_toolchain
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT = ROOT / "tests" / "data" / "cmake_cuda"
+PROJECT = ROOT / "tests" / "data" / "cuda_project"
 TARGETS = ("gfx90a", "gfx1030")
 
 
@@ -34,6 +35,17 @@ def toolchain_file(env) -> Path:
     return path
 
 
+def project_copy(tmp: Path) -> tuple[Path, dict]:
+    """The project and the programs it names (../cuda_programs) under `tmp`; the environment."""
+    shutil.copytree(PROJECT, tmp / "src" / "cuda_project")
+    shutil.copytree(ROOT / "tests" / "data" / "cuda_programs", tmp / "src" / "cuda_programs")
+    env = {**os.environ, "SHFLX_CACHE_DIR": str(tmp / "cache"),
+           "PYTHONPATH": os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p)}
+    if os.environ.get("SHFLX_TEST_INSTALLED"):
+        env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+    return tmp / "src" / "cuda_project", env
+
+
 @pytest.fixture(scope="module", params=["Ninja", "Unix Makefiles"])
 def build(request, tmp_path_factory):
     """The project configured and built with the toolchain file: (build directory, build log)."""
@@ -42,15 +54,9 @@ def build(request, tmp_path_factory):
     if shutil.which("make" if generator == "Unix Makefiles" else "ninja") is None:
         _need(f"no {generator} build tool on PATH")
     tmp = tmp_path_factory.mktemp("cmake_cuda")
-    src = tmp / "src"                        # the project and the programs it names (../cuda_programs)
-    shutil.copytree(PROJECT, src / "cmake_cuda")
-    shutil.copytree(ROOT / "tests" / "data" / "cuda_programs", src / "cuda_programs")
-    env = {**os.environ, "SHFLX_CACHE_DIR": str(tmp / "cache"),
-           "PYTHONPATH": os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p)}
-    if os.environ.get("SHFLX_TEST_INSTALLED"):
-        env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+    src, env = project_copy(tmp)
     out = tmp / "build"
-    cfg = [tools["cmake"], "-S", str(src / "cmake_cuda"), "-B", str(out), "-G", generator,
+    cfg = [tools["cmake"], "-S", str(src), "-B", str(out), "-G", generator,
            "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_TOOLCHAIN_FILE={toolchain_file(env)}",
            f"-DCMAKE_CUDA_COMPILER={tools['clang']}", f"-DCMAKE_CXX_COMPILER={tools['clang']}",
            f"-DSHFLX={sys.executable};-m;shflx", f"-DSHFLX_CUDA_ARCHITECTURES={';'.join(TARGETS)}",
@@ -85,3 +91,23 @@ def test_its_executables_are_cuda_programs_on_the_hip_runtime(build, tmp_path, n
 
 def test_its_kernel_runs_on_the_emulator_with_the_hosts_inputs(build, tmp_path):
     check_on_the_emulator(build[0] / "scan", "scan", tmp_path)
+
+
+def test_its_makefile_builds_with_nvcc_set_to_shflx(tmp_path):
+    """`make NVCC="shflx compile" NVCCFLAGS="--link --offload-arch=..."`: the Makefile's nvcc rules
+    as written (-c per .cu, then a link of the object); the programs are CUDA programs on HIP."""
+    tools = hip_toolchain()
+    make = shutil.which("make")
+    if make is None:
+        _need("no make on PATH")
+    src, env = project_copy(tmp_path)
+    env["SHFLX_HOST_CXX"] = f"{tools['clang']} --rocm-path={tools['prefix']} --hip-device-lib-path={tools['bitcode']}"
+    out = tmp_path / "out"
+    out.mkdir()
+    done = subprocess.run([make, "-C", str(src), f"OUT={out}", f"NVCC={sys.executable} -m shflx compile",
+                           f"NVCCFLAGS=--link --offload-arch={','.join(TARGETS)} -O2"],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert len(re.findall(r" -c \S+\.cu -o ", done.stdout)) == 2, done.stdout
+    for name in ("reduce", "scan"):
+        check_executable(out / name, KERNELS[name], TARGETS, tmp_path)
