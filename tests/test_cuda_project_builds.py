@@ -111,3 +111,32 @@ def test_its_makefile_builds_with_nvcc_set_to_shflx(tmp_path):
     assert len(re.findall(r" -c \S+\.cu -o ", done.stdout)) == 2, done.stdout
     for name in ("reduce", "scan"):
         check_executable(out / name, KERNELS[name], TARGETS, tmp_path)
+
+
+def test_the_porting_guides_cmake_and_make_commands_run_as_written(tmp_path):
+    """docs/porting.md step 5: its `LANGUAGES CUDA` and Makefile blocks, as written, from a directory
+    holding the checkout's tests/ (shflx, clang++-15 and hipcc from PATH); each block's last line
+    runs a program, which ends as step 6 says (no GPU: the HIP runtime's no-device error)."""
+    hip_toolchain()
+    for tool in ("clang++-15", "hipcc"):
+        if shutil.which(tool) is None:
+            _need(f"no {tool} on PATH (the guide's commands name it)")
+    text = (ROOT / "docs" / "porting.md").read_text()
+    section = text[text.index("### CMake projects with `LANGUAGES CUDA`"):text.index("### CMake projects with the HIP")]
+    blocks = [b.replace("\\\n", " ").strip().splitlines() for b in re.findall(r"```sh\n(.*?)```", section, re.S)]
+    assert len(blocks) == 2 and all(b[-1].startswith("./") for b in blocks), blocks
+    (tmp_path / "tests").symlink_to(ROOT / "tests")
+    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
+           "SHFLX_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    if os.environ.get("SHFLX_TEST_INSTALLED"):
+        env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+    for lines in blocks:
+        for line in lines[:-1]:
+            done = subprocess.run(line, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True)
+            assert done.returncode == 0, (line, done.stdout[-2000:], done.stderr[-3000:])
+        run = subprocess.run(lines[-1], shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        if Path("/dev/kfd").exists():
+            assert run.returncode == 0, run.stdout + run.stderr
+        else:
+            assert run.returncode == 1 and "failed: hipErrorNoDevice" in run.stderr, (lines[-1], run.stderr)
