@@ -349,7 +349,7 @@ def check_on_the_emulator(exe: Path, name: str, tmp_path: Path) -> None:
             spec["args"].append({"npy": str(tmp_path / f"arg{i}.npy")})
         else:
             spec["args"].append({"i32": a})
-    done = subprocess.run([sys.executable, "-c", _EMULATE, str(shared_path("amdemu").parent), json.dumps(spec)],
+    done = subprocess.run([sys.executable, "-c", _EMULATE, str(shared_path("amdemu")), json.dumps(spec)],
                           capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr[-3000:]
     said = json.loads(done.stdout.splitlines()[-1])
