@@ -222,6 +222,8 @@ def _add_launch(sub: argparse._SubParsersAction) -> None:
     la.add_argument("-Rpass=shflx", dest="remarks", action="store_true", help="clang-style remarks on stderr")
     la.add_argument("--no-chains", action="store_true", help="lower each shuffle on its own")
     la.add_argument("--fp-reassoc", action="store_true", help="re-associate float reduction chains")
+    la.add_argument("--cmake-toolchain", action="store_true", help="print the path of the CMake toolchain file "
+                    "that builds a project's CUDA language (LANGUAGES CUDA) for AMD through shflx, and exit")
     la.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMPILER ARGS",
                     help="the compiler command, unchanged (clang++, hipcc, ...)")
 

@@ -74,7 +74,7 @@ def test_compile_help_and_version_also_after_other_flags(capsys):
 def test_launch_help_lists_its_options_and_version_stops_before_the_command(capsys):
     code, out, _ = run_main(capsys, "launch", "--help")
     assert code == 0 and "usage: shflx launch [OPTIONS] -- COMPILER ARGS..." in out
-    for opt in ("--baseline", "--report-file", "-Rpass=shflx", "--no-chains", "--fp-reassoc"):
+    for opt in ("--baseline", "--report-file", "-Rpass=shflx", "--no-chains", "--fp-reassoc", "--cmake-toolchain"):
         assert opt in out
     code, out, _ = run_main(capsys, "launch", "--version")
     assert code == 0 and out.startswith("shflx ")

@@ -194,6 +194,18 @@ PROGRAMS = ROOT / "tests" / "data" / "cuda_programs"
 PROGRAM_TARGETS = ("gfx90a", "gfx1030")
 
 
+@pytest.fixture(scope="module")
+def programs(tools, tmp_path_factory):
+    """name -> its executable, each built once for the module."""
+    built: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in built:
+            built[name] = build_program(tools, name, tmp_path_factory.mktemp(name))
+        return built[name]
+    return get
+
+
 def build_program(tools, name: str, tmp: Path) -> Path:
     """docs/porting.md's "CUDA programs": `shflx compile -c` (HIP's compiler for the host half),
     then a link against the HIP runtime; or both by `shflx compile --link` (reduce)."""
@@ -215,17 +227,25 @@ def build_program(tools, name: str, tmp: Path) -> Path:
     return exe
 
 
-@pytest.mark.parametrize("name, kernels", [("reduce", {"_Z10block_sumsPKiPyi"}), ("scan", {"_Z9warp_scanPKiPi"})])
-def test_a_cuda_program_links_against_the_hip_runtime_and_runs(tools, tmp_path, name, kernels):
+KERNELS = {"reduce": {"_Z10block_sumsPKiPyi"}, "scan": {"_Z9warp_scanPKiPi"}}
+
+
+@pytest.mark.parametrize("name", ["reduce", "scan"])
+def test_a_cuda_program_links_against_the_hip_runtime_and_runs(programs, tmp_path, name):
     """A whole CUDA program: the executable needs libamdhip64 and nothing of CUDA's; the kernels the
     host registers (__hipRegisterFunction's names) are the kernels of every embedded code object;
     without an AMD GPU it stops at its first runtime call with the HIP runtime's no-device error (an
     exit status, not a crash); with one it prints a correct result."""
+    check_executable(programs(name), KERNELS[name], PROGRAM_TARGETS, tmp_path)
+
+
+def check_executable(exe: Path, kernels: set[str], targets, tmp: Path) -> None:
+    """The checks of a CUDA program built for AMD (also tests/test_cuda_project_builds.py's)."""
     from elftools.elf.elffile import ELFFile
 
     from shflx.codegen.bundle import hip_entry_id, read_bundle
 
-    exe = build_program(tools, name, tmp_path)
+    name = exe.name
     with exe.open("rb") as f:
         elf = ELFFile(f)
         needed = [t.needed for t in elf.get_section_by_name(".dynamic").iter_tags() if t.entry.d_tag == "DT_NEEDED"]
@@ -237,9 +257,9 @@ def test_a_cuda_program_links_against_the_hip_runtime_and_runs(tools, tmp_path, 
     assert not [n for n in undefined if n.lower().startswith("cuda")], sorted(undefined)
     registered = {s.decode() for s in re.findall(rb"(_Z\w+)\x00", strings)}
     assert registered == kernels, registered
-    assert set(bundle) == {"host-x86_64-unknown-linux-gnu-", *(hip_entry_id(t) for t in PROGRAM_TARGETS)}
-    for t in PROGRAM_TARGETS:
-        code = tmp_path / f"{name}-{t}.co"
+    assert set(bundle) == {"host-x86_64-unknown-linux-gnu-", *(hip_entry_id(t) for t in targets)}
+    for t in targets:
+        code = tmp / f"{name}-{t}.co"
         code.write_bytes(bundle[hip_entry_id(t)])
         with code.open("rb") as f:
             defined = {s.name[:-3] for s in ELFFile(f).get_section_by_name(".symtab").iter_symbols()
@@ -252,6 +272,92 @@ def test_a_cuda_program_links_against_the_hip_runtime_and_runs(tools, tmp_path, 
         assert run.returncode == 1, (run.returncode, run.stderr)
         assert re.search(r"cudaGetDeviceCount\(&devices\) failed: (hipErrorNoDevice|no ROCm-capable device)",
                          run.stderr), run.stderr
+
+
+# amdemu puts its clang wrapper first on PATH when imported, so it runs in a child process: argv[1]
+# the folder holding amdemu, argv[2] a launch (code object, kernel, grid, block, arguments as .npy
+# files or i32 values); each array argument is written back to its .npy file after the run.
+_EMULATE = """
+import json, sys
+import numpy as np
+from shflx.runtime.emulator import probe_emulator
+spec = json.loads(sys.argv[2])
+device, why = probe_emulator(spec["target"], [sys.argv[1]])
+if device is None:
+    print(json.dumps({"why": why}))
+    sys.exit(0)
+args = [np.load(a["npy"]) if "npy" in a else np.int32(a["i32"]) for a in spec["args"]]
+code = open(spec["code"], "rb").read()
+out = device.launch(code, spec["kernel"], args, tuple(spec["grid"]), tuple(spec["block"]))
+for a, value in zip(spec["args"], out):
+    if "npy" in a:
+        np.save(a["npy"], value)
+print(json.dumps({"ran": spec["kernel"]}))
+"""
+
+
+def host_inputs(name: str):
+    """The launch `name`'s main() makes, read from its source (sizes, input pattern), and the numpy
+    reference of what the kernel leaves in its output buffer: (kernel, grid, block, args, out, want)."""
+    import numpy as np
+
+    text = (PROGRAMS / f"{name}.cu").read_text()
+    size = re.search(r"const int n = 1 << (\d+), threads = (\d+|4 \* prop\.warpSize);", text)
+    pattern = re.search(r"host\[i\] = i % (\d+);", text)
+    assert size and pattern, f"{name}.cu's main() no longer reads as this test expects"
+    n = 1 << int(size[1])
+    threads = 4 * 32 if "warpSize" in size[2] else int(size[2])    # warpSize: cudaDeviceProp's 32
+    host = (np.arange(n) % int(pattern[1])).astype(np.int32)
+    if name == "reduce":
+        assert "block_sums<<<(n + threads - 1) / threads, threads>>>(in, total, n);" in text
+        return ("_Z10block_sumsPKiPyi", -(-n // threads), threads, [host, np.zeros(1, np.uint64), n], 1,
+                np.array([host.astype(np.uint64).sum()], np.uint64))
+    assert "warp_scan<<<n / threads, threads, 0, stream>>>(in, out);" in text
+    return ("_Z9warp_scanPKiPi", n // threads, threads, [host, np.zeros(n, np.int32)], 1,
+            host.reshape(-1, 32).cumsum(axis=1, dtype=np.int32).ravel())
+
+
+@pytest.mark.parametrize("name", ["reduce", "scan"])
+def test_a_cuda_programs_kernels_run_on_the_emulator_with_its_inputs(programs, tmp_path, name):
+    """The gfx90a code object taken out of the executable's offload bundle (.hip_fatbin), its kernel
+    run on the AMD emulator (wave64: two CUDA warps per wave) with the launch and inputs main()
+    makes: the output buffer is numpy's answer. (Found blockDim.x read from the wrong implicit
+    argument when the front end wrote v5 reads into a v4 code object.)"""
+    check_on_the_emulator(programs(name), name, tmp_path)
+
+
+def check_on_the_emulator(exe: Path, name: str, tmp_path: Path) -> None:
+    """`exe`'s gfx90a kernel on the emulator with `name`'s host inputs (also tests/test_cuda_project_builds.py's)."""
+    import json
+
+    import numpy as np
+    from elftools.elf.elffile import ELFFile
+
+    from ci_policy import IN_CI
+    from conftest import shared_path
+    from shflx.codegen.bundle import hip_entry_id, read_bundle
+
+    with exe.open("rb") as f:
+        code = read_bundle(ELFFile(f).get_section_by_name(".hip_fatbin").data())[hip_entry_id("gfx90a")]
+    (tmp_path / "k.co").write_bytes(code)
+    kernel, grid, block, args, out, want = host_inputs(name)
+    spec = {"target": "gfx90a", "code": str(tmp_path / "k.co"), "kernel": kernel, "grid": [grid, 1, 1],
+            "block": [block, 1, 1], "args": []}
+    for i, a in enumerate(args):
+        if isinstance(a, np.ndarray):
+            np.save(tmp_path / f"arg{i}.npy", a)
+            spec["args"].append({"npy": str(tmp_path / f"arg{i}.npy")})
+        else:
+            spec["args"].append({"i32": a})
+    done = subprocess.run([sys.executable, "-c", _EMULATE, str(shared_path("amdemu")), json.dumps(spec)],
+                          capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = json.loads(done.stdout.splitlines()[-1])
+    if "why" in said:
+        (pytest.fail if IN_CI else pytest.skip)(f"no AMD emulator: {said['why']}")
+    got = np.load(tmp_path / f"arg{out}.npy")
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert (got == want).all(), (np.flatnonzero(got != want)[:8], got[:8], want[:8])
 
 
 def test_the_porting_guides_cuda_program_commands_run_as_written(tools, tmp_path):

@@ -31,7 +31,7 @@ CUDA_SUFFIXES = (".cu",)
 # flags of the user's command that only concern the host object or its depfile
 DEP_SWITCHES = ("-MD", "-MMD", "-MP", "-MG", "-M", "-MM")
 DEP_VALUED = ("-MF", "-MT", "-MQ")
-LAUNCH_OPTIONS = ("--baseline", "--report-file", "-Rpass=shflx", "--no-chains", "--fp-reassoc")
+LAUNCH_OPTIONS = ("--baseline", "--report-file", "-Rpass=shflx", "--no-chains", "--fp-reassoc", "--cmake-toolchain")
 
 
 @dataclass
@@ -228,10 +228,10 @@ def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[st
     debug = bool(debug_wanted(cmd.argv))
     opt = opt_wanted(cmd.argv)
     for tid in cmd.targets:
-        if cmd.cuda:
-            fe = FrontendOptions(opt=opt, extra=cuda_options(cmd) + feature_words(tid))
+        if cmd.cuda:            # the front end writes the version's implicit-argument reads (blockDim:
+            cov = users_code_object_version(cmd, tid)           # v4 the dispatch packet, v5 the kernarg)
+            fe = FrontendOptions(opt=opt, extra=(*cuda_options(cmd), *feature_words(tid), f"-mcode-object-version={cov}"))
             source = Path(cmd.source)
-            cov = users_code_object_version(cmd, tid)
         else:
             source = tmp / f"device-{tid.replace(':', '_')}.bc"
             hip_device_ir(cmd, tid, source)
@@ -410,6 +410,10 @@ def launch(args: list[str]) -> int:
             opts.chains = False
         elif w == "--fp-reassoc":
             opts.fp_reassoc = True
+        elif w == "--cmake-toolchain":          # CMake's CUDA language on shflx (shflx/cmake/shflx-cuda.cmake)
+            from importlib.resources import files
+            print(files("shflx") / "cmake" / "shflx-cuda.cmake")
+            return 0
         elif w.startswith("--report-file="):
             opts.report_file = w.split("=", 1)[1]
         elif w == "--report-file" and k + 1 < len(args):
@@ -496,8 +500,8 @@ def compile_object(f) -> int:
 
 
 def link_program(f) -> int:
-    """`shflx compile --link a.cu b.cu -o app` (nvcc's --link): each source's host object as -c makes
-    it, then the HIP compiler links them against the HIP runtime (clang's --hip-link: libamdhip64)."""
+    """`shflx compile --link a.cu b.o -o app` (nvcc's --link): each source's host object as -c makes
+    it (an object or archive is taken as it is), then the HIP compiler links them against the HIP runtime (clang's --hip-link: libamdhip64)."""
     from dataclasses import replace
 
     if any(t.startswith("sm_") for t in f.archs):
@@ -510,6 +514,9 @@ def link_program(f) -> int:
     with tempfile.TemporaryDirectory(prefix="shflx-link-") as tmp:
         objects = []
         for k, src in enumerate(f.sources):
+            if src.endswith(LINKED_AS_IS):     # an object a -c made (nvcc links `a.o b.o -o app` too)
+                objects.append(src)
+                continue
             objects.append(str(Path(tmp) / f"{k}-{Path(src).stem}.o"))
             code = compile_object(replace(f, sources=[src], output=objects[-1], action="c"))
             if code != 0:
@@ -527,6 +534,9 @@ def link_program(f) -> int:
         return 2
     return 0
 
+
+# inputs of --link that go to the link unchanged: objects and archives
+LINKED_AS_IS = (".o", ".a")
 
 # the HIP installation words of the command that the link needs too (where libamdhip64 is)
 HIP_LINK_WORDS = ("--rocm-path", "--hip-path")

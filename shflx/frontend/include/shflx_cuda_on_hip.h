@@ -6,6 +6,10 @@
 #pragma once
 #include <hip/hip_runtime.h>
 #include "cuda_on_hip/cuda_runtime.h"
+// the compiler macros the device pass has (shflx_cuda.h), as nvcc defines them in both passes: a
+// project's `#ifdef __CUDACC__` takes the same branch in the host and the device half
+#define __CUDACC__ 1
+#define __NVCC__ 1
 #if !defined(HIP_VERSION) || HIP_VERSION < 60200000
 template <class T> __device__ T __shfl_sync(unsigned mask, T var, int src, int width = 32);
 template <class T> __device__ T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32);
