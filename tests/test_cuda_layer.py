@@ -362,6 +362,28 @@ def test_math_is_host_and_device_and_integer_abs_is_a_device_function(tmp_path, 
     assert re.search(r"@llvm\.abs\.i32|@llvm\.smax\.i32|sub i32 0,|select i1", ir)
 
 
+HOST_DEFINES = r"""
+#include <cuda_runtime.h>
+extern __device__ __device_builtin__ void __syncthreads(void);
+struct __device_builtin__ __builtin_align__(16) quad { unsigned x, y, z, w; };
+static __thread__ int per_thread;
+__device__ __nv_pure__ __inline_hint__ int twice(int x) { return 2 * x; }
+__global__ void __maxnreg__(64) k(quad *q, int *p) { __syncthreads(); p[0] = twice(q->w) + (int)alignof(quad); }
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "sm_90"])
+def test_crt_host_defines_annotations_on_a_files_own_declarations_compile(tmp_path, arch):
+    """ccminer re-declares `extern __device__ __device_builtin__ void __syncthreads(void);`: the
+    annotation macros of NVIDIA's crt/host_defines.h are defined on every target, and
+    __builtin_align__ aligns as __align__ does."""
+    src = tmp_path / "k.cu"
+    src.write_text(HOST_DEFINES)
+    out = compile_for(src, arch).output
+    # p[0] = 2 * q->w + alignof(quad): the 16 of __builtin_align__(16)
+    assert re.search(r"add\.s32 \t?%r\d+, %r\d+, 16;" if arch.startswith("sm_") else r"add nsw i32 %[\w.]+, 16\b", out)
+
+
 def test_hip_macros_are_not_defined_for_cuda_sources(tmp_path):
     """A .cu file is CUDA: a project's `#ifdef __HIPCC__` branch must not be taken (it includes the
     system's hip_runtime.h); a .hip file keeps them."""
