@@ -128,6 +128,12 @@ K cvta_round_trip(const int *a, const int *b, int *out) { I; __shared__ int s[64
   asm("cvta.shared.u64 %0, %1;" : "=l"(g) : "l"((unsigned long long)mine));
   asm("{ .reg .u64 u; cvta.to.global.u64 u, %1; cvta.global.u64 %0, u; }" : "=l"(gl) : "l"(b + t));
   out[t] = *(int *)g + 2 * *(const int *)gl + (mine == (unsigned)__cvta_generic_to_shared(s + threadIdx.x)); }
+// lop3 (PTX ISA "Logic and Shift Instructions: lop3"), as ethminer's keccak chi step writes it:
+// 0xD2 is a ^ (~b & c); 0x96 is a ^ b ^ c; the operands are neighbouring threads' words
+K lop3_chi(const unsigned *a, const int *b, unsigned *out) { I; unsigned x = a[t], y = a[t ^ 1], z = a[t ^ 2], r, s;
+  asm("lop3.b32 %0, %1, %2, %3, 0xD2;" : "=r"(r) : "r"(x), "r"(y), "r"(z));
+  asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(s) : "r"(r), "r"(y), "r"((unsigned)b[t]));
+  out[t] = s; }
 K ptx_exit(const int *a, const int *b, int *out) { I; out[t] = -1;
   if (blockIdx.x == 1) asm volatile("exit;");
   out[t] = a[t]; }
@@ -261,6 +267,8 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
     "half_cvt": (_half_inputs, _half_cvt),
     "cvta_round_trip": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)),
                         lambda a, b: a[np.arange(N) ^ 1] + 2 * b + 1),
+    "lop3_chi": (lambda r: (r.integers(0, 1 << 32, N, dtype=np.uint64).astype(np.uint32), r.integers(0, 1 << 31, N).astype(np.int32)),
+                 lambda a, b: (a ^ (~a[np.arange(N) ^ 1] & a[np.arange(N) ^ 2])) ^ a[np.arange(N) ^ 1] ^ b.astype(np.uint32)),
     "ptx_exit": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)),
                  lambda a, b: np.where(np.arange(N) // 64 == 1, -1, a)),
     "ptx_nanosleep": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a),

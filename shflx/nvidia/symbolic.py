@@ -271,6 +271,21 @@ def _shf(a: Expr, b: Expr, c: Expr, left: bool, clamp: bool) -> Expr:
     return resize(binop("lshr", both, resize(n, 64, False)), 32, False)
 
 
+def _lop3(a: Expr, b: Expr, c: Expr, lut: int) -> Expr:
+    """lop3.b32 d, a, b, c, immLut (PTX ISA "Logic and Shift Instructions: lop3"): each bit of d is
+    the bit of immLut at (a << 2) | (b << 1) | c of that bit position (immLut = F(0xF0, 0xCC,
+    0xAA)); written as the OR of immLut's minterms, which LLVM folds to and/or/xor."""
+    ones = const(0xFFFFFFFF, 32)
+    out = const(0, 32)
+    for k in range(8):
+        if lut >> k & 1:
+            term = ones
+            for bit, x in ((4, a), (2, b), (1, c)):
+                term = binop("and", term, x if k & bit else mk("not", 32, x))
+            out = binop("or", out, term)
+    return out
+
+
 def _clz32(a: Expr) -> Expr:
     """clz.b32: leading zero bits (32 for 0), by halving the range: five compare-and-shift steps."""
     n, x = const(0, 32), a
@@ -672,6 +687,9 @@ class _Emu:
             return [_bfi(rd(1), rd(2), rd(3, 32), rd(4, 32))]
         if base == "prmt" and w == 32 and mods == ("b32",) and len(ops) == 4:
             return [_prmt(rd(1), rd(2), rd(3))]
+        if base == "lop3" and mods == ("b32",) and len(ops) == 5 and (lut := _imm(ops[4], 32)) is not None \
+                and lut.op == "const":
+            return [_lop3(rd(1), rd(2), rd(3), lut.args[0] & 0xFF)]
         if base in ("clz", "popc", "brev") and w == 32 and len(ops) == 2:
             return [{"clz": _clz32, "popc": _popc32, "brev": _brev32}[base](rd(1))]
         if base == "shf" and w == 32 and len(mods) == 3 and mods[0] in ("l", "r") and mods[1] in ("clamp", "wrap") \

@@ -1,6 +1,6 @@
 """Reference lockstep interpreter for the inline-PTX subset CUB-style blocks use, written from the
 PTX ISA text (instructions mov, add, sub, mul.lo, and, or, xor, not, shl, shr, min, max, setp with
-`.and/.or/.xor`, selp, shfl.sync, vote.sync.ballot, bmsk, bfe, bfi, prmt, shf, cvt.pack.sat, cvt from f32
+`.and/.or/.xor`, selp, shfl.sync, vote.sync.ballot, bmsk, bfe, bfi, prmt, shf, lop3, cvt.pack.sat, cvt from f32
 to integers; guards `@p`/`@!p`; %laneid, %lanemask_*) and cuda_ref for shfl. Independent of
 shflx: nothing here imports it. A block runs on `lanes` lanes at once (32 or 64; lanes 32..63 are
 a second warp); a register holds one u32 (or bool) per lane; a guarded write keeps the old value
@@ -130,7 +130,7 @@ def run_block(text: str, operands: dict[str, np.ndarray | int], lanes: int = 32)
             put(dests[0].strip(), out)
             if len(dests) > 1:
                 put(dests[1].strip(), pred)
-        elif parts[0] in ("bmsk", "bfe", "bfi", "prmt", "shf", "clz", "popc", "brev"):
+        elif parts[0] in BITFIELD:
             args = [[int(x) for x in val(o) & M32] for o in ops[1:]]
             put(ops[0], np.array([BITFIELD[parts[0]](parts, *a) for a in zip(*args)], np.int64))
         elif parts[0] == "vote":                        # ballot of this 32-lane warp's lanes in the mask
@@ -241,5 +241,11 @@ def _brev(parts, a: int) -> int:
     return sum(_bit(a, i) << (31 - i) for i in range(32))
 
 
+def _lop3(parts, a: int, b: int, c: int, lut: int) -> int:
+    """PTX ISA lop3: bit i of d is F(a_i, b_i, c_i), where immLut = F(0xF0, 0xCC, 0xAA): the row of
+    F's truth table for (a_i, b_i, c_i) is bit 4a_i + 2b_i + c_i of immLut."""
+    return sum(_bit(lut, 4 * _bit(a, i) + 2 * _bit(b, i) + _bit(c, i)) << i for i in range(32))
+
+
 BITFIELD = {"bmsk": _bmsk, "bfe": _bfe, "bfi": _bfi, "prmt": _prmt, "shf": _shf, "clz": _clz, "popc": _popc,
-            "brev": _brev}
+            "brev": _brev, "lop3": _lop3}
