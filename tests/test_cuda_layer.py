@@ -694,3 +694,17 @@ def test_tiles_of_more_than_one_warp_are_named_at_the_users_line(tmp_path, arch,
         compile_file(src, arch)
     assert re.fullmatch(rf".*k\.cu:5:\d+: error: shflx does not support 'cooperative_groups tiles of more than 32 "
                         r"threads' on AMD targets \(.*\)", str(e.value)), str(e.value)
+
+
+@pytest.mark.parametrize("name", ["__shfl", "__shfl_up", "__shfl_down", "__shfl_xor"])
+def test_a_shuffle_without_sync_is_a_one_line_error_on_sm70_and_later(tmp_path, name):
+    """nvcc declares __shfl & co. only below sm_70 (sm_30_intrinsics.h); clang's wrapper defines them
+    and LLVM then stopped with "Cannot select: intrinsic llvm.nvvm.shfl.idx.i32". Now: shflx's
+    error at the user's line; the _sync forms, and AMD targets, are unaffected."""
+    from conftest import compile_for
+    src = tmp_path / "k.cu"
+    src.write_text(f"__global__ void k(int *p) {{\n  int v = p[threadIdx.x];\n  p[threadIdx.x] = {name}(v, 1, 16);\n}}\n"
+                   f"__global__ void s(int *p) {{ p[threadIdx.x] = {name}_sync(0xffffffffu, p[threadIdx.x], 1, 16); }}\n")
+    with pytest.raises(InputError, match=rf"k\.cu:3:\d+: error: shflx does not support '{name}' on sm_70 and later"):
+        compile_for(src, "sm_90")
+    assert "define" in compile_for(src, "gfx942").output
