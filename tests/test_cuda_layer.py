@@ -708,3 +708,15 @@ def test_a_shuffle_without_sync_is_a_one_line_error_on_sm70_and_later(tmp_path, 
     with pytest.raises(InputError, match=rf"k\.cu:3:\d+: error: shflx does not support '{name}' on sm_70 and later"):
         compile_for(src, "sm_90")
     assert "define" in compile_for(src, "gfx942").output
+
+
+def test_libcuxx_stream_ref_compiles_with_the_layers_runtime_api(tmp_path):
+    """cuda::stream_ref (libcu++, read by cuCollections) calls cudaStreamGetPriority and
+    cudaStreamQuery in host code, which the device pass parses."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cuda/stream_ref>\n__global__ void k(int *p) { p[0] = 1; }\n"
+                   "int main() { cudaStream_t s; cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, 0);\n"
+                   "  unsigned f; int d, lo, hi; cudaStreamGetFlags(s, &f); cudaStreamGetDevice(s, &d);\n"
+                   "  cudaDeviceGetStreamPriorityRange(&lo, &hi); cuda::stream_ref r(s); r.wait();\n"
+                   "  return r.ready() + r.priority(); }\n")
+    assert "define" in compile_file(src, "gfx942", emit="llvm").output
