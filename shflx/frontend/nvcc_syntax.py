@@ -19,6 +19,10 @@ A macro whose expansion is `#pragma X`, used alone on a line (moderngpu's
 `PRAGMA_UNROLL`), is that pragma to nvcc, which compiles its own preprocessed output; clang reads a
 `#` in a statement ("expected expression") and it is read as `_Pragma("X")`.
 
+An asm template that writes a PTX name with one `%` (`"mov.u32 %0, %lanemask_lt;"`, nvdiffrast):
+nvcc substitutes only `%N` and `%%` and passes the rest through; clang stops ("invalid % escape in
+inline assembly string"). Read as `%%lanemask_lt`, GNU asm's literal `%`.
+
 A third is a difference of meaning that nvcc settles with a warning: a `__shared__` variable of a
 class whose default constructor does something (libcu++'s `cuda::barrier`, initialized later by
 `init(&bar, n)`): nvcc does not run the constructor ("dynamic initialization is not supported") and
