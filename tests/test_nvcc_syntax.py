@@ -280,6 +280,9 @@ def test_a_percent_before_a_ptx_name_in_an_asm_template_is_doubled():
         fixed = text[:f.offset] + f.text + text[f.offset + f.length:]
         assert fixed.count(b"%%") == 2 and fixed.replace(b"%%lanemask_lt", b"%lanemask_lt").replace(
             b"%%laneid", b"%laneid") == text
+    multi = b'unsigned h() { unsigned r;\n  asm volatile(\n    "mov.u32 %0, "\n    "%clock;" : "=r"(r));\n  return r; }\n'
+    (f,) = fixes(_diag("k.cu", 4, 6, "invalid % escape in inline assembly string"), read=lambda p: multi)
+    assert (multi[:f.offset] + f.text + multi[f.offset + f.length:]).count(b"%%clock;") == 1
     other = b'void g() { printf("%lanemask"); }\n'
     assert fixes(_diag("k.cu", 1, 20, "invalid % escape in inline assembly string"), read=lambda p: other) == []
 

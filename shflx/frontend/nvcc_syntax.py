@@ -244,18 +244,18 @@ _PERCENT = re.compile(rb"%(%|\d|\[|=|[A-Za-z](?=\d|\[)|(?=[A-Za-z_]))")
 def _asm_percent(path: str, text: bytes, row: int, offset: int, where: str) -> Fix | None:
     """`asm("mov.u32 %0, %lanemask_lt;" : "=r"(r))` (nvdiffrast): nvcc substitutes only `%N` and
     `%%` and leaves a `%` before a PTX name as it is; clang rejects it ("invalid % escape"). Read
-    as `%%lanemask_lt`, GNU asm's literal `%`. The template is the asm statement's on the line
-    clang names that spans the error's column, or the line's only one (a column on preprocessed
-    text may not map back inside the string)."""
+    as `%%lanemask_lt`, GNU asm's literal `%`. The template is the asm statement's that reaches the
+    line clang names and spans the error's column, or the only one reaching that line (a column on
+    preprocessed text may not map back inside the string)."""
     start = _offset(text, row, 1)
     if start is None:
         return None
     end = text.find(b"\n", start)
     end = len(text) if end < 0 else end
     spans = []
-    for a in _ASM_START.finditer(text, start, end):
+    for a in _ASM_START.finditer(text, max(0, start - 4000), end):     # a template may begin lines above
         t = _TEMPLATE.match(text, a.end())
-        if t:
+        if t and t.end(1) > start:
             spans.append((a.start(), t.start(1), t.end(1)))
     hit = [sp for sp in spans if sp[0] <= offset < sp[2]] or (spans if len(spans) == 1 else [])
     if not hit:
