@@ -86,7 +86,8 @@ def test_the_ptx_assembles(real, tmp_path):
 # ------------------------------------------------------------------ host-only library headers
 
 @pytest.mark.parametrize("header,lib", [("cublas_v2.h", "cuBLAS"), ("nvtx3/nvToolsExt.h", "NVTX"), ("mpi.h", "MPI"),
-                                        ("cufft.h", "cuFFT"), ("library_types.h", "the CUDA library data types (cudaDataType)")])
+                                        ("cufft.h", "cuFFT"), ("library_types.h", "the CUDA library data types (cudaDataType)"),
+                                        ("nvFatbin.h", "nvFatbin"), ("nvJitLink.h", "nvJitLink")])
 def test_host_only_table(header, lib):
     assert library_of(header) == lib
 
@@ -121,6 +122,22 @@ def _installed(module: str) -> bool:
 
 def _shflx(*args, cwd):
     return subprocess.run([sys.executable, "-m", "shflx", *args], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_a_used_missing_nvfatbin_is_one_named_error(arch, tmp_path):
+    """cuda-api-wrappers includes nvFatbin.h (CUDA 12.4+) and calls it from host code: with no
+    nvFatbin installed the compile stops with one line naming the header, not clang's noise."""
+    if _installed("nvidia.nvfatbin"):
+        pytest.skip("nvFatbin's wheel is installed")
+    (tmp_path / "k.cu").write_text("#include <nvFatbin.h>\nunsigned v() { unsigned a, b; nvFatbinVersion(&a, &b); return a; }\n"
+                                   "__global__ void k(int *p) { p[0] = 1; }\n")
+    r = _shflx("compile", "k.cu", "--offload-arch", arch, "-o", "k.o", cwd=tmp_path)
+    assert r.returncode != 0
+    assert re.search(r"^k\.cu:1:10: error: shflx does not support 'nvFatbin\.h' on (AMD|NVIDIA) targets \(nvFatbin is not "
+                     r"installed and host code in this file uses it", r.stderr, flags=re.M), r.stderr
+    (tmp_path / "u.cu").write_text("#include <nvFatbin.h>\n__global__ void k(int *p) { p[0] = 1; }\n")
+    assert _shflx("compile", "u.cu", "--offload-arch", arch, "-o", "u.o", cwd=tmp_path).returncode == 0
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "sm_90"])

@@ -364,6 +364,28 @@ def test_math_is_host_and_device_and_integer_abs_is_a_device_function(tmp_path, 
     assert re.search(r"@llvm\.abs\.i32|@llvm\.smax\.i32|sub i32 0,|select i1", ir)
 
 
+HOST_DEFINES = r"""
+#include <cuda_runtime.h>
+extern __device__ __device_builtin__ void __syncthreads(void);
+struct __device_builtin__ __builtin_align__(16) quad { unsigned x, y, z, w; };
+static __thread__ int per_thread;
+__device__ __nv_pure__ __inline_hint__ int twice(int x) { return 2 * x; }
+__global__ void __maxnreg__(64) k(quad *q, int *p) { __syncthreads(); p[0] = twice(q->w) + (int)alignof(quad); }
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "sm_90"])
+def test_crt_host_defines_annotations_on_a_files_own_declarations_compile(tmp_path, arch):
+    """ccminer re-declares `extern __device__ __device_builtin__ void __syncthreads(void);`: the
+    annotation macros of NVIDIA's crt/host_defines.h are defined on every target, and
+    __builtin_align__ aligns as __align__ does."""
+    src = tmp_path / "k.cu"
+    src.write_text(HOST_DEFINES)
+    out = compile_for(src, arch).output
+    # p[0] = 2 * q->w + alignof(quad): the 16 of __builtin_align__(16)
+    assert re.search(r"add\.s32 \t?%r\d+, %r\d+, 16;" if arch.startswith("sm_") else r"add nsw i32 %[\w.]+, 16\b", out)
+
+
 def test_hip_macros_are_not_defined_for_cuda_sources(tmp_path):
     """A .cu file is CUDA: a project's `#ifdef __HIPCC__` branch must not be taken (it includes the
     system's hip_runtime.h); a .hip file keeps them."""
@@ -674,3 +696,29 @@ def test_tiles_of_more_than_one_warp_are_named_at_the_users_line(tmp_path, arch,
         compile_file(src, arch)
     assert re.fullmatch(rf".*k\.cu:5:\d+: error: shflx does not support 'cooperative_groups tiles of more than 32 "
                         r"threads' on AMD targets \(.*\)", str(e.value)), str(e.value)
+
+
+@pytest.mark.parametrize("name", ["__shfl", "__shfl_up", "__shfl_down", "__shfl_xor"])
+def test_a_shuffle_without_sync_is_a_one_line_error_on_sm70_and_later(tmp_path, name):
+    """nvcc declares __shfl & co. only below sm_70 (sm_30_intrinsics.h); clang's wrapper defines them
+    and LLVM then stopped with "Cannot select: intrinsic llvm.nvvm.shfl.idx.i32". Now: shflx's
+    error at the user's line; the _sync forms, and AMD targets, are unaffected."""
+    from conftest import compile_for
+    src = tmp_path / "k.cu"
+    src.write_text(f"__global__ void k(int *p) {{\n  int v = p[threadIdx.x];\n  p[threadIdx.x] = {name}(v, 1, 16);\n}}\n"
+                   f"__global__ void s(int *p) {{ p[threadIdx.x] = {name}_sync(0xffffffffu, p[threadIdx.x], 1, 16); }}\n")
+    with pytest.raises(InputError, match=rf"k\.cu:3:\d+: error: shflx does not support '{name}' on sm_70 and later"):
+        compile_for(src, "sm_90")
+    assert "define" in compile_for(src, "gfx942").output
+
+
+def test_libcuxx_stream_ref_compiles_with_the_layers_runtime_api(tmp_path):
+    """cuda::stream_ref (libcu++, read by cuCollections) calls cudaStreamGetPriority and
+    cudaStreamQuery in host code, which the device pass parses."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cuda/stream_ref>\n__global__ void k(int *p) { p[0] = 1; }\n"
+                   "int main() { cudaStream_t s; cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, 0);\n"
+                   "  unsigned f; int d, lo, hi; cudaStreamGetFlags(s, &f); cudaStreamGetDevice(s, &d);\n"
+                   "  cudaDeviceGetStreamPriorityRange(&lo, &hi); cuda::stream_ref r(s); r.wait();\n"
+                   "  return r.ready() + r.priority(); }\n")
+    assert "define" in compile_file(src, "gfx942", emit="llvm").output

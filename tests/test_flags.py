@@ -2,6 +2,8 @@
 belongs, nothing is misread (-gencode is not -g, -isystem is not -i), unknown flags are named."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -174,6 +176,74 @@ def test_nvcc_flags_for_what_clang_does_anyway_are_accepted(word):
     from shflx.driver.flags import parse_compile_args
     f = parse_compile_args(["k.cu", "--offload-arch", "gfx942", word])
     assert f.sources == ["k.cu"] and word not in f.device + f.host
+
+
+@pytest.mark.parametrize("word,macro", [("--expt-extended-lambda", "__CUDACC_EXTENDED_LAMBDA__"),
+                                        ("--extended-lambda", "__CUDACC_EXTENDED_LAMBDA__"),
+                                        ("-expt-relaxed-constexpr", "__CUDACC_RELAXED_CONSTEXPR__"),
+                                        ("-G", "__CUDACC_DEBUG__")])
+def test_nvcc_flags_define_the_macros_nvcc_defines_for_them(word, macro):
+    """cuCollections stops with `#error` unless __CUDACC_EXTENDED_LAMBDA__ is defined, as nvcc
+    defines it for --expt-extended-lambda (nvcc manual, "Pre-defined Macros")."""
+    assert parse("k.cu", "--offload-arch=gfx942", word).preprocessor == ["-D", macro]
+    assert parse("k.cu", "--offload-arch=gfx942", "-lineinfo").preprocessor == []
+
+
+@pytest.mark.parametrize("words,debug,host,xptxas", [
+    (["-G"], True, [], []), (["--device-debug"], True, [], []),
+    (["--machine", "64"], None, ["-m64"], []), (["--machine=64"], None, ["-m64"], []), (["-m", "64"], None, ["-m64"], []),
+    (["--maxrregcount=64"], None, [], ["--maxrregcount", "64"]), (["-maxrregcount", "32"], None, [], ["--maxrregcount", "32"]),
+])
+def test_nvcc_build_flags_of_real_projects_are_read_as_nvcc_reads_them(words, debug, host, xptxas):
+    """CUDA_Freshman builds with -G, Kaldi with --machine 64, ccminer with --maxrregcount=N: device
+    debug info (-g's), 64-bit host code, and ptxas's register cap (sm_NN; AMD takes no -Xptxas)."""
+    f = parse("k.cu", "--offload-arch=gfx942", *words)
+    assert (f.debug, f.host, f.xptxas) == (debug, host, xptxas)
+
+
+def test_a_32_bit_machine_is_refused_with_its_choices():
+    with pytest.raises(UsageError, match="invalid value '32' for --machine; valid values: 64"):
+        parse("k.cu", "--offload-arch=gfx942", "--machine", "32")
+    with pytest.raises(UsageError, match="--maxrregcount needs a value"):
+        parse("k.cu", "--offload-arch=gfx942", "--maxrregcount")
+
+
+def _cubin_registers(path) -> int:
+    """The kernel's register count in a cubin: the EIATTR_REGCOUNT (0x2f) entry of .nv.info, whose
+    payload is (symbol index, registers); entries are (format, attribute, size) then the payload for
+    format 4 (EIFMT_SVAL), a 4-byte word otherwise."""
+    import struct
+    from elftools.elf.elffile import ELFFile
+    with open(path, "rb") as fh:
+        data = ELFFile(fh).get_section_by_name(".nv.info").data()
+    k = 0
+    while k + 4 <= len(data):
+        fmt, attr, size = data[k], data[k + 1], struct.unpack_from("<H", data, k + 2)[0]
+        if fmt == 4 and attr == 0x2F:
+            return struct.unpack_from("<II", data, k + 4)[1]
+        k += 4 + (size if fmt == 4 else 0)
+    raise AssertionError("no register count in the cubin")
+
+
+def test_maxrregcount_reaches_ptxas(tmp_path):
+    """ptxas caps the registers of each kernel: a kernel that wants more uses fewer under a cap."""
+    import subprocess
+    import sys
+    from shflx.driver.nvidia import cuda_headers
+    from shflx.frontend.clang import FrontendOptions
+    if cuda_headers(FrontendOptions()) is None:
+        pytest.skip("NVIDIA's CUDA headers are not installed")
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(float *p) { float a[24];\n#pragma unroll\n for (int i = 0; i < 24; i++) a[i] = p[i * 7];\n"
+                   "#pragma unroll\n for (int i = 0; i < 24; i++) p[i] = a[23 - i] * a[i]; }\n")
+    regs = {}
+    for cap in ("16", "255"):
+        out = tmp_path / f"k{cap}.cubin"
+        run = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", "sm_90",
+                              f"--maxrregcount={cap}", "-o", str(out)], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        regs[cap] = _cubin_registers(out)
+    assert regs["16"] < regs["255"]
 
 
 @pytest.mark.parametrize("word", ["--use_fast_math", "-use_fast_math"])

@@ -107,6 +107,25 @@ def test_a_guard_that_differs_between_warps_is_not_a_lane_mask():
     assert all(r.status != "re-synthesized" for r in reports), [(r.status, r.reason) for r in reports]
 
 
+def test_a_lane_plus_a_kernel_argument_is_dynamic():
+    """CUDA_Freshman's `__shfl(v, threadIdx.x + offset, 16)`: the lane depends on the lane and on
+    a kernel argument, whose value is not known at compile time (this raised KeyError before)."""
+    ir = HEAD + """define amdgpu_kernel void @k(ptr %o, i32 %v, i32 %offset) {
+entry:
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %b = add i32 %t, %offset
+  %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %b, i32 4127)
+  %b2 = add i32 %t, 3
+  %r2 = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %b2, i32 31)
+  store i32 %r, ptr %o
+  ret void
+}
+""" + DECLS
+    site, lane_site = find_sites(ir)
+    assert site.b.kind == "dynamic"
+    assert lane_site.b.kind == "lane" and lane_site.b.lanes[:3] == (3, 4, 5)
+
+
 def test_device_function_parameters_are_not_uniform():
     ir = HEAD + """define internal i32 @helper(i32 %v, i32 %b) #0 {
 entry:

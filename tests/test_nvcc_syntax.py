@@ -261,3 +261,39 @@ def test_a_pragma_macro_with_more_on_its_line_is_not_rewritten():
     alone = text.replace(b"UNROLL for", b"UNROLL\n  for")
     found = fixes(diags, read=lambda p: alone)
     assert [f.text for f in found] == [b'_Pragma("unroll")']
+
+
+PERCENT = ('__device__ unsigned lt() { unsigned r; asm("mov.u32 %0, %lanemask_lt;" : "=r"(r)); return r; }\n'
+           '__device__ unsigned f(unsigned a) { unsigned r; asm volatile("{ .reg .u32 t; mov.u32 t, %laneid;"\n'
+           '  " add.u32 %0, %[a], t; mov.u32 %0, %%clock; add.u32 %0, %0, %c1; }" : "=r"(r) : "r"(a), [a] "r"(a), "n"(4)); return r; }\n')
+
+
+def test_a_percent_before_a_ptx_name_in_an_asm_template_is_doubled():
+    """`asm("mov.u32 %0, %lanemask_lt;")` (nvdiffrast's Util.inl): nvcc leaves the `%` of a PTX
+    name as it is, clang rejects it; read as `%%lanemask_lt`. %0, %[a], %%clock and %c1 keep
+    their meaning, and an error column clang gives anywhere on the line finds the template."""
+    text = PERCENT.encode()
+    for row, col in ((1, 1), (1, _col(PERCENT, 1, "lanemask_lt")), (2, _col(PERCENT, 2, "laneid"))):
+        found = fixes(_diag("k.cu", row, col, "invalid % escape in inline assembly string"), read=lambda p: text)
+        assert len(found) == 1 and "'%%'" in found[0].what
+        f = found[0]
+        fixed = text[:f.offset] + f.text + text[f.offset + f.length:]
+        assert fixed.count(b"%%") == 2 and fixed.replace(b"%%lanemask_lt", b"%lanemask_lt").replace(
+            b"%%laneid", b"%laneid") == text
+    multi = b'unsigned h() { unsigned r;\n  asm volatile(\n    "mov.u32 %0, "\n    "%clock;" : "=r"(r));\n  return r; }\n'
+    (f,) = fixes(_diag("k.cu", 4, 6, "invalid % escape in inline assembly string"), read=lambda p: multi)
+    assert (multi[:f.offset] + f.text + multi[f.offset + f.length:]).count(b"%%clock;") == 1
+    other = b'void g() { printf("%lanemask"); }\n'
+    assert fixes(_diag("k.cu", 1, 20, "invalid % escape in inline assembly string"), read=lambda p: other) == []
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_ptx_names_written_with_one_percent_compile_and_the_report_says_so(tmp_path, arch):
+    from conftest import compile_for
+    src = tmp_path / "k.cu"
+    src.write_text("#define DEV __device__ __inline__\n"
+                   'DEV unsigned lt() { unsigned r; asm("mov.u32 %0, %lanemask_lt;" : "=r"(r)); return r; }\n'
+                   'DEV unsigned ge() { unsigned r; asm("mov.u32 %0, %lanemask_ge;" : "=r"(r)); return r; }\n'
+                   "__global__ void k(unsigned *p) { p[threadIdx.x] = lt() ^ (ge() << 1); }\n")
+    res = compile_for(src, arch)
+    assert sum("'%%'" in n for n in res.notes) == 2, res.notes

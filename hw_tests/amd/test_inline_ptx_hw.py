@@ -128,6 +128,22 @@ K cvta_round_trip(const int *a, const int *b, int *out) { I; __shared__ int s[64
   asm("cvta.shared.u64 %0, %1;" : "=l"(g) : "l"((unsigned long long)mine));
   asm("{ .reg .u64 u; cvta.to.global.u64 u, %1; cvta.global.u64 %0, u; }" : "=l"(gl) : "l"(b + t));
   out[t] = *(int *)g + 2 * *(const int *)gl + (mine == (unsigned)__cvta_generic_to_shared(s + threadIdx.x)); }
+// lop3 (PTX ISA "Logic and Shift Instructions: lop3"), as ethminer's keccak chi step writes it:
+// 0xD2 is a ^ (~b & c); 0x96 is a ^ b ^ c; the operands are neighbouring threads' words
+K lop3_chi(const unsigned *a, const int *b, unsigned *out) { I; unsigned x = a[t], y = a[t ^ 1], z = a[t ^ 2], r, s;
+  asm("lop3.b32 %0, %1, %2, %3, 0xD2;" : "=r"(r) : "r"(x), "r"(y), "r"(z));
+  asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(s) : "r"(r), "r"(y), "r"((unsigned)b[t]));
+  out[t] = s; }
+// the scalar video instructions, bfind and slct as nvdiffrast's cudaraster (Util.inl) and ccminer's
+// JH write them; x, y, z are neighbouring threads' words, n a small shift amount
+K video_ops(const unsigned *a, const int *b, unsigned *out) { I; unsigned x = a[t], y = a[t ^ 1], z = a[t ^ 2], n = b[t] & 63, r[6];
+  asm("vmin.s32.s32.s32.min %0, %1, %2, %3;" : "=r"(r[0]) : "r"(x), "r"(y), "r"(z));
+  asm("vadd.s32.s32.s32 %0, %1.h1, %2.h0;" : "=r"(r[1]) : "r"(x), "r"(y));
+  asm("vadd.u32.s32.s32.sat.min %0, %1, %2, %3;" : "=r"(r[2]) : "r"(x), "r"(y), "r"(z));
+  asm("vshl.u32.u32.u32.clamp.add %0, %1, %2, %3;" : "=r"(r[3]) : "r"(x), "r"(n), "r"(z));
+  asm("bfind.u32 %0, %1;" : "=r"(r[4]) : "r"(x >> (n & 31)));
+  asm("slct.s32.s32 %0, %1, %2, %3;" : "=r"(r[5]) : "r"(x), "r"(y), "r"(z));
+  for (int k = 0; k < 6; ++k) out[6 * t + k] = r[k]; }
 K ptx_exit(const int *a, const int *b, int *out) { I; out[t] = -1;
   if (blockIdx.x == 1) asm volatile("exit;");
   out[t] = a[t]; }
@@ -185,6 +201,21 @@ def _half_inputs(r):
     x = (r.standard_normal(N) * 2.0 ** r.integers(-12, 15, N)).astype(np.float32)
     x[:8] = [0.0, -0.0, np.inf, -np.inf, 65520.0, -70000.0, 1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11]
     return x, _small(r)
+
+
+def _video_ops(a, b):
+    """PTX ISA "Scalar Video Instructions", bfind, slct, per thread t with x = a[t], y = a[t^1],
+    z = a[t^2], n = b & 63 (Python ints: the 33/34-bit intermediates are exact)."""
+    s = lambda v: v - (1 << 32) if v >> 31 else v          # noqa: E731
+    h = lambda v, k: s(((v >> (16 * k)) & 0xFFFF) << 16) >> 16    # noqa: E731
+    out = []
+    for t in range(N):
+        x, y, z, n = int(a[t]), int(a[t ^ 1]), int(a[t ^ 2]), int(b[t]) & 63
+        sat = max(0, min(M32, s(x) + s(y)))
+        w = x >> (n & 31)
+        out += [min(s(x), s(y), s(z)) & M32, (h(x, 1) + h(y, 0)) & M32, min(sat, z),
+                ((x << min(n, 32)) + z) & M32, w.bit_length() - 1 if w else M32, x if not z >> 31 else y]
+    return np.array(out, np.uint64).astype(np.uint32)
 
 
 def _lanes():
@@ -261,6 +292,10 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
     "half_cvt": (_half_inputs, _half_cvt),
     "cvta_round_trip": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)),
                         lambda a, b: a[np.arange(N) ^ 1] + 2 * b + 1),
+    "lop3_chi": (lambda r: (r.integers(0, 1 << 32, N, dtype=np.uint64).astype(np.uint32), r.integers(0, 1 << 31, N).astype(np.int32)),
+                 lambda a, b: (a ^ (~a[np.arange(N) ^ 1] & a[np.arange(N) ^ 2])) ^ a[np.arange(N) ^ 1] ^ b.astype(np.uint32)),
+    "video_ops": (lambda r: (r.integers(0, 1 << 32, N, dtype=np.uint64).astype(np.uint32), r.integers(0, 1 << 20, N).astype(np.int32)),
+                  _video_ops),
     "ptx_exit": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)),
                  lambda a, b: np.where(np.arange(N) // 64 == 1, -1, a)),
     "ptx_nanosleep": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a),

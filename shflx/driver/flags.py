@@ -314,7 +314,16 @@ def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
     elif (h := next((h for h in HIP_VALUED if w == h or w.startswith(h + "=")), None)):
         f.host.append(f"{h}={words.value(h, w[len(h):])}")       # the HIP compiler of -c reads them
     elif w in NVCC_AS_CLANG or w in NVCC_FAST_MATH:
-        pass
+        if (macro := NVCC_MACROS.get(w.lstrip("-"))):
+            f.preprocessor += ["-D", macro]
+    elif w in NVCC_DEVICE_DEBUG:
+        f.debug = True
+        f.preprocessor += ["-D", NVCC_MACROS["G"]]
+    elif (m := re.fullmatch(r"(--machine|-m)(=.*)?", w)):
+        _choice("--machine", words.value(m.group(1), m.group(2) or ""), ("64",))
+        f.host.append("-m64")
+    elif (m := re.fullmatch(r"(--?maxrregcount)(=.*)?", w)):
+        f.xptxas += ["--maxrregcount", words.value(m.group(1), m.group(2) or "")]
     elif (m := re.fullmatch(r"--?ftz=(\w+)", w)):
         _choice("-ftz", m.group(1), tuple(NVCC_FTZ))
         f.device.append(NVCC_FTZ[m.group(1)])
@@ -328,6 +337,17 @@ def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
 # (shflx's default output has them). Accepted and nothing more.
 NVCC_AS_CLANG = frozenset(f"{dash}{name}" for dash in ("-", "--") for name in (
     "expt-relaxed-constexpr", "expt-extended-lambda", "extended-lambda", "lineinfo", "generate-line-info"))
+# the macros nvcc defines for these flags (nvcc manual, "Pre-defined Macros"), so that code which
+# checks for them (cuCollections' `#error` without __CUDACC_EXTENDED_LAMBDA__) sees them
+NVCC_MACROS = {"expt-extended-lambda": "__CUDACC_EXTENDED_LAMBDA__", "extended-lambda": "__CUDACC_EXTENDED_LAMBDA__",
+               "expt-relaxed-constexpr": "__CUDACC_RELAXED_CONSTEXPR__", "G": "__CUDACC_DEBUG__"}
+# nvcc's -G (--device-debug): debug information for device code; nvcc also turns device
+# optimization off, which shflx does not (its output is the same code at the user's -O, with -g's
+# line tables and debug info)
+NVCC_DEVICE_DEBUG = ("-G", "--device-debug")
+# nvcc's -m64 / --machine 64 is `-m64` above (64-bit host code, the only kind CUDA 12 has);
+# --maxrregcount N (nvcc manual, "--maxrregcount") is a ptxas option, given to ptxas as nvcc does
+# (sm_NN); AMD targets take no register cap, as they take no other -Xptxas word
 # nvcc's --use_fast_math (nvcc's short name is the same word with one dash): a license, not a
 # meaning. It lets the math functions be their fast intrinsics (CUDA C++ Programming Guide,
 # "Intrinsic Functions"), whose bounds the precise functions meet (on AMD the layer's intrinsics are

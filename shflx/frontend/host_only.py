@@ -22,6 +22,7 @@ HOST_ONLY = {
     r"npp\w*\.h": "NPP", r"nvToolsExt\w*\.h": "NVTX", r"nvtx3/.*": "NVTX", r"cupti\w*\.h": "CUPTI",
     r"nvml\.h": "NVML", r"mpi\.h": "MPI", r"library_types\.h": "the CUDA library data types (cudaDataType)",
     r"cuda_profiler_api\.h": "the CUDA profiler API", r"cudaProfiler\.h": "the CUDA profiler API",
+    r"nvFatbin\.h": "nvFatbin", r"nvJitLink\.h": "nvJitLink", r"nvPTXCompiler\.h": "the PTX Compiler API",
 }
 _NOT_FOUND = re.compile(r"^(?P<where>.+?:\d+:\d+): fatal error: '(?P<name>[^']+)' file not found$")
 NOTE_PREFIX = "; shflx: skipped host-only header "       # carried at the top of the device IR

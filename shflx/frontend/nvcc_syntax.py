@@ -19,6 +19,10 @@ A macro whose expansion is `#pragma X`, used alone on a line (moderngpu's
 `PRAGMA_UNROLL`), is that pragma to nvcc, which compiles its own preprocessed output; clang reads a
 `#` in a statement ("expected expression") and it is read as `_Pragma("X")`.
 
+An asm template that writes a PTX name with one `%` (`"mov.u32 %0, %lanemask_lt;"`, nvdiffrast):
+nvcc substitutes only `%N` and `%%` and passes the rest through; clang stops ("invalid % escape in
+inline assembly string"). Read as `%%lanemask_lt`, GNU asm's literal `%`.
+
 A third is a difference of meaning that nvcc settles with a warning: a `__shared__` variable of a
 class whose default constructor does something (libcu++'s `cuda::barrier`, initialized later by
 `init(&bar, n)`): nvcc does not run the constructor ("dynamic initialization is not supported") and
@@ -48,6 +52,7 @@ from .host_only import leading_notes
 NOTE_PREFIX = "; shflx: read as nvcc reads it: "      # carried at the top of the device IR
 _DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|note): (?P<msg>.*)$")
 _ASM_START = re.compile(rb"\b(?:asm|__asm__|__asm)\b(?:\s+(?:volatile|__volatile__|inline|goto))*\s*\(")
+_PERCENT_MSG = "invalid % escape in inline assembly string"
 _OVERLOADED = "reference to overloaded function could not be resolved; did you mean to call it?"
 _MISSING_TEMPLATE = re.compile(r"missing 'template' keyword prior to dependent template name '(?P<name>\w+)'")
 # a qualified name ending in `::name <` (the template arguments of the qualifiers without ; { })
@@ -87,6 +92,8 @@ def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes(),
             continue
         if compiled is not None:
             col = source_column(_line(text, row), compiled.get((path, row)), col)
+            if col is None and m["msg"] == _PERCENT_MSG:
+                col = 1                          # inside a string: the line's only asm statement
             if col is None:
                 continue
         offset = _offset(text, row, col)
@@ -104,6 +111,8 @@ def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes(),
         elif m["msg"] == "expected expression":
             fix = _spaced_launch(path, text, offset, f"{path}:{row}:{col}") or \
                 _pragma_macro(path, text, offset, lines[k + 1:], read, f"{path}:{row}:{col}")
+        elif m["msg"] == _PERCENT_MSG:
+            fix = _asm_percent(path, text, row, offset, f"{path}:{row}:{col}")
         elif own_typedefs.CLASH.fullmatch(m["msg"]):
             fix = _library_typedef(own_typedefs.CLASH.fullmatch(m["msg"])["mine"], lines[k + 1:], read)
         elif _MISSING_TEMPLATE.fullmatch(m["msg"]):
@@ -223,6 +232,41 @@ def _asm_comma(path: str, text: bytes, offset: int, where: str) -> Fix | None:
     if depth != 1 or not seen_colon:
         return None
     return Fix(path, len(before), b",", where, "a ',' between asm operands written without one")
+
+
+_TEMPLATE = re.compile(rb'\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+)')
+# in a template: %% (a literal %), or % and a GNU operand reference (digits, [name], a modifier
+# letter before one, %=), or % and a PTX name (%laneid, %lanemask_lt, %clock): only the last is
+# one clang rejects
+_PERCENT = re.compile(rb"%(%|\d|\[|=|[A-Za-z](?=\d|\[)|(?=[A-Za-z_]))")
+
+
+def _asm_percent(path: str, text: bytes, row: int, offset: int, where: str) -> Fix | None:
+    """`asm("mov.u32 %0, %lanemask_lt;" : "=r"(r))` (nvdiffrast): nvcc substitutes only `%N` and
+    `%%` and leaves a `%` before a PTX name as it is; clang rejects it ("invalid % escape"). Read
+    as `%%lanemask_lt`, GNU asm's literal `%`. The template is the asm statement's that reaches the
+    line clang names and spans the error's column, or the only one reaching that line (a column on
+    preprocessed text may not map back inside the string)."""
+    start = _offset(text, row, 1)
+    if start is None:
+        return None
+    end = text.find(b"\n", start)
+    end = len(text) if end < 0 else end
+    spans = []
+    for a in _ASM_START.finditer(text, max(0, start - 4000), end):     # a template may begin lines above
+        t = _TEMPLATE.match(text, a.end())
+        if t and t.end(1) > start:
+            spans.append((a.start(), t.start(1), t.end(1)))
+    hit = [sp for sp in spans if sp[0] <= offset < sp[2]] or (spans if len(spans) == 1 else [])
+    if not hit:
+        return None
+    _, t0, t1 = hit[0]
+    old = text[t0:t1]
+    new = _PERCENT.sub(lambda m: b"%%" if m.group(1) == b"" else m.group(0), old)
+    if new == old:
+        return None
+    return Fix(path, t0, new, where, "a '%' before a PTX name in an asm template as '%%' (nvcc substitutes only "
+               "%N and %%)", len(old))
 
 
 _OPEN_SPACED = re.compile(rb"<<([ \t]+)<")

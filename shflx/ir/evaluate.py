@@ -217,7 +217,7 @@ class FunctionBody:
             return Operand("dynamic", text=token)
         if "lane" in kinds:
             vals = None
-            if low_bits and "other" not in kinds:
+            if low_bits and kinds == {"lane"}:      # a uniform leaf (a kernel argument) has no value here
                 vals = tuple(self._eval(token, lane) & 0xFFFFFFFF for lane in range(32))
             elif low_bits or per_lane:
                 vals = self.warp_invariant(token, 0x1F if low_bits else 0xFFFFFFFF)

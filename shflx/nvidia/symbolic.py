@@ -271,6 +271,21 @@ def _shf(a: Expr, b: Expr, c: Expr, left: bool, clamp: bool) -> Expr:
     return resize(binop("lshr", both, resize(n, 64, False)), 32, False)
 
 
+def _lop3(a: Expr, b: Expr, c: Expr, lut: int) -> Expr:
+    """lop3.b32 d, a, b, c, immLut (PTX ISA "Logic and Shift Instructions: lop3"): each bit of d is
+    the bit of immLut at (a << 2) | (b << 1) | c of that bit position (immLut = F(0xF0, 0xCC,
+    0xAA)); written as the OR of immLut's minterms, which LLVM folds to and/or/xor."""
+    ones = const(0xFFFFFFFF, 32)
+    out = const(0, 32)
+    for k in range(8):
+        if lut >> k & 1:
+            term = ones
+            for bit, x in ((4, a), (2, b), (1, c)):
+                term = binop("and", term, x if k & bit else mk("not", 32, x))
+            out = binop("or", out, term)
+    return out
+
+
 def _clz32(a: Expr) -> Expr:
     """clz.b32: leading zero bits (32 for 0), by halving the range: five compare-and-shift steps."""
     n, x = const(0, 32), a
@@ -279,6 +294,16 @@ def _clz32(a: Expr) -> Expr:
         n = ite(small, binop("add", n, const(s, 32)), n)
         x = ite(small, binop("shl", x, const(s, 32)), x)
     return ite(cmp("eq", a, const(0, 32)), const(32, 32), n)
+
+
+def _bfind32(a: Expr, signed: bool, shiftamt: bool) -> Expr:
+    """bfind.{u32,s32}{.shiftamt} (PTX ISA "Integer Arithmetic Instructions: bfind"): the position
+    of the most significant non-sign bit (a 1, or for a negative .s32 a 0), 0xffffffff when there is
+    none; .shiftamt: 31 minus that position (the left shift that brings it to bit 31)."""
+    x = ite(cmp("slt", a, const(0, 32)), mk("not", 32, a), a) if signed else a
+    lead = _clz32(x)
+    found = binop("sub", const(31, 32), lead) if not shiftamt else lead
+    return ite(cmp("eq", x, const(0, 32)), const(0xFFFFFFFF, 32), found)
 
 
 def _popc32(a: Expr) -> Expr:
@@ -423,6 +448,8 @@ _PURE = frozenset({
     "brev", "bfe", "bfi", "bfind", "prmt", "dp4a", "dp2a", "lop3", "shf", "mul24", "mad24", "sad",
     "not", "cnot", "and", "or", "xor", "shl", "shr", "selp", "setp", "set", "slct", "mov", "fns",
     "addc", "subc", "madc", "szext", "bmsk", "cvt.pack"})
+# the scalar video instructions (PTX ISA "Scalar Video Instructions"), read by StraightLine.video
+_VIDEO = frozenset({"vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad"})
 _SPECIAL_UNIFORM = re.compile(r"^%(ntid|ctaid|nctaid)\.([xyz])$")
 # Memory effects that end an epoch: stores, atomics/reductions, barriers and fences, calls, and
 # asynchronous copies (their destination changes behind the thread's back).
@@ -591,6 +618,8 @@ class _Emu:
 
     def semantics(self, env, inst, base, mods, dests) -> list[Expr] | None:
         ops = inst.operands
+        if base in _VIDEO:
+            return self.video(env, base, mods, ops)
         if base not in _PURE:
             return None
         tname = mods[-1] if mods else ""
@@ -672,12 +701,81 @@ class _Emu:
             return [_bfi(rd(1), rd(2), rd(3, 32), rd(4, 32))]
         if base == "prmt" and w == 32 and mods == ("b32",) and len(ops) == 4:
             return [_prmt(rd(1), rd(2), rd(3))]
+        if base == "lop3" and mods == ("b32",) and len(ops) == 5 and (lut := _imm(ops[4], 32)) is not None \
+                and lut.op == "const":
+            return [_lop3(rd(1), rd(2), rd(3), lut.args[0] & 0xFF)]
+        if base == "slct" and mods[1:] == ("s32",) and mods[0] in ("b32", "u32", "s32", "f32") and len(ops) == 4:
+            # slct.dtype.s32 d, a, b, c (PTX ISA "Comparison and Selection Instructions: slct"):
+            # d = c >= 0 ? a : b, a and b moved as bits
+            return [ite(cmp("sle", const(0, 32), rd(3)), rd(1), rd(2))]
+        if base == "bfind" and w == 32 and len(ops) == 2 and mods[:-1] in ((), ("shiftamt",)):
+            return [_bfind32(rd(1), signed, bool(mods[:-1]))]
         if base in ("clz", "popc", "brev") and w == 32 and len(ops) == 2:
             return [{"clz": _clz32, "popc": _popc32, "brev": _brev32}[base](rd(1))]
         if base == "shf" and w == 32 and len(mods) == 3 and mods[0] in ("l", "r") and mods[1] in ("clamp", "wrap") \
                 and len(ops) == 4:
             return [_shf(rd(1), rd(2), rd(3), mods[0] == "l", mods[1] == "clamp")]
         return None
+
+    def video(self, env, base, mods, ops) -> list[Expr] | None:
+        """The scalar video instructions on whole 32-bit words (PTX ISA "Scalar Video
+        Instructions"): a and b sign- or zero-extended by their types (33 bits, exact here in 64),
+        the operation, then an optional secondary operation with c; d is the low 32 bits. Only the
+        forms whose result that defines alone: selectors on a and b only (none on d), .sat on vadd, vsub,
+        vabsdiff, vmin, vmax (clamped to d's type before the secondary operation), no vmad scaling
+        or negated operands, and a secondary .min/.max only where the result fits d's type (after
+        .sat, or vmin/vmax of one type). Anything else stays unsupported (a named error)."""
+        types = [m for m in mods if m in ("u32", "s32")]
+        rest = [m for m in mods if m not in ("u32", "s32")]
+        if len(types) != 3 or any(o.strip().startswith("-") for o in ops) or any("." in o for o in ops[:1] + ops[3:]):
+            return None
+        dt, at, bt = types
+        a, b = self.video_source(env, ops[1], at == "s32"), self.video_source(env, ops[2], bt == "s32")
+        if a is None or b is None:
+            return None
+        if base == "vmad":
+            if rest or len(ops) != 4:
+                return None
+            return [resize(binop("add", binop("mul", a, b), resize(self.read(env, ops[3], 32), 64, False)), 32, False)]
+        if base in ("vshl", "vshr"):
+            if bt != "u32" or not rest or rest[0] not in ("clamp", "wrap"):
+                return None
+            mode, rest = rest[0], rest[1:]
+            n = ite(cmp("ult", b, const(32, 64)), b, const(32, 64)) if mode == "clamp" else binop("and", b, const(31, 64))
+            tmp = binop("shl", a, n) if base == "vshl" else binop("ashr" if at == "s32" else "lshr", a, n)
+        else:
+            sat, rest = "sat" in rest, [m for m in rest if m != "sat"]
+            diff = binop("sub", a, b)
+            tmp = {"vadd": lambda: binop("add", a, b), "vsub": lambda: diff,
+                   "vabsdiff": lambda: ite(cmp("slt", diff, const(0, 64)), binop("sub", b, a), diff),
+                   "vmin": lambda: ite(cmp("slt", a, b), a, b), "vmax": lambda: ite(cmp("slt", a, b), b, a)}[base]()
+            if sat:                      # clamped to d's range: exact, tmp is 34 bits
+                lo, hi = (-(1 << 31), (1 << 31) - 1) if dt == "s32" else (0, (1 << 32) - 1)
+                tmp = ite(cmp("slt", tmp, const(lo, 64)), const(lo, 64), ite(cmp("slt", const(hi, 64), tmp), const(hi, 64), tmp))
+        if len(rest) > 1 or (len(ops) == 4) != (len(rest) == 1):
+            return None
+        d = resize(tmp, 32, False)
+        if not rest:
+            return [d]
+        c = self.read(env, ops[3], 32)
+        if rest[0] == "add":
+            return [binop("add", d, c)]
+        if rest[0] in ("min", "max") and ((base in ("vmin", "vmax") and dt == at == bt) or "sat" in mods):
+            lt = cmp("slt" if dt == "s32" else "ult", d, c)
+            return [ite(lt, d, c) if rest[0] == "min" else ite(lt, c, d)]
+        return None
+
+    def video_source(self, env, op: str, signed: bool) -> Expr | None:
+        """A video instruction's a or b, 64 bits wide: the word, or the byte (.b0-.b3) or half-word
+        (.h0, .h1) its selector names, sign- or zero-extended by the operand's type."""
+        m = re.fullmatch(r"(.+?)(?:\.(b[0-3]|h[01]))?", op.strip())
+        if "." in m.group(1):
+            return None
+        x = self.read(env, m.group(1), 32)
+        if m.group(2):
+            size, k = (8 if m.group(2)[0] == "b" else 16), int(m.group(2)[1])
+            x = resize(binop("lshr", x, const(size * k, 32)), size, False)
+        return resize(x, 64, signed)
 
     def cvt_pack(self, env, mods, ops) -> list[Expr] | None:
         """cvt.pack.sat.{s8,u8,s16,u16}.s32{.b32} d, a, b{, c} (PTX ISA 9.7.9.22): a and b

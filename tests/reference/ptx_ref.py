@@ -1,6 +1,6 @@
 """Reference lockstep interpreter for the inline-PTX subset CUB-style blocks use, written from the
 PTX ISA text (instructions mov, add, sub, mul.lo, and, or, xor, not, shl, shr, min, max, setp with
-`.and/.or/.xor`, selp, shfl.sync, vote.sync.ballot, bmsk, bfe, bfi, prmt, shf, cvt.pack.sat, cvt from f32
+`.and/.or/.xor`, selp, shfl.sync, vote.sync.ballot, bmsk, bfe, bfi, prmt, shf, lop3, cvt.pack.sat, cvt from f32
 to integers; guards `@p`/`@!p`; %laneid, %lanemask_*) and cuda_ref for shfl. Independent of
 shflx: nothing here imports it. A block runs on `lanes` lanes at once (32 or 64; lanes 32..63 are
 a second warp); a register holds one u32 (or bool) per lane; a guarded write keeps the old value
@@ -130,9 +130,11 @@ def run_block(text: str, operands: dict[str, np.ndarray | int], lanes: int = 32)
             put(dests[0].strip(), out)
             if len(dests) > 1:
                 put(dests[1].strip(), pred)
-        elif parts[0] in ("bmsk", "bfe", "bfi", "prmt", "shf", "clz", "popc", "brev"):
-            args = [[int(x) for x in val(o) & M32] for o in ops[1:]]
-            put(ops[0], np.array([BITFIELD[parts[0]](parts, *a) for a in zip(*args)], np.int64))
+        elif parts[0] in BITFIELD:
+            sels = [re.fullmatch(r"(.+?)(?:\.([bh]\d))?", o) for o in ops[1:]]   # a video operand's .b0 / .h1
+            args = [[int(x) for x in val(m.group(1)) & M32] for m in sels]
+            extra = {"selectors": [m.group(2) for m in sels]} if parts[0] in VIDEO else {}
+            put(ops[0], np.array([BITFIELD[parts[0]](parts, *a, **extra) for a in zip(*args)], np.int64))
         elif parts[0] == "vote":                        # ballot of this 32-lane warp's lanes in the mask
             p, mask = val(ops[1]).astype(bool), val(ops[2]) & M32
             out = np.zeros(lanes, np.int64)
@@ -241,5 +243,59 @@ def _brev(parts, a: int) -> int:
     return sum(_bit(a, i) << (31 - i) for i in range(32))
 
 
+def _bfind(parts, a: int) -> int:
+    """PTX ISA bfind pseudocode: msb = 31; for .s32 a negative a is inverted first; d = the highest
+    i with bit i set, else 0xffffffff; .shiftamt: msb - i."""
+    if parts[-1] == "s32" and a >> 31:
+        a = ~a & M32
+    d = next((i for i in range(31, -1, -1) if _bit(a, i)), None)
+    if d is None:
+        return M32
+    return 31 - d if "shiftamt" in parts else d
+
+
+def _slct(parts, a: int, b: int, c: int) -> int:
+    """PTX ISA slct with an .s32 c: d = (c >= 0) ? a : b."""
+    return a if not c >> 31 else b
+
+
+def _lop3(parts, a: int, b: int, c: int, lut: int) -> int:
+    """PTX ISA lop3: bit i of d is F(a_i, b_i, c_i), where immLut = F(0xF0, 0xCC, 0xAA): the row of
+    F's truth table for (a_i, b_i, c_i) is bit 4a_i + 2b_i + c_i of immLut."""
+    return sum(_bit(lut, 4 * _bit(a, i) + 2 * _bit(b, i) + _bit(c, i)) << i for i in range(32))
+
+
+def _video(parts, a: int, b: int, c: int = 0, selectors=(None, None)) -> int:
+    """PTX ISA "Scalar Video Instructions" pseudocode on whole words, with Python's unbounded ints:
+    ta, tb sign- or zero-extended by type; vadd/vsub/vabsdiff/vmin/vmax/vshl/vshr/vmad; then
+    optSecondaryOp(op2, tmp, c); d is the low 32 bits."""
+    op, types = parts[0], [t for t in parts[1:] if t in ("u32", "s32")]
+    ext = lambda x, t, n=32: x - (1 << n) if t == "s32" and x >> (n - 1) else x   # noqa: E731
+    ta, tb = ext(a, types[1]), ext(b, types[2])
+    for k, sel in enumerate(selectors[:2]):
+        if sel:                             # partSelectSignExtend: byte or half-word `sel` of a or b
+            n, i = (8 if sel[0] == "b" else 16), int(sel[1])
+            v = ((a, b)[k] >> (n * i)) & ((1 << n) - 1)
+            ta, tb = (ext(v, types[1], n), tb) if k == 0 else (ta, ext(v, types[2], n))
+    mods = [m for m in parts[1:] if m not in ("u32", "s32")]
+    if op == "vmad":
+        return (ta * tb + c) & M32
+    if op in ("vshl", "vshr"):
+        n = min(tb, 32) if mods.pop(0) == "clamp" else tb & 0x1F
+        tmp = ta << n if op == "vshl" else ta >> n
+    else:
+        tmp = {"vadd": ta + tb, "vsub": ta - tb, "vabsdiff": abs(ta - tb), "vmin": min(ta, tb), "vmax": max(ta, tb)}[op]
+    if "sat" in mods:                      # optSaturate to the range of dtype
+        mods.remove("sat")
+        lo, hi = (-(1 << 31), (1 << 31) - 1) if types[0] == "s32" else (0, M32)
+        tmp = max(lo, min(hi, tmp))
+    if mods:
+        tc = ext(c, types[0])
+        tmp = {"add": tmp + tc, "min": min(tmp, tc), "max": max(tmp, tc)}[mods[0]]
+    return tmp & M32
+
+
 BITFIELD = {"bmsk": _bmsk, "bfe": _bfe, "bfi": _bfi, "prmt": _prmt, "shf": _shf, "clz": _clz, "popc": _popc,
-            "brev": _brev}
+            "brev": _brev, "lop3": _lop3, "bfind": _bfind, "slct": _slct}
+VIDEO = ("vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad")
+BITFIELD.update({v: _video for v in VIDEO})

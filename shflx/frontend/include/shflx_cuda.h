@@ -37,6 +37,44 @@
 // A const kernel parameter whose address may be taken: AMDGPU kernel arguments are read-only
 // memory already, so the annotation changes nothing there.
 #define __grid_constant__
+// The rest of crt/host_defines.h's annotation macros, which real code writes on its own
+// declarations (ccminer: `extern __device__ __device_builtin__ void __syncthreads(void);`).
+// device_builtin, cudart_builtin and the texture/surface type marks tell nvcc that a declaration is
+// the toolkit's own (clang ignores them); nv_pure, maxnreg and inline_hint are hints; none
+// changes what the code computes.
+#ifndef __device_builtin__
+#define __device_builtin__
+#endif
+#ifndef __cudart_builtin__
+#define __cudart_builtin__
+#endif
+#ifndef __device_builtin_texture_type__
+#define __device_builtin_texture_type__
+#endif
+#ifndef __device_builtin_surface_type__
+#define __device_builtin_surface_type__
+#endif
+#ifndef __nv_pure__
+#define __nv_pure__
+#endif
+#ifndef __maxnreg__
+#define __maxnreg__(n)
+#endif
+#ifndef __inline_hint__
+#define __inline_hint__
+#endif
+#ifndef __builtin_align__
+#define __builtin_align__(n) __align__(n)
+#endif
+#ifndef __thread__
+#define __thread__ __thread
+#endif
+#ifndef __annotate__
+#define __annotate__(a) __attribute__((a))
+#endif
+#ifndef __location__
+#define __location__(a) __annotate__(a)
+#endif
 #if defined(__NVPTX__)
 #define __shflx_unsupported(name) __attribute__((unavailable("shflx does not support '" name "' on NVIDIA targets")))
 #else

@@ -484,6 +484,13 @@ __host__ inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
 __host__ cudaError_t cudaMemGetInfo(__shflx_size_t *, __shflx_size_t *);
 __host__ cudaError_t cudaEventQuery(cudaEvent_t);
 __host__ cudaError_t cudaStreamQuery(cudaStream_t);
+// stream priorities, flags and device (CUDA Runtime API, "Stream Management"): libcu++'s
+// cuda::stream_ref calls cudaStreamGetPriority (cuCollections)
+__host__ cudaError_t cudaStreamGetPriority(cudaStream_t, int *);
+__host__ cudaError_t cudaStreamGetFlags(cudaStream_t, unsigned *);
+__host__ cudaError_t cudaStreamGetDevice(cudaStream_t, int *);
+__host__ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *, unsigned, int);
+__host__ cudaError_t cudaDeviceGetStreamPriorityRange(int *, int *);
 __host__ cudaError_t cudaMallocAsync(void **, __shflx_size_t, cudaStream_t);
 template <class T> __host__ inline cudaError_t cudaMallocAsync(T **p, __shflx_size_t n, cudaStream_t s) {
   return cudaMallocAsync((void **)p, n, s); }

@@ -32,5 +32,25 @@ static inline __host__ unsigned long long int ullmax(const unsigned long long in
 }
 #endif
 
+/* The shuffles without _sync (__shfl, __shfl_up, __shfl_down, __shfl_xor): NVIDIA's sm_30_intrinsics.h
+   declares them only below sm_70 (`#if ... __CUDA_ARCH__ < 700`), so nvcc rejects them there; clang's
+   wrapper defines them for every sm_NN and LLVM then stops with "Cannot select: intrinsic
+   llvm.nvvm.shfl.*". A call is a one-line error at the user's line instead. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700 && defined(__cplusplus)
+#define __SHFLX_NO_NOSYNC(name)                                                                    \
+  template <class... __A> __device__ int __shflx_nosync_##name(__A...)                          \
+      __attribute__((unavailable("shflx does not support '" #name "' on sm_70 and later (nor does nvcc: " \
+                                 "NVIDIA's headers declare it only below sm_70; use " #name "_sync)")));
+__SHFLX_NO_NOSYNC(__shfl)
+__SHFLX_NO_NOSYNC(__shfl_up)
+__SHFLX_NO_NOSYNC(__shfl_down)
+__SHFLX_NO_NOSYNC(__shfl_xor)
+#undef __SHFLX_NO_NOSYNC
+#define __shfl(...) __shflx_nosync___shfl(__VA_ARGS__)
+#define __shfl_up(...) __shflx_nosync___shfl_up(__VA_ARGS__)
+#define __shfl_down(...) __shflx_nosync___shfl_down(__VA_ARGS__)
+#define __shfl_xor(...) __shflx_nosync___shfl_xor(__VA_ARGS__)
+#endif
+
 /* The cache-hinted loads and stores clang's wrapper lacks, as NVIDIA's sm_32_intrinsics.hpp writes them */
 #include "shflx_cache_hints.h"
