@@ -123,7 +123,7 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
     lacks: preprocess, rewrite the constraints (rewrite_constraints), compile the rewritten text.
     A file that reads CCCL (whose headers always hold such asm) takes the second path at once: its
     first compile would only fail, after parsing all of CCCL (seconds)."""
-    if not may_need_rewrite(source, opts.includes):
+    if not may_need_rewrite(source, search_dirs(opts)):
         try:
             return clang_compile_to_ir(source, cpu, wave, opts, selectable_wave)
         except InputError as e:
@@ -154,6 +154,22 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
             read_as_nvcc += new_fixes
         _check(proc, source)
         return "".join(n + "\n" for n in notes) + tool_text(ll)
+
+
+# cc1 words naming a directory searched for `#include "..."` (the CLI's -I dirs are such words)
+_SEARCH_WORDS = ("-I", "-iquote", "-isystem", "-idirafter")
+
+
+def search_dirs(opts: FrontendOptions) -> tuple[str, ...]:
+    """The directories the front end searches for a quoted include: `includes`, then those the
+    cc1 words name (`-I DIR`, as the CLI passes its -I flags, or `-IDIR`)."""
+    words, out = opts.extra, list(opts.includes)
+    for k, w in enumerate(words):
+        if w in _SEARCH_WORDS and k + 1 < len(words):
+            out.append(words[k + 1])
+        elif w.startswith("-I") and len(w) > 2:
+            out.append(w[2:])
+    return tuple(out)
 
 
 # CCCL's headers, as the source or a header of the project names them
