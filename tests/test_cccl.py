@@ -14,7 +14,7 @@ from shflx.driver.amd import compile_file
 from shflx.errors import InputError
 from shflx.frontend import clang
 from shflx.frontend.cuda_sdk import cccl_include, runtime_include
-from shflx.frontend.ptx_operands import may_need_rewrite, rewrite_constraints, without_depfile
+from shflx.frontend.ptx_operands import may_need_rewrite, rewrite_constraints, search_dirs, without_depfile
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -108,6 +108,11 @@ def test_files_that_read_cccl_take_the_rewriting_path_first(tmp_path):
     assert not may_need_rewrite(plain, (str(inc),))
     assert may_need_rewrite(via_header, (str(inc),)) and not may_need_rewrite(via_header, (), depth=0)
     assert may_need_rewrite(asm)
+    # the CLI passes -I as cc1 words: those directories are searched too (a DeepSpeed file whose
+    # asm is in its project's headers took a failed first compile of the whole file without them)
+    words = clang.FrontendOptions(extra=("-D", "X=1", "-I", str(inc), "-std=c++17"))
+    assert search_dirs(words) == (str(inc),) and search_dirs(clang.FrontendOptions(extra=(f"-I{inc}",))) == (str(inc),)
+    assert may_need_rewrite(via_header, search_dirs(words))
 
 
 def test_files_that_read_nvidias_cooperative_groups_take_the_rewriting_path_first(tmp_path):

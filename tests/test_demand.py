@@ -176,3 +176,24 @@ j:
 """ + TAIL
     (site,) = find_sites(ir)
     assert demanded_lanes(ir, [site])[site.line_index].lanes == 0xFFFFFFFF
+
+
+def test_one_body_per_function_for_the_site_and_demand_passes(monkeypatch):
+    """find_sites and the demand pass read a function through one shared body (ir.body), built
+    once per module text: the largest modules' functions are not parsed again per pass."""
+    from shflx.ir import evaluate
+
+    built: list[str] = []
+    init = evaluate.FunctionBody.__init__
+
+    def counted(self, name, *args, **kwargs):
+        built.append(name)
+        init(self, name, *args, **kwargs)
+    monkeypatch.setattr(evaluate.FunctionBody, "__init__", counted)
+    ir = (HEAD.replace("@k(", "@k_one_body(") +
+          "  %r = call i32 @__shflx_shfl_sync(i32 1, i32 -1, i32 %v0, i32 1, i32 31)\n"
+          "  %s = add i32 %r, %v0\n  store i32 %s, ptr addrspace(1) %out\n  ret void\n" + TAIL)
+    sites = find_sites(ir)
+    assert [s.function for s in sites] == ["k_one_body"]
+    assert demanded_lanes(ir, sites)[sites[0].line_index].lanes == 0xFFFFFFFF
+    assert built == ["k_one_body"]

@@ -124,7 +124,7 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
     lacks: preprocess, rewrite the constraints (rewrite_constraints), compile the rewritten text.
     A file that reads CCCL or NVIDIA's cooperative groups (whose headers hold such asm) takes the
     second path at once: its first compile would only fail, after parsing all of them (seconds)."""
-    if not may_need_rewrite(source, opts.includes):
+    if not may_need_rewrite(source, search_dirs(opts)):
         try:
             return clang_compile_to_ir(source, cpu, wave, opts, selectable_wave)
         except InputError as e:
@@ -157,8 +157,24 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
         return "".join(n + "\n" for n in notes) + tool_text(ll)
 
 
+# cc1 words naming a directory searched for `#include "..."` (the CLI's -I dirs are such words)
+_SEARCH_WORDS = ("-I", "-iquote", "-isystem", "-idirafter")
+
+
+def search_dirs(opts: FrontendOptions) -> tuple[str, ...]:
+    """The directories the front end searches for a quoted include: `includes`, then those the
+    cc1 words name (`-I DIR`, as the CLI passes its -I flags, or `-IDIR`)."""
+    words, out = opts.extra, list(opts.includes)
+    for k, w in enumerate(words):
+        if w in _SEARCH_WORDS and k + 1 < len(words):
+            out.append(words[k + 1])
+        elif w.startswith("-I") and len(w) > 2:
+            out.append(w[2:])
+    return tuple(out)
+
+
 # CCCL's headers and NVIDIA's that the AMD pass reads as they are (cooperative groups' memory.h and
-# the awbarrier helpers hold "l" and "f" operands), as the source or a header of the project names them
+# the awbarrier helpers hold "l" operands), as the source or a header of the project names them
 _NVIDIA_ASM_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:(?:cub|thrust|nv|cuda)/|(?:%s)\b)'
                                  % "|".join(re.escape(name) for name in AMD_READS_AS_IS), re.M)
 _QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from .evaluate import LaneEvaluator
-from .text import call_sites, operand_token, split_args
+from .text import call_sites, operand_token, own_bodies, split_args
 
 _BPERM = re.compile(r"^(?P<res>%[\w.\-]+) = (?:tail )?call [^@]*@llvm\.amdgcn\.ds\.bpermute(?:\.i32)?\((?P<args>.*)\)(?P<rest>[^()]*)$")
 
@@ -23,7 +23,7 @@ class BpermuteSite:
 
 def find_bpermute_sites(ir: str, wave: int) -> list[BpermuteSite]:
     out = []
-    for ev, k, m, where in call_sites(ir, _BPERM, LaneEvaluator):
+    for ev, k, m, where in call_sites(ir, _BPERM, "@llvm.amdgcn.ds.bpermute", own_bodies(ir, LaneEvaluator)):
         addr, value = (operand_token(a) for a in split_args(m.group("args")))
         out.append(BpermuteSite(ev.name, k, m.group("res"), value, ev.lane_values(addr, wave), where))
     return out

@@ -9,7 +9,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .evaluate import SHUFFLE_MARKER as MARKER, FunctionBody, Operand
+from .body import module_functions
+from .evaluate import SHUFFLE_MARKER as MARKER, Operand
 from .text import call_sites, operand_token, split_args
 
 TID_LANE_NOTE = ("operand computed from threadIdx.x: assumes the CUDA lane is threadIdx.x % 32 "
@@ -46,7 +47,9 @@ def find_sites(ir: str) -> list[Site]:
 @lru_cache(maxsize=4)
 def _module_sites(ir: str) -> tuple[Site, ...]:
     sites = []
-    for fn, k, m, where in call_sites(ir, _CALL, FunctionBody):
+    # each function's body is the module's shared one (ir.body), which the chain and demand passes
+    # read next: classifying the operands is the first thing done with it
+    for fn, k, m, where in call_sites(ir, _CALL, f"@{MARKER}(", module_functions(ir).body):
         args = [operand_token(a) for a in split_args(m.group("args"))]
         if len(args) != 5:
             continue

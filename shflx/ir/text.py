@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from .constants import ModuleConstants, module_constants
 from .frames import Frame, is_header, user_index
@@ -246,11 +246,11 @@ def constant_tables(lines: list[str]) -> ModuleConstants:
 
 
 @lru_cache(maxsize=4)
-def _module_facts(ir: str) -> tuple[list[str], Mapping[str, str], ModuleConstants]:
-    """Lines, debug locations and constant tables of a module, read once per module text (every
-    pass over one module asks for them)."""
+def _module_facts(ir: str) -> tuple[list[str], Mapping[str, str]]:
+    """Lines and debug locations of a module, read once per module text (every pass over one
+    module asks for them)."""
     lines = ir.splitlines()
-    return lines, locations(lines), constant_tables(lines)
+    return lines, locations(lines)
 
 
 def function_waves(lines: list[str]) -> dict[str, int]:
@@ -268,20 +268,37 @@ def function_waves(lines: list[str]) -> dict[str, int]:
     return out
 
 
-def call_sites(ir: str, pattern: re.Pattern, body_type: type) -> Iterator[tuple[Any, int, Any, str]]:
-    """(function body, line index, match, location) for every line of `ir` matching `pattern`."""
-    lines, locs, tables = _module_facts(ir)
-    waves = function_waves(lines)
+def call_sites(ir: str, pattern: re.Pattern, needle: str,
+               body_of: Callable[[str, int, int, list[str]], Any]) -> Iterator[tuple[Any, int, Any, str]]:
+    """(function body, line index, match, location) for every line of `ir` matching `pattern`;
+    `needle` is text every match holds (other lines are not tried), `body_of(name, define line,
+    closing line, uniform params)` a function's body, asked for once per function with a match."""
+    lines, locs = _module_facts(ir)
     for name, start, end, params in functions(lines):
-        body_lines = lines[start + 1:end]
         body = None
-        for k, line in enumerate(body_lines, start + 1):
+        for k in range(start + 1, end):
+            line = lines[k]
+            if needle not in line:
+                continue
             m = pattern.match(line.strip())
             if not m:
                 continue
-            body = body or body_type(name, body_lines, params, constants=tables, wave=waves.get(name, 64))
+            body = body or body_of(name, start, end, params)
             dbg = DBG.search(m.group("rest"))
             yield body, k, m, (locs.get(dbg.group(1), "?") if dbg else "?")
+
+
+def own_bodies(ir: str, body_type: type) -> Callable[[str, int, int, list[str]], Any]:
+    """call_sites' `body_of` that builds a `body_type` of its own for each function (a pass whose
+    bodies are not the module's shared ir.body.FunctionIR)."""
+    lines, _ = _module_facts(ir)
+    facts: list = []
+
+    def body_of(name: str, start: int, end: int, params: list[str]) -> Any:
+        if not facts:
+            facts[:] = [constant_tables(lines), function_waves(lines)]
+        return body_type(name, lines[start + 1:end], params, constants=facts[0], wave=facts[1].get(name, 64))
+    return body_of
 
 
 def declared_names(ir: str) -> set[str]:
