@@ -339,3 +339,32 @@ def test_the_linear_thread_ids_low_bits_are_the_lane_in_every_block_shape(rank, 
         assert site.b.kind == "lane" and site.b.lanes == tuple(range(32)) and not site.b.from_tid
     else:
         assert site.b.kind == "dynamic"
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_a_bpermute_address_read_off_threadidx_x_is_not_a_lane_map(wave):
+    """ds_bpermute reads the hardware lane its address names; threadIdx.x is that lane only in some
+    block shapes (in a (16, 4) block hardware lane 16 has threadIdx.x 0: `(threadIdx.x ^ 1) << 2`
+    reads lane 1 there, a DPP quad_perm lane 17), and no run-time check guards a bpermute, so such
+    an address is no lane map and the call is kept. The linear thread id's low bits and mbcnt are
+    the lane in every block shape and stay lane maps."""
+    from shflx.driver.lowering import lower_bpermutes
+    tid = "%t = call i32 @llvm.amdgcn.workitem.id.x()\n  %s = xor i32 %t, 1"
+    linear = LINEAR.split("  RANK")[0].split("entry:\n")[1] + (
+        "  %zy = mul i32 %z, %ny\n  %zyy = add i32 %zy, %y\n  %m = mul i32 %zyy, %nx\n  %rank = add i32 %m, %x\n"
+        f"  %l = and i32 %rank, {wave - 1}\n  %s = xor i32 %l, 1")
+    mbcnt = "%t = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)\n  %s = xor i32 %t, 1"
+    for body, is_map in ((tid, False), (linear, True), (mbcnt, True)):
+        ir = (HEAD + "define amdgpu_kernel void @k(i32 %v, ptr addrspace(1) %o) {\nentry:\n  " + body.strip()
+              + "\n  %a = shl i32 %s, 2\n  %p = call i32 @llvm.amdgcn.ds.bpermute(i32 %a, i32 %v)\n"
+              "  store i32 %p, ptr addrspace(1) %o\n  ret void\n}\n" + DECLS
+              + LINEAR.split("}\n", 1)[1])
+        (site,) = find_bpermute_sites(ir, wave)
+        if not is_map:
+            assert site.lanes is None
+            (report,) = lower_bpermutes(ir, resolve_target("gfx942" if wave == 64 else "gfx1100", wave))[1]
+            assert report.lowering == ["ds_bpermute_b32 (kept)"], report
+        elif body is linear:
+            assert site.lanes == tuple(((k & (wave - 1)) ^ 1) << 2 for k in range(wave))
+        else:
+            assert site.lanes is not None and site.lanes[:32] == tuple((k ^ 1) << 2 for k in range(32))
