@@ -63,6 +63,15 @@ extern "C" __global__ void tile_rank0_sum(const int *in, int *out) {
   for (int o = 16; o > 0; o >>= 1) v += tile.shfl_down(v, o);
   out[i] = tile.thread_rank() == 0 ? v : -1;
 }
+// A shuffle whose result a condition on the linear id's bit 5 and threadIdx.x selects: the premise
+// (threadIdx.x % 32 is the lane) holds in a (32, 2) block on wave64, yet thread 33 has linear id 33
+// and threadIdx.x 1, so lanes 1..31 use the result there (not lane 0 alone).
+extern "C" __global__ void wide_linear_guard(const int *in, int *out) {
+  unsigned r = cooperative_groups::this_thread_block().thread_rank();
+  int i = blockIdx.x * 64 + r;
+  int t = __shfl_down_sync(0xffffffffu, in[i], 16);
+  out[i] = ((r & 32) < threadIdx.x) ? -1 : t;
+}
 // A down-tree whose result only `threadIdx.x % 32 == 0` stores (PyTorch's WarpReduceSum use).
 extern "C" __global__ void lane0_sum_tid(const int *in, int *out) {
   int i = linear_id();
@@ -115,6 +124,11 @@ def tile_rank0_sum(x, block_x):
     return np.where(np.arange(N) % 32 == 0, v, -1).astype(np.int32)      # the linear id's lane 0
 
 
+def wide_linear_guard(x, block_x):
+    rank = np.arange(N) % 64
+    return np.where((rank & 32) < _tid_x(block_x), -1, R._shfl(x.view(np.int32), "down", 16)).astype(np.int32)
+
+
 def lane0_fsum_tid(x, block_x):
     v = x.astype(np.float32)
     for o in (16, 8, 4, 2, 1):
@@ -125,6 +139,7 @@ def lane0_fsum_tid(x, block_x):
 INLINE = {"scan_tid_guard": (lambda r: [R._small(r, N)], scan_tid_guard),
           "scan_tid_guard_bounded": (lambda r: [R._small(r, N)], scan_tid_guard_bounded),
           "lane0_sum_tid": (lambda r: [R._small(r, N)], lane0_sum_tid),
+          "wide_linear_guard": (lambda r: [R._small(r, N)], wide_linear_guard),
           "tile_rank0_sum": (lambda r: [R._small(r, N)], tile_rank0_sum),
           "lane0_fsum_tid": (lambda r: [r.standard_normal(N).astype(np.float32)], lane0_fsum_tid)}
 FAMILY = sorted(k for k, (family, _, _) in R.KERNELS.items() if family in ("pair_chains", "wide_chains"))
