@@ -230,7 +230,7 @@ class FunctionBody:
         """`token & keep` for CUDA lanes 0..31 when every warp of a block (threadIdx.x < 1024, or
         both halves of a wave64 for mbcnt) computes the same 32 values; None otherwise, or when
         the slice reads anything but the thread's lane and constants."""
-        if self._uses_tid(token, set()) and self._uses_mbcnt(token, set()):
+        if self._uses_tid(token, set()) and (self._uses_mbcnt(token, set()) or self.wide_linear(token)):
             return None
         ids = MAX_BLOCK_THREADS if self._uses_tid(token, set()) else self.wave
         try:
@@ -239,6 +239,21 @@ class FunctionBody:
             return None
         warps = {tuple(values[w:w + 32]) for w in range(0, ids, 32)}
         return warps.pop() if len(warps) == 1 else None
+
+    def wide_linear(self, token: str, seen: set[str] | None = None) -> bool:
+        """Whether `token`'s slice reads a linear_bits value with a bit above bit 4 (`linear & 63`).
+        A slice that also reads threadIdx.x is evaluated for thread numbers standing for both;
+        amd.guard's premise makes them agree in bits 4:0 only (a (32, 2) block: thread 33 has
+        threadIdx.x 1), so such a slice is not evaluable."""
+        seen = set() if seen is None else seen
+        inst = self.defs.get(token)
+        if inst is None or token in seen:
+            return False
+        seen.add(token)
+        bits = self.linear_bits(token)
+        if bits is not None:
+            return bits > 31
+        return any(self.wide_linear(o, seen) for o in self.operands(inst) if o.startswith("%"))
 
     def _uses_mbcnt(self, token: str, seen: set[str]) -> bool:
         inst = self.defs.get(token)
