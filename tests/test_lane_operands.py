@@ -368,3 +368,25 @@ def test_a_bpermute_address_read_off_threadidx_x_is_not_a_lane_map(wave):
             assert site.lanes == tuple(((k & (wave - 1)) ^ 1) << 2 for k in range(wave))
         else:
             assert site.lanes is not None and site.lanes[:32] == tuple((k ^ 1) << 2 for k in range(32))
+
+
+def test_the_linear_ids_bits_above_the_wave_are_no_hardware_lane_bits():
+    """IR without target features (hand-written, other front ends) reads as wave64 (the larger), so
+    `linear & 32` is taken as a lane function; on a wave32 target bit 5 of the linear id is the wave's
+    parity, not a lane bit: a bpermute address that selects on it is no lane map there. Likewise a
+    lane condition mixing mbcnt with that bit (mbcnt counts the target's lanes)."""
+    rank = ("  %zy = mul i32 %z, %ny\n  %zyy = add i32 %zy, %y\n  %m = mul i32 %zyy, %nx\n  %rank = add i32 %m, %x\n"
+            "  %w = and i32 %rank, 32\n  %odd = icmp ne i32 %w, 0\n  %a = select i1 %odd, i32 4, i32 8\n"
+            "  %p = call i32 @llvm.amdgcn.ds.bpermute(i32 %a, i32 %v)\n")
+    ir = HEAD + LINEAR.split("  RANK")[0] + rank + "  ret void\n}\n" + DECLS + LINEAR.split("}\n", 1)[1]
+    (site,) = find_bpermute_sites(ir, 32)
+    assert site.lanes is None
+    (site,) = find_bpermute_sites(ir, 64)                      # on wave64 bit 5 is the lane's
+    assert site.lanes == tuple(4 if k & 32 else 8 for k in range(64))
+    from shflx.ir.body import FunctionIR
+    body = (LINEAR.split("entry:\n")[1].split("  RANK")[0] + rank.split("  %a =")[0]
+            + "  %l = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)\n  %lo = icmp ult i32 %l, 32\n"
+              "  %both = and i1 %lo, %odd\n")
+    fn = FunctionIR("k", ["entry:", *body.splitlines()], [], 0, wave=64)
+    # real wave32 lanes have mbcnt.lo < 32 and either parity: the condition can hold on every lane
+    assert fn.lane_condition("%both") in (None, 0xFFFFFFFF)
