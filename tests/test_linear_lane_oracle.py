@@ -10,6 +10,7 @@ What the reader claims is then checked thread by thread:
   entry at its CUDA lane (linear id % 32);
 - lane_condition(c): a thread where c holds has its CUDA lane in the mask; with exact=True, every
   whole warp holds c on exactly the mask's lanes.
+mbcnt.lo/hi under a full mask are the hardware lane's counts in the wave size the reader is told.
 A claim read off threadIdx.x (from_tid) is checked only in waves where amd.guard's run-time
 premise holds ((threadIdx.x ^ hardware lane) & 31 == 0 on every lane of the wave)."""
 from __future__ import annotations
@@ -37,6 +38,8 @@ PROLOGUE = [
     "%pz = getelementptr inbounds i8, ptr addrspace(4) %ia, i64 16",
     "%lz = load i16, ptr addrspace(4) %pz, align 4",
     "%nz = zext i16 %lz to i32",
+    "%lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)",
+    "%ln = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lo)",
 ]
 # Spellings of the linear id (and near misses that are not it), each ending in %NAME
 RANKS = {
@@ -64,12 +67,14 @@ FIXED_BLOCKS = [(64, 1, 1), (16, 4, 1), (32, 2, 1), (8, 8, 1), (48, 3, 1), (5, 7
 MASK32 = 0xFFFFFFFF
 
 
-def _threads(block: tuple[int, int, int]) -> dict[str, np.ndarray]:
-    """Every thread of `block`, in linear-id order: its registers."""
+def _threads(block: tuple[int, int, int], wave: int = 64) -> dict[str, np.ndarray]:
+    """Every thread of `block`, in linear-id order: its registers (mbcnt.lo/hi under a full mask
+    count the hardware lanes below: min(lane, 32) and the lane)."""
     bx, by, bz = block
     lin = np.arange(bx * by * bz, dtype=np.int64)
     return {"%x": lin % bx, "%y": lin // bx % by, "%z": lin // (bx * by), "%nx": np.full_like(lin, bx),
-            "%ny": np.full_like(lin, by), "%nz": np.full_like(lin, bz), "lin": lin}
+            "%ny": np.full_like(lin, by), "%nz": np.full_like(lin, bz), "%lo": np.minimum(lin % wave, 32),
+            "%ln": lin % wave, "lin": lin}
 
 
 def _s32(v: np.ndarray) -> np.ndarray:
@@ -77,10 +82,10 @@ def _s32(v: np.ndarray) -> np.ndarray:
     return np.where(v >= 1 << 31, v - (1 << 32), v)
 
 
-def evaluate(lines: list[str], block: tuple[int, int, int]) -> dict[str, np.ndarray]:
+def evaluate(lines: list[str], block: tuple[int, int, int], wave: int = 64) -> dict[str, np.ndarray]:
     """Every value the generated body defines, in every thread of `block` (i32 values as
     non-negative int64, i1 as 0/1); None for a value some thread cannot compute (a division by 0)."""
-    env: dict[str, np.ndarray | None] = dict(_threads(block))
+    env: dict[str, np.ndarray | None] = dict(_threads(block, wave))
     n = len(env["lin"])
 
     def get(tok: str) -> np.ndarray | None:
@@ -136,7 +141,7 @@ def bodies(draw) -> tuple[list[str], list[str], list[str]]:
     """(lines, i32 values, i1 values) of a random straight-line body over the prologue: linear ids
     (right and wrong), their low bits, threadIdx.x, and operators on them."""
     lines = list(PROLOGUE)
-    ints = ["%x", "%y", "%nx"]
+    ints = ["%x", "%y", "%nx", "%lo", "%ln"]
     bools: list[str] = []
     for k in range(draw(st.integers(1, 2))):
         spelling = draw(st.sampled_from(sorted(RANKS)))
@@ -159,7 +164,7 @@ def bodies(draw) -> tuple[list[str], list[str], list[str]]:
             continue
         a = draw(st.sampled_from(ints))
         b = draw(st.sampled_from(ints) | st.sampled_from(["0", "1", "5", "16", "31", "32", "63", "-1", "-32", "4096"]))
-        tids = [t for t in ints if t.startswith(("%x", "%t"))]
+        tids = [t for t in ints if t.startswith(("%x", "%t", "%l"))]
         if kind != "icmp" and draw(st.booleans()):   # the linear id's bits against threadIdx.x's
             a, b = draw(st.sampled_from([t for t in ints if t.startswith(("%m", "%e"))] or ints)), draw(st.sampled_from(tids))
         if kind == "bin":
@@ -205,8 +210,8 @@ def check(lines: list[str], ints: list[str], bools: list[str], blocks: list[tupl
     against the oracle in every thread of `blocks`."""
     fn = fn or _function(lines, wave)
     for block in blocks:
-        env = evaluate(lines, block)
-        th = _threads(block)
+        env = evaluate(lines, block, wave)
+        th = _threads(block, wave)
         lane = th["lin"] % 32
         for tok in dict.fromkeys(ints):
             vals = env.get(tok)
@@ -285,3 +290,13 @@ def test_linear_bits_above_bit_4_are_not_read_off_threadidx_x():
         "%m = and i32 32, %r", "%e = icmp ult i32 %m, %x",
         "%m6 = and i32 %r, 63", "%x6 = and i32 %x, 63", "%d = xor i32 %m6, %x6"]
     check(lines, ["%d"], ["%e"], [(32, 2, 1), (16, 4, 1), (32, 1, 2)], 64)
+
+
+def test_mbcnt_lo_alone_is_the_lane_on_wave32_only():
+    """Found by the property test: mbcnt.lo(~0, 0) is 32 in the upper half of a wave64, so it is no
+    lane map there (it was read as lanes 0..31, evaluated for the low half only); mbcnt.hi over it
+    is the lane in both halves."""
+    lines = PROLOGUE + ["%s = xor i32 %lo, 1", "%t = xor i32 %ln, 1"]
+    check(lines, ["%lo", "%ln", "%s", "%t"], [], [(64, 1, 1), (128, 1, 1)], 64)
+    check(lines, ["%lo", "%ln", "%s", "%t"], [], [(64, 1, 1), (128, 1, 1)], 32)
+    assert _function(lines, 64).classify("%t", low_bits=True).lanes == tuple(k ^ 1 for k in range(32))
