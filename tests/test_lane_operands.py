@@ -28,7 +28,8 @@ DECLS = ("declare i32 @__shflx_shfl_sync(i32, i32, i32, i32, i32)\n"
 
 
 def test_mbcnt_over_a_ballot_is_not_the_lane_id():
-    ir = HEAD + """define amdgpu_kernel void @k(i32 %ballot, i32 %v) {
+    """(wave32: there mbcnt.lo alone is the lane; in a wave64's upper half it counts 32 lanes)"""
+    ir = HEAD + """define amdgpu_kernel void @k(i32 %ballot, i32 %v) #0 {
 entry:
   %m = call i32 @llvm.amdgcn.mbcnt.lo(i32 %ballot, i32 0)
   %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %m, i32 31)
@@ -39,10 +40,11 @@ entry:
   ret void
 }
 """ + DECLS
-    m_site, l_site = find_sites(ir)
+    m_site, l_site = find_sites(ir + 'attributes #0 = { "target-features"="+wavefrontsize32" }\n')
     assert m_site.b.kind == "dynamic"
     assert find_bpermute_sites(ir, 64)[0].lanes is None
     assert l_site.b.kind == "lane" and l_site.b.lanes == tuple(lane + 5 for lane in range(32))
+    assert find_sites(ir)[1].b.kind == "dynamic"           # no features: read as wave64
 
 
 def test_an_operand_with_a_range_attribute_is_still_a_site():
@@ -68,7 +70,7 @@ entry:
 
 
 def test_casts_keep_their_widths():
-    ir = HEAD + """define amdgpu_kernel void @k(i32 %v) {
+    ir = HEAD + """define amdgpu_kernel void @k(i32 %v) #0 {
 entry:
   %l = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)
   %c = icmp ult i32 %l, 16
@@ -83,6 +85,7 @@ entry:
   %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %z, i32 31)
   ret void
 }
+attributes #0 = { "target-features"="+wavefrontsize32" }
 """ + DECLS
     lanes = range(32)
     p, q = find_bpermute_sites(ir, 32)

@@ -217,9 +217,10 @@ class FunctionBody:
             return Operand("dynamic", text=token)
         if "lane" in kinds:
             vals = None
-            if low_bits and "other" not in kinds:
+            wave64_mbcnt = self.wave == 64 and self._uses_mbcnt(token, set())
+            if low_bits and "other" not in kinds and not wave64_mbcnt:
                 vals = tuple(self._eval(token, lane) & 0xFFFFFFFF for lane in range(32))
-            elif low_bits or per_lane:
+            elif low_bits or per_lane:     # (mbcnt.lo alone is 32 in a wave64's upper half: both halves)
                 vals = self.warp_invariant(token, 0x1F if low_bits else 0xFFFFFFFF)
             if vals is None:
                 return Operand("dynamic", text=token)
