@@ -28,7 +28,8 @@ DECLS = ("declare i32 @__shflx_shfl_sync(i32, i32, i32, i32, i32)\n"
 
 
 def test_mbcnt_over_a_ballot_is_not_the_lane_id():
-    ir = HEAD + """define amdgpu_kernel void @k(i32 %ballot, i32 %v) {
+    """(wave32: there mbcnt.lo alone is the lane; in a wave64's upper half it counts 32 lanes)"""
+    ir = HEAD + """define amdgpu_kernel void @k(i32 %ballot, i32 %v) #0 {
 entry:
   %m = call i32 @llvm.amdgcn.mbcnt.lo(i32 %ballot, i32 0)
   %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %m, i32 31)
@@ -39,10 +40,11 @@ entry:
   ret void
 }
 """ + DECLS
-    m_site, l_site = find_sites(ir)
+    m_site, l_site = find_sites(ir + 'attributes #0 = { "target-features"="+wavefrontsize32" }\n')
     assert m_site.b.kind == "dynamic"
     assert find_bpermute_sites(ir, 64)[0].lanes is None
     assert l_site.b.kind == "lane" and l_site.b.lanes == tuple(lane + 5 for lane in range(32))
+    assert find_sites(ir)[1].b.kind == "dynamic"           # no features: read as wave64
 
 
 def test_an_operand_with_a_range_attribute_is_still_a_site():
@@ -68,7 +70,7 @@ entry:
 
 
 def test_casts_keep_their_widths():
-    ir = HEAD + """define amdgpu_kernel void @k(i32 %v) {
+    ir = HEAD + """define amdgpu_kernel void @k(i32 %v) #0 {
 entry:
   %l = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)
   %c = icmp ult i32 %l, 16
@@ -83,6 +85,7 @@ entry:
   %r = call i32 @__shflx_shfl_sync(i32 3, i32 -1, i32 %v, i32 %z, i32 31)
   ret void
 }
+attributes #0 = { "target-features"="+wavefrontsize32" }
 """ + DECLS
     lanes = range(32)
     p, q = find_bpermute_sites(ir, 32)
@@ -358,3 +361,54 @@ def test_the_linear_thread_ids_low_bits_are_the_lane_in_every_block_shape(rank, 
         assert site.b.kind == "lane" and site.b.lanes == tuple(range(32)) and not site.b.from_tid
     else:
         assert site.b.kind == "dynamic"
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_a_bpermute_address_read_off_threadidx_x_is_not_a_lane_map(wave):
+    """ds_bpermute reads the hardware lane its address names; threadIdx.x is that lane only in some
+    block shapes (in a (16, 4) block hardware lane 16 has threadIdx.x 0: `(threadIdx.x ^ 1) << 2`
+    reads lane 1 there, a DPP quad_perm lane 17), and no run-time check guards a bpermute, so such
+    an address is no lane map and the call is kept. The linear thread id's low bits and mbcnt are
+    the lane in every block shape and stay lane maps."""
+    from shflx.driver.lowering import lower_bpermutes
+    tid = "%t = call i32 @llvm.amdgcn.workitem.id.x()\n  %s = xor i32 %t, 1"
+    linear = LINEAR.split("  RANK")[0].split("entry:\n")[1] + (
+        "  %zy = mul i32 %z, %ny\n  %zyy = add i32 %zy, %y\n  %m = mul i32 %zyy, %nx\n  %rank = add i32 %m, %x\n"
+        f"  %l = and i32 %rank, {wave - 1}\n  %s = xor i32 %l, 1")
+    mbcnt = "%t = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)\n  %s = xor i32 %t, 1"
+    for body, is_map in ((tid, False), (linear, True), (mbcnt, True)):
+        ir = (HEAD + "define amdgpu_kernel void @k(i32 %v, ptr addrspace(1) %o) {\nentry:\n  " + body.strip()
+              + "\n  %a = shl i32 %s, 2\n  %p = call i32 @llvm.amdgcn.ds.bpermute(i32 %a, i32 %v)\n"
+              "  store i32 %p, ptr addrspace(1) %o\n  ret void\n}\n" + DECLS
+              + LINEAR.split("}\n", 1)[1])
+        (site,) = find_bpermute_sites(ir, wave)
+        if not is_map:
+            assert site.lanes is None
+            (report,) = lower_bpermutes(ir, resolve_target("gfx942" if wave == 64 else "gfx1100", wave))[1]
+            assert report.lowering == ["ds_bpermute_b32 (kept)"], report
+        elif body is linear:
+            assert site.lanes == tuple(((k & (wave - 1)) ^ 1) << 2 for k in range(wave))
+        else:
+            assert site.lanes is not None and site.lanes[:32] == tuple((k ^ 1) << 2 for k in range(32))
+
+
+def test_the_linear_ids_bits_above_the_wave_are_no_hardware_lane_bits():
+    """IR without target features (hand-written, other front ends) reads as wave64 (the larger), so
+    `linear & 32` is taken as a lane function; on a wave32 target bit 5 of the linear id is the wave's
+    parity, not a lane bit: a bpermute address that selects on it is no lane map there. Likewise a
+    lane condition mixing mbcnt with that bit (mbcnt counts the target's lanes)."""
+    rank = ("  %zy = mul i32 %z, %ny\n  %zyy = add i32 %zy, %y\n  %m = mul i32 %zyy, %nx\n  %rank = add i32 %m, %x\n"
+            "  %w = and i32 %rank, 32\n  %odd = icmp ne i32 %w, 0\n  %a = select i1 %odd, i32 4, i32 8\n"
+            "  %p = call i32 @llvm.amdgcn.ds.bpermute(i32 %a, i32 %v)\n")
+    ir = HEAD + LINEAR.split("  RANK")[0] + rank + "  ret void\n}\n" + DECLS + LINEAR.split("}\n", 1)[1]
+    (site,) = find_bpermute_sites(ir, 32)
+    assert site.lanes is None
+    (site,) = find_bpermute_sites(ir, 64)                      # on wave64 bit 5 is the lane's
+    assert site.lanes == tuple(4 if k & 32 else 8 for k in range(64))
+    from shflx.ir.body import FunctionIR
+    body = (LINEAR.split("entry:\n")[1].split("  RANK")[0] + rank.split("  %a =")[0]
+            + "  %l = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)\n  %lo = icmp ult i32 %l, 32\n"
+              "  %both = and i1 %lo, %odd\n")
+    fn = FunctionIR("k", ["entry:", *body.splitlines()], [], 0, wave=64)
+    # real wave32 lanes have mbcnt.lo < 32 and either parity: the condition can hold on every lane
+    assert fn.lane_condition("%both") in (None, 0xFFFFFFFF)

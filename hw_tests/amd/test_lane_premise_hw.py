@@ -54,6 +54,22 @@ extern "C" __global__ void scan_tid_guard_bounded(const int *in, int *out, int n
   }
   if (i < n) out[i] = v;
 }
+// Two bounded scans sharing their guards: each chain computes the sunk last guard again (own name).
+extern "C" __global__ void two_scans_bounded(const int *in, int *out, int n) {
+  int i = linear_id();
+  int lane = threadIdx.x & 31;
+  int v = i < n ? in[i] : 0;
+  int w = i < n ? in[i] * 5 + 1 : 0;
+  for (int d = 1; d < 32; d <<= 1) {
+    int t = __shfl_up_sync(0xffffffffu, v, d);
+    if (lane >= d) v += t;
+  }
+  for (int d = 1; d < 32; d <<= 1) {
+    int t = __shfl_up_sync(0xffffffffu, w, d);
+    if (lane >= d) w ^= t;
+  }
+  if (i < n) out[i] = v + 7 * w;
+}
 // A down-tree over a cooperative-groups tile whose rank-0 thread stores (NVIDIA's thread_rank():
 // the block's linear thread id & 31, exactly the lane in every block shape, no run-time check).
 extern "C" __global__ void tile_rank0_sum(const int *in, int *out) {
@@ -62,6 +78,15 @@ extern "C" __global__ void tile_rank0_sum(const int *in, int *out) {
   int v = in[i];
   for (int o = 16; o > 0; o >>= 1) v += tile.shfl_down(v, o);
   out[i] = tile.thread_rank() == 0 ? v : -1;
+}
+// A shuffle whose result a condition on the linear id's bit 5 and threadIdx.x selects: the premise
+// (threadIdx.x % 32 is the lane) holds in a (32, 2) block on wave64, yet thread 33 has linear id 33
+// and threadIdx.x 1, so lanes 1..31 use the result there (not lane 0 alone).
+extern "C" __global__ void wide_linear_guard(const int *in, int *out) {
+  unsigned r = cooperative_groups::this_thread_block().thread_rank();
+  int i = blockIdx.x * 64 + r;
+  int t = __shfl_down_sync(0xffffffffu, in[i], 16);
+  out[i] = ((r & 32) < threadIdx.x) ? -1 : t;
 }
 // A down-tree whose result only `threadIdx.x % 32 == 0` stores (PyTorch's WarpReduceSum use).
 extern "C" __global__ void lane0_sum_tid(const int *in, int *out) {
@@ -101,6 +126,17 @@ def scan_tid_guard_bounded(x, block_x):
     return np.where(np.arange(N) < BOUND, v, 0).astype(np.int32)      # out of range: never written (zeros)
 
 
+def two_scans_bounded(x, block_x):
+    inside = np.arange(N) < BOUND
+    lane = _tid_x(block_x) & 31
+    v = np.where(inside, x.view(np.int32), 0).astype(np.int32)
+    w = np.where(inside, x.view(np.int32) * 5 + 1, 0).astype(np.int32)
+    for d in (1, 2, 4, 8, 16):
+        v = np.where(lane >= d, v + R._shfl(v, "up", d), v).astype(np.int32)
+        w = np.where(lane >= d, w ^ R._shfl(w, "up", d), w).astype(np.int32)
+    return np.where(inside, v + 7 * w, 0).astype(np.int32)
+
+
 def lane0_sum_tid(x, block_x):
     v = x.view(np.int32)
     for o in (16, 8, 4, 2, 1):
@@ -115,6 +151,11 @@ def tile_rank0_sum(x, block_x):
     return np.where(np.arange(N) % 32 == 0, v, -1).astype(np.int32)      # the linear id's lane 0
 
 
+def wide_linear_guard(x, block_x):
+    rank = np.arange(N) % 64
+    return np.where((rank & 32) < _tid_x(block_x), -1, R._shfl(x.view(np.int32), "down", 16)).astype(np.int32)
+
+
 def lane0_fsum_tid(x, block_x):
     v = x.astype(np.float32)
     for o in (16, 8, 4, 2, 1):
@@ -124,7 +165,9 @@ def lane0_fsum_tid(x, block_x):
 
 INLINE = {"scan_tid_guard": (lambda r: [R._small(r, N)], scan_tid_guard),
           "scan_tid_guard_bounded": (lambda r: [R._small(r, N)], scan_tid_guard_bounded),
+          "two_scans_bounded": (lambda r: [R._small(r, N)], two_scans_bounded),
           "lane0_sum_tid": (lambda r: [R._small(r, N)], lane0_sum_tid),
+          "wide_linear_guard": (lambda r: [R._small(r, N)], wide_linear_guard),
           "tile_rank0_sum": (lambda r: [R._small(r, N)], tile_rank0_sum),
           "lane0_fsum_tid": (lambda r: [r.standard_normal(N).astype(np.float32)], lane0_fsum_tid)}
 FAMILY = sorted(k for k, (family, _, _) in R.KERNELS.items() if family in ("pair_chains", "wide_chains"))
@@ -164,6 +207,6 @@ def test_every_block_shape_gives_cudas_result(device, case):
         hsaco = _family_object(family, device.arch, baseline)
         ins = make(rng, N)
         want = ref(*ins, block_x=block[0])
-    scalars = [BOUND] if kernel == "scan_tid_guard_bounded" else []
+    scalars = [BOUND] if kernel in ("scan_tid_guard_bounded", "two_scans_bounded") else []
     got = device.run_kernel(hsaco, kernel, ins, N, want.dtype, block=block, grid=(GRID, 1, 1), scalars=scalars)
     assert_bit_exact(got, want, f"{kernel} in a {block} block ({'baseline' if baseline else 'shflx'}) on {device.arch}")

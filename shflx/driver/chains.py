@@ -97,8 +97,8 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
             functions.append(dispatcher_ir(f"{name}.guard", name, f"{name}.all", INLINE_ATTRS, len(conds)))
             place, again = position
             call = (f"call i32 @{name}.guard(i32 {chain.start}, i1 %{PREMISE}"
-                    + "".join(f", i1 {c}.shflx.again" if c in again else f", i1 {c}" for c in conds) + ")")
-            prelude = "\n".join(f"{c}.shflx.again = {rhs}" for c, rhs in again.items())
+                    + "".join(f", i1 {c}.{name}.again" if c in again else f", i1 {c}" for c in conds) + ")")
+            prelude = "\n".join(f"{c}.{name}.again = {rhs}" for c, rhs in again.items())   # one name per chain
             premises.add(chain.function)
             entry.cost += GUARD_COST
             premised = "; " + PREMISE_NOTE + " (the chain as written)"

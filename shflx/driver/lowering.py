@@ -223,7 +223,8 @@ def lower_bpermutes(ir: str, target: Target) -> tuple[str, list[SiteReport]]:
         keep = SiteReport(site.location, site.function, "llvm.amdgcn.ds.bpermute", "dynamic",
                           ["ds_bpermute_b32 (kept)"], base_cost, base_cost, "unchanged", [])
         if site.lanes is None:
-            keep.notes.append("the address is not a function of the lane id alone")
+            keep.notes.append("the address is read off threadIdx.x, which is the lane only in some block shapes"
+                              if site.from_tid else "the address is not a function of the lane id alone")
             reports.append(keep)
             continue
         lanes = np.arange(wave)

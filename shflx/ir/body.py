@@ -292,8 +292,8 @@ class FunctionIR(LaneEvaluator):
     def _warp_masks(self, tok: str, facts: int, holds) -> list[int] | None:
         """Per warp of a block (or per 32-lane half, for mbcnt), the lanes where `holds(value of
         tok)`; None when the slice (its `_slice_facts`) cannot be evaluated per thread."""
-        if facts & _MBCNT and facts & _WORKITEM:
-            return None
+        if facts & _MBCNT and facts & _WORKITEM or facts & (_MBCNT | _WORKITEM) and self.wide_linear(tok):
+            return None                   # one thread number cannot stand for both (wide_linear)
         ids = range(self.wave) if facts & _MBCNT else range(MAX_BLOCK_THREADS)
         per_warp: dict[int, int] = {}
         try:

@@ -217,9 +217,11 @@ class FunctionBody:
             return Operand("dynamic", text=token)
         if "lane" in kinds:
             vals = None
-            if low_bits and kinds == {"lane"}:      # a uniform leaf (a kernel argument) has no value here
+            wave64_mbcnt = self.wave == 64 and self._uses_mbcnt(token, set())
+            # a uniform leaf (a kernel argument) has no value in _eval
+            if low_bits and kinds == {"lane"} and not wave64_mbcnt:
                 vals = tuple(self._eval(token, lane) & 0xFFFFFFFF for lane in range(32))
-            elif low_bits or per_lane:
+            elif low_bits or per_lane:     # (mbcnt.lo alone is 32 in a wave64's upper half: both halves)
                 vals = self.warp_invariant(token, 0x1F if low_bits else 0xFFFFFFFF)
             if vals is None:
                 return Operand("dynamic", text=token)
@@ -230,15 +232,33 @@ class FunctionBody:
         """`token & keep` for CUDA lanes 0..31 when every warp of a block (threadIdx.x < 1024, or
         both halves of a wave64 for mbcnt) computes the same 32 values; None otherwise, or when
         the slice reads anything but the thread's lane and constants."""
-        if self._uses_tid(token, set()) and self._uses_mbcnt(token, set()):
+        tid, mbcnt = self._uses_tid(token, set()), self._uses_mbcnt(token, set())
+        if tid and mbcnt or (tid or mbcnt) and self.wide_linear(token):
             return None
-        ids = MAX_BLOCK_THREADS if self._uses_tid(token, set()) else self.wave
+        ids = MAX_BLOCK_THREADS if tid else self.wave
         try:
             values = [v & keep for v in self.full_values(token, ids)]
         except (KeyError, ValueError, IndexError, ZeroDivisionError):
             return None
         warps = {tuple(values[w:w + 32]) for w in range(0, ids, 32)}
         return warps.pop() if len(warps) == 1 else None
+
+    def wide_linear(self, token: str, keep: int = 31, seen: set[str] | None = None) -> bool:
+        """Whether `token`'s slice reads a linear_bits value with a bit outside `keep` (`linear & 63`).
+        A slice that also reads threadIdx.x is evaluated for thread numbers standing for both;
+        amd.guard's premise makes them agree in bits 4:0 only (a (32, 2) block: thread 33 has
+        threadIdx.x 1); one with mbcnt counts the lanes of `self.wave`, which IR without target
+        features reads as 64 on a wave32 target too (bit 5 is then the wave's parity). Such
+        slices are not evaluable."""
+        seen = set() if seen is None else seen
+        inst = self.defs.get(token)
+        if inst is None or token in seen:
+            return False
+        seen.add(token)
+        bits = self.linear_bits(token)
+        if bits is not None:
+            return bool(bits & ~keep)
+        return any(self.wide_linear(o, keep, seen) for o in self.operands(inst) if o.startswith("%"))
 
     def _uses_mbcnt(self, token: str, seen: set[str]) -> bool:
         inst = self.defs.get(token)
@@ -612,6 +632,10 @@ class LaneEvaluator(FunctionBody):
     (mbcnt, workitem.id.x) and constants: every i32 op, casts, icmp and select."""
 
     def lane_values(self, token: str, wave: int) -> tuple[int, ...] | None:
+        """`token` in hardware lanes 0..wave-1; None where a linear_bits mask reaches past the
+        wave (the function read as wave64 on a wave32 target: bit 5 is no lane bit there)."""
+        if self.wide_linear(token, wave - 1):
+            return None
         try:
             return tuple(self._full(token, lane, 0) & 0xFFFFFFFF for lane in range(wave))
         except (KeyError, ValueError, IndexError, ZeroDivisionError):
