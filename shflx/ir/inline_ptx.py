@@ -14,9 +14,9 @@ if TYPE_CHECKING:
 
 _ASM = re.compile(r'^(?P<lhs>\s*(?:%[\w.\-]+ = )?)(?:tail )?call (?P<ty>[^"]*?)asm (?:sideeffect )?(?:inteldialect )?'
                   r'"(?P<tmpl>(?:[^"\\]|\\.)*)", "(?P<cons>[^"]*)"\((?P<args>.*)\)(?P<rest>[^()]*)$')
-# A PTX statement: an opcode with modifiers (`bmsk.clamp.b32`, `fence.acq_rel.gpu`) or one of the
+# A PTX statement: an opcode with modifiers (`bmsk.clamp.b32`, `max.NaN.f16`) or one of the
 # few without any; AMDGPU mnemonics (`v_add_u32`, `s_waitcnt`) never contain a dot.
-_PTX_START = re.compile(r"(@!?\w+\s+)?(?:[a-z][a-z0-9_]*\.[a-z0-9_]|(?:exit|trap|ret|brkpt|pmevent)\b)")
+_PTX_START = re.compile(r"(@!?\w+\s+)?(?:[a-z][a-z0-9_]*\.[A-Za-z0-9_]|(?:exit|trap|ret|brkpt|pmevent)\b)")
 # AMDGPU register-class constraints (v: VGPR, s: SGPR, a: AGPR, or one such register, {v0}; LLVM's
 # SITargetLowering::getRegForInlineAsmConstraint): an asm call with one is AMDGPU's own, never PTX.
 _AMDGPU_CONSTRAINT = re.compile(r"[=+&*]*\{?[vsa]")
