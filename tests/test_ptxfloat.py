@@ -139,17 +139,15 @@ def host_blind(fmt: str, ins: list[int], want: int | None) -> bool:
 
 
 def host_rounds_twice(op: str, xs: list[int], fmt: str) -> bool:
-    """x86 computes a half fma as a double fma rounded to half (a bfloat16 one in float): two
-    roundings, which the host gets right only where the exact value is a double (a float)."""
-    if op != "fma":
+    """x86 computes a half fma as a double fma rounded to half: two roundings, which the host gets
+    right only where the exact value is a double (bfloat16's fma is shflx's own, rounded once)."""
+    if op != "fma" or fmt != "f16":
         return False
     vals = [decode(x, fmt) for x in xs]
     if any(isinstance(v, float) for v in vals):
         return False
     v = vals[0] * vals[1] + vals[2]
-    with np.errstate(over="ignore"):
-        host = np.float64(float(v)) if fmt == "f16" else np.float32(float(v))
-    return not np.isfinite(host) or Fraction(float(host)) != v
+    return Fraction(float(v)) != v
 
 
 def exact(op: str, xs: list[int], fmt: str) -> int | None:
@@ -212,11 +210,14 @@ def test_arithmetic_is_the_exact_value_rounded_to_nearest_even(llvm, fmt, form, 
 
 
 def test_only_the_forms_without_a_rounding_modifier_may_contract():
-    """PTX ISA "Rounding modifiers": mul/add without .rn may be fused by ptxas; with .rn never."""
-    def text(block):
-        return "\n".join(translate(block, ["i16"], [("i16", "%a"), ("i16", "%b")], {}, "t", 32, "%r").lines)
+    """PTX ISA "Rounding modifiers": mul/add without .rn may be fused by ptxas; with .rn never, and
+    none where the device code does not contract across statements (-ffp-contract=on/off)."""
+    def text(block, contract=True):
+        return "\n".join(translate(block, ["i16"], [("i16", "%a"), ("i16", "%b")], {}, "t", 32, "%r",
+                                   contract).lines)
     assert re.search(r"fadd contract half", text("add.f16 $0, $1, $2;"))
     assert re.search(r"fadd half", text("add.rn.f16 $0, $1, $2;")) and "contract" not in text("add.rn.f16 $0, $1, $2;")
+    assert "contract" not in text("mul.f16 $0, $1, $2;", contract=False)
 
 
 SAT = {"f16": 0x3C00, "bf16": 0x3F80}
@@ -458,3 +459,19 @@ def test_an_opcode_with_an_upper_case_modifier_is_recognized_as_ptx():
           '  %r = call i16 asm "max.NaN.f16 $0, $1, $2;", "=h,h,h"(i16 %a, i16 %b)\n  ret i16 %r\n}\n')
     out = translate_inline_ptx(ir)
     assert " asm " not in out and "@llvm.maximum.f16" in out
+
+
+def test_nvidias_half_shuffles_are_proved_and_lowered_off_ds_bpermute(tmp_path):
+    """cuda_fp16.hpp's __half / __half2 shuffles are inline shfl.sync whose c operand is computed from
+    `mov.u32 %0, WARP_SZ` (another asm statement): translated after clang folded, it is still the
+    constant 0x1f, so the shuffles lower as the plain ones do (DPP, not the general ds_bpermute)."""
+    from shflx.driver.amd import compile_file
+    from shflx.driver.report import instruction_counts
+    src = tmp_path / "h.cu"
+    src.write_text("#include <cuda_fp16.h>\n"
+                   "__global__ void k(__half2 *p, __half *q) {\n"
+                   "  p[threadIdx.x] = __shfl_xor_sync(0xffffffffu, p[threadIdx.x], 1);\n"
+                   "  q[threadIdx.x] = __shfl_down_sync(0xffffffffu, q[threadIdx.x], 1);\n}\n")
+    res = compile_file(src, "gfx942", emit="asm")
+    assert [s.cls for s in res.sites] == ["xor", "down"]
+    assert instruction_counts(res.output).get("ds_bpermute", 0) == 0

@@ -227,7 +227,7 @@ def amd_header_args() -> tuple[str, ...]:
 # registers: ir.ptxenv) is the CUDA layer's part.
 AMD_READS_AS_IS = ("cooperative_groups.h", "cooperative_groups", "cuda_pipeline.h", "cuda_pipeline_helpers.h",
                    "cuda_pipeline_primitives.h", "cuda_awbarrier.h", "cuda_awbarrier_helpers.h",
-                   "cuda_awbarrier_primitives.h")
+                   "cuda_awbarrier_primitives.h", "cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp")
 # Where they appear to clang: a directory of a VFS overlay only (use-external-names: diagnostics,
 # depfiles and line tables name the real files).
 NVIDIA_HEADERS_ROOT = "/__shflx__/nvidia/include"

@@ -63,14 +63,15 @@ class Translation:
 
 
 def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], tied: dict[int, int],
-              prefix: str, wave: int, result_name: str | None = None) -> Translation:
+              prefix: str, wave: int, result_name: str | None = None, contract: bool = True) -> Translation:
     """IR for an asm block: `outputs` are the IR types of $0..$n-1, `inputs` (type, IR value) of
-    $n.., `tied[k]` = the input operand number that gives output k its value on entry ("+r")."""
+    $n.., `tied[k]` = the input operand number that gives output k its value on entry ("+r");
+    `contract`: float add/mul without a rounding modifier may fuse (ptxfloat)."""
     for ty in outputs + [t for t, _ in inputs]:
         if ty.split()[0] not in IR_TYPES or (ty.startswith("ptr") and ty in outputs):
             raise PtxBlockError(f"an asm operand of LLVM type '{ty}' is not supported "
                                 f"(supported: {', '.join(IR_TYPES)})")
-    em = _Emitter(prefix, wave)
+    em = _Emitter(prefix, wave, contract)
     leaves: dict[str, Expr] = {}
     for k, (ty, val) in enumerate(inputs, start=len(outputs)):
         name = f"${k}"
@@ -154,7 +155,7 @@ def _execute(template: str, inputs: dict[str, Expr], accesses: list | None = Non
 class _Emitter:
     """Writes symbolic expressions as IR, each node once (the DAG is hash-consed)."""
 
-    def __init__(self, prefix: str, wave: int):
+    def __init__(self, prefix: str, wave: int, contract: bool = True):
         self.prefix, self.wave = prefix, wave
         self.lines: list[str] = []
         self.memo: dict[int, str] = {}
@@ -165,6 +166,7 @@ class _Emitter:
         self.decls: dict[str, str] = {}
         self.functions: dict[str, str] = {}
         self.n = 0
+        self.contract = contract      # add/mul without .rn may fuse (translate's `contract`)
 
     def call(self, ret: str, fn: str, args: str) -> str:
         types = [a.rsplit(" ", 1)[0] for a in args.split(", ") if a]      # "<2 x half> %x": all but the value

@@ -18,7 +18,8 @@ differ, the PTX meaning is written out:
   where it lies on the wrong side of the exact value;
   .ftz (f32): subnormal inputs and results are zero of the same sign;
   add/sub/mul without a rounding modifier may be fused by ptxas into fma (PTX ISA "Rounding
-  modifiers"): they carry LLVM's `contract` flag, the .rn forms do not.
+  modifiers"): they carry LLVM's `contract` flag where the device code contracts across
+  statements (-ffp-contract=fast, nvcc's -fmad=true), the .rn forms never.
 A NaN result is a quiet NaN whose payload may differ from PTX's canonical one (0x7fff).
 
 `.approx` is read as an approximation (assumption, stated as libdevice's `.approx` choice is):
@@ -75,11 +76,12 @@ def emit(em, opcode: str, args: list[str], w: int) -> str | None:
         return None
     xs = [_f(em, a, ity, fty) for a in args]
     if base in ARITH and len(xs) == 2 and mods in ((), ("rn",), ("sat",), ("rn", "sat")):
-        flag = "" if "rn" in mods or "sat" in mods else "contract "
+        flag = "contract " if em.contract and not ("rn" in mods or "sat" in mods) else ""
         r = em.emit(f"{ARITH[base]} {flag}{fty} {xs[0]}, {xs[1]}")
         r = _sat(em, r, elt, fty, sfx, lanes) if "sat" in mods else r
     elif base == "fma" and len(xs) == 3 and mods in (("rn",), ("rn", "sat"), ("rn", "relu")):
-        r = em.call(fty, f"llvm.fma.{sfx}", f"{fty} {xs[0]}, {fty} {xs[1]}, {fty} {xs[2]}")
+        r = _fma_bf16(em, xs, lanes) if elt == "bfloat" else \
+            em.call(fty, f"llvm.fma.{sfx}", f"{fty} {xs[0]}, {fty} {xs[1]}, {fty} {xs[2]}")
         if "sat" in mods:
             r = _sat(em, r, elt, fty, sfx, lanes)
         elif "relu" in mods:
@@ -122,6 +124,56 @@ def _sat(em, r: str, elt: str, fty: str, sfx: str, lanes: int) -> str:
     """.sat: max with +0 (NaN and -0 become +0), then min with 1."""
     lo = em.call(fty, f"llvm.maximumnum.{sfx}", f"{fty} {r}, {fty} {_splat(em, 0, elt, fty, lanes)}")
     return em.call(fty, f"llvm.minimumnum.{sfx}", f"{fty} {lo}, {fty} {_splat(em, ONE[elt], elt, fty, lanes)}")
+
+
+def _fma_bf16(em, xs: list[str], lanes: int) -> str:
+    """bfloat16 fma rounded once: AMD targets without a bfloat16 fma promote llvm.fma.bf16 to a float
+    fma and round again, which can differ (the hardware test caught it). Here: the product is exact
+    in double (16 bits), the sum is double's plus its exact error (TwoSum), rounded to odd at double
+    and then at float precision, and only then to nearest even at bfloat16's 8 bits, which the two
+    odd roundings (each at least 2 bits wider than the next) leave correct (Boldo and Melquiond,
+    "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd", 2008)."""
+    def vec(t: str) -> str:
+        return t if lanes == 1 else f"<{lanes} x {t}>"
+    d, f, b = vec("double"), vec("float"), vec("bfloat")
+    i1 = vec("i1")
+    zero = "zeroinitializer" if lanes > 1 else "0.0"
+    a, m, c = (em.emit(f"fpext {b} {x} to {d}") for x in xs)
+    p = em.emit(f"fmul {d} {a}, {m}")
+    s = em.emit(f"fadd {d} {p}, {c}")                    # TwoSum (Knuth): s + err = p + c exactly
+    bp = em.emit(f"fsub {d} {s}, {p}")
+    ap = em.emit(f"fsub {d} {s}, {bp}")
+    err = em.emit(f"fadd {d} {em.emit(f'fsub {d} {p}, {ap}')}, {em.emit(f'fsub {d} {c}, {bp}')}")
+    inexact = em.emit(f"fcmp one {d} {err}, {zero}")
+    err_neg, s_neg = em.emit(f"fcmp olt {d} {err}, {zero}"), em.emit(f"fcmp olt {d} {s}, {zero}")
+    grow = em.emit(f"icmp eq {i1} {err_neg}, {s_neg}")   # err on s's side: the exact magnitude is larger
+    odd = _to_odd(em, s, inexact, grow, vec("i64"), d, lanes)
+    r = em.emit(f"fptrunc {d} {odd} to {f}")
+    back = em.emit(f"fpext {f} {r} to {d}")
+    inexact = em.emit(f"fcmp one {d} {back}, {odd}")
+    fabs = f"llvm.fabs.{_sfx(lanes, 64)}"
+    grow = em.emit(f"fcmp olt {d} {em.call(d, fabs, f'{d} {back}')}, {em.call(d, fabs, f'{d} {odd}')}")
+    r = _to_odd(em, r, inexact, grow, vec("i32"), f, lanes)
+    return em.emit(f"fptrunc {f} {r} to {b}")
+
+
+def _sfx(lanes: int, bits: int) -> str:
+    t = {64: "f64", 32: "f32"}[bits]
+    return t if lanes == 1 else f"v{lanes}{t}"
+
+
+def _to_odd(em, x: str, inexact: str, grow: str, it: str, ft: str, lanes: int) -> str:
+    """x rounded to odd where it is inexact: an even last bit steps one unit, away from zero where
+    `grow` (the exact value's magnitude is larger), else toward it."""
+    bits = em.emit(f"bitcast {ft} {x} to {it}")
+    elt = it.split()[-1].rstrip(">")
+    one, minus = (str(k) if lanes == 1 else f"<{', '.join([f'{elt} {k}'] * lanes)}>" for k in (1, -1))
+    zero = "0" if lanes == 1 else "zeroinitializer"
+    i1 = "i1" if lanes == 1 else f"<{lanes} x i1>"
+    even = em.emit(f"icmp eq {it} {em.emit(f'and {it} {bits}, {one}')}, {zero}")
+    step = em.emit(f"select {i1} {grow}, {it} {one}, {it} {minus}")
+    delta = em.emit(f"select {i1} {em.emit(f'and {i1} {even}, {inexact}')}, {it} {step}, {it} {zero}")
+    return em.emit(f"bitcast {it} {em.emit(f'add {it} {bits}, {delta}')} to {ft}")
 
 
 def _tanh(em, x: str) -> str:
