@@ -4,13 +4,14 @@ LLVM IR for AMDGPU: the 16-bit formats (.f16, .bf16) and their packed pairs (.f1
 
 Why a module of its own: with __CUDA_ARCH__ 800 the headers' device code is inline PTX, one
 instruction form per function (PTX ISA 8.7, "Half Precision Floating-Point Instructions" and
-"Floating-Point Instructions"), and each form is one rule of FORMS below. A pair is LLVM's
+"Floating-Point Instructions"), and each form is one rule of `emit` (the tables below name the
+LLVM operations; tests/data/ptx_forms_cuda_fp16_bf16.tsv lists the forms). A pair is LLVM's
 <2 x half> / <2 x bfloat> (element 0 = the low 16 bits, as PTX packs them), so one rule serves a
 type and its pair. ptxblock calls `emit` for every float `uf` node it has no rule of its own for.
 
 Exact forms are IEEE round-to-nearest-even (LLVM's fadd/fmul/fma/fptrunc in the default
-floating-point environment; f16 subnormals are kept, AMD's default f16 mode). Where PTX and LLVM
-differ, the PTX meaning is written out:
+floating-point environment; f16 subnormals are kept, AMD's default f16 mode; bfloat16's fma is
+written out, see _fma_bf16). Where PTX and LLVM differ, the PTX meaning is written out:
   min/max: PTX returns the non-NaN operand and orders -0 below +0 (llvm.minimumnum/maximumnum);
   .NaN forms return NaN if either is (llvm.minimum/maximum);
   .sat: clamped to [+0, 1], NaN -> +0; .relu: max(x, +0) with NaN kept;
