@@ -135,7 +135,7 @@ def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: Fro
     # .loc lines only, like nvcc -lineinfo: full debug info makes ptxas refuse optimized code
     common = [("-debug-info-kind=line-directives-only" if a.startswith("-debug-info-kind=") else a) for a in common]
     cccl = cccl_include()                     # <nv/target>, which cuda_fp16.h includes
-    return args + common[:-1] + (["-isystem", str(cccl)] if cccl else []) + nvidia_header_overlay(scratch) + common[-1:]
+    return args + common[:-1] + (["-isystem", str(cccl)] if cccl else []) + nvidia_header_overlay(scratch, amd=False) + common[-1:]
 
 
 def fp_contract(opts: FrontendOptions) -> str:
