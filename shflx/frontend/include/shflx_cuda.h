@@ -405,9 +405,9 @@ __host__ __device__ __forceinline__ float max(float a, float b) { return __built
 // ------------------------------------------------------------------------ half precision
 // NVIDIA's own cuda_fp16.h and cuda_bf16.h (the CUDA runtime wheel, read as they are: their device
 // code is inline PTX, which ir.ptxfloat translates), included by the prelude after the
-// C library their host code calls (memcpy), so `__half` needs no include. (Without the wheel, a
-// file's own #include of them is the error that names it.)
-#if __has_include(<cuda_fp16.h>)
+// C library their host code calls (memcpy), so `__half` needs no include. (Without the runtime
+// wheel or CCCL, whose <nv/target> they include, a file's own #include of them names what is missing.)
+#if __has_include(<cuda_fp16.h>) && __has_include(<nv/target>)
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #endif
