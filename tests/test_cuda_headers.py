@@ -275,3 +275,40 @@ def test_host_code_calls_the_c_math_classification_unqualified_for_sm90(tmp_path
                    "  for (int i = 0; i < n; ++i) k += !isfinite(p[i]) + isnan(p[i]) + (fabs(p[i]) > 1); return k; }\n"
                    "__global__ void k(float *p) { p[0] = expf(p[1]); }\nint main() { float v[2] = {}; return bad(v, 2); }\n")
     compile_cuda(src, "sm_90", emit="ptx")
+
+
+def test_nvidias_fp16_headers_are_read_from_checked_copies(tmp_path, monkeypatch):
+    """cuda_fp16/bf16 are read on AMD from copies whose "=h"/"f"/"l" constraints are written "r"
+    (AMDGPU's clang rejects those letters): line for line NVIDIA's text otherwise; a copy found in
+    the cache is used only if it holds exactly that text, and a cache directory others may write is
+    not used at all."""
+    from shflx.frontend.cuda_sdk import CONSTRAINTS_REWRITTEN, constraints_rewritten, runtime_include
+    from shflx.frontend.ptx_operands import rewrite_constraints
+    from shflx.driver.amd import compile_file
+
+    inc = runtime_include()
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("SHFLX_CACHE_DIR", str(cache))
+    folder = constraints_rewritten(inc, tmp_path / "scratch")
+    assert folder is not None and folder.parent == cache / "nvidia-headers"
+    changed = set()
+    for name in CONSTRAINTS_REWRITTEN:
+        original, copy = (inc / name).read_text(), (folder / name).read_text()
+        assert copy.count("\n") == original.count("\n")
+        assert rewrite_constraints(copy) == copy and not re.search(r'"=?[hfl]"\s*\(', copy)
+        changed |= {name} if copy != original else set()
+    assert {"cuda_fp16.hpp", "cuda_bf16.hpp"} <= changed
+    # a tampered copy is written again, and a compile that reads it is right
+    (folder / "cuda_fp16.hpp").write_text('#error "tampered"\n')
+    assert constraints_rewritten(inc, tmp_path / "scratch") == folder
+    assert "tampered" not in (folder / "cuda_fp16.hpp").read_text()
+    src = tmp_path / "h.cu"
+    src.write_text("#include <cuda_fp16.h>\n__global__ void k(__half *p) { p[threadIdx.x] = __hadd(p[0], p[1]); }\n")
+    compile_file(src, "gfx942")
+    # a cache directory writable by others is not used: the copies go to the compile's scratch
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    monkeypatch.setenv("SHFLX_CACHE_DIR", str(shared))
+    assert constraints_rewritten(inc, tmp_path / "scratch").parent == tmp_path / "scratch" / "nvidia-headers"
+    assert not any(shared.iterdir())

@@ -192,12 +192,20 @@ def test_only_an_instruction_the_emulator_does_not_decode_is_a_gap():
 
 SDWA_KERNEL = r"""
 #include <cuda_fp16.h>
-__global__ void absmax(const uint4 *v, __half2 *out) {   // DeepSpeed's absmax of 8 halves a thread
+// DeepSpeed's absmax of 8 halves a thread, as a compare and select of |x| per half (how the layer's own
+// __hmax was written; NVIDIA's __hmax2 is max.f16x2, which LLVM selects otherwise)
+__global__ void absmax(const uint4 *v, __half2 *out) {
   uint4 raw = v[threadIdx.x];
   const __half2 *h = reinterpret_cast<const __half2 *>(&raw);
-  __half2 m = __halves2half2(__ushort_as_half(0xfc00), __ushort_as_half(0xfc00));
-  for (int i = 0; i < 4; i++) m = __hmax2(m, __habs2(h[i]));
-  out[threadIdx.x] = m;
+  _Float16 lo = -__builtin_inff16(), hi = -__builtin_inff16();
+  for (int i = 0; i < 4; i++) {
+    _Float16 a = __builtin_fabsf16(__builtin_bit_cast(_Float16, __half_as_ushort(__low2half(h[i]))));
+    _Float16 b = __builtin_fabsf16(__builtin_bit_cast(_Float16, __half_as_ushort(__high2half(h[i]))));
+    lo = a > lo ? a : lo;
+    hi = b > hi ? b : hi;
+  }
+  out[threadIdx.x] = __halves2half2(__ushort_as_half(__builtin_bit_cast(unsigned short, lo)),
+                                    __ushort_as_half(__builtin_bit_cast(unsigned short, hi)));
 }
 """
 

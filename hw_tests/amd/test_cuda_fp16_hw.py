@@ -264,7 +264,9 @@ def _int_of(f: Fmt, bits: int, op: int) -> int:
     mode, lo, hi = TO_INT[op]
     if (bits >> f.m) & ((1 << f.e) - 1) == (1 << f.e) - 1:        # inf or NaN
         if bits & ((1 << f.m) - 1):
-            return 0
+            # NaN -> 0 (PTX cvt); but below sm_90 NVIDIA's cuda_bf16.hpp converts bfloat16 to unsigned
+            # long long as __float2ull_rz(float), whose NaN is the layer's 64-bit one (shflx_intrinsics.h)
+            return -(1 << 63) if (f.name == "bf16" and op == 8) else 0
         v = hi if not bits >> 15 else lo
     else:
         x = f.value(bits)

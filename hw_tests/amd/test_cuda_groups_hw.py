@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hw_devices import assert_bit_exact, code_object, device_params, require
+from hw_devices import assert_bit_exact, code_object, device_params, require, selected
 
 SOURCE = r"""
 #include <cuda_fp16.h>
@@ -125,11 +125,17 @@ CASES = {
 }
 
 
+# NVIDIA's atomicAdd(__half2 *) is atom.add.noftz.f16x2, global_atomic_pk_add_f16 on gfx90a/gfx942, an
+# instruction amdemu does not decode. Strict: a fixed emulator makes it pass, and a GPU must.
+PK_ADD_GAP = "amdemu does not implement global_atomic_pk_add_f16"
+
+
 def _cases(device):
     for op in sorted(CASES):
         yield CASES[op][0], op, ()
     yield "atomicInc-atomicDec", "atomics", ()
-    yield "atomicAdd-half2-bfloat16", "half_atomics", ()
+    pk_add = selected().kind == "emulator" and device.arch in ("gfx90a", "gfx942")
+    yield "atomicAdd-half2-bfloat16", "half_atomics", (pytest.mark.xfail(strict=True, reason=PK_ADD_GAP),) if pk_add else ()
     yield "syncthreads-count-and-or", "barrier_votes", ()
     yield "memcpy_async-wait", "copies", ()
 

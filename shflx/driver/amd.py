@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import InputError, UsageError
 from ..files import check_source_text
-from ..frontend.clang import FrontendOptions, optimizer_notes
+from ..frontend.clang import FrontendOptions, fp_contract, optimizer_notes
 from ..frontend import nvcc_syntax
 from ..frontend.host_only import skipped_headers
 from ..frontend.ptx_operands import compile_to_ir     # clang, plus inline PTX "=f"/"l"/"d"/"h" operands
@@ -52,7 +52,7 @@ def device_ir(source: Path, target: Target, opts: FrontendOptions = FrontendOpti
 
     try:
         with stage("inline PTX"):
-            return translate_inline_ptx(ir, wave)
+            return translate_inline_ptx(ir, wave, fp_contract(opts).startswith("fast"))
     except InlinePtxError as e:
         raise InputError(e.what, source_location(e.location, source)) from None
 

@@ -27,7 +27,7 @@ def preprocess(f, sources: list[Path], opts) -> int:
     with tempfile.TemporaryDirectory(prefix="shflx-E-") as tmp:
         out = Path(f.output) if f.output else Path(tmp) / "out.i"
         if arch.startswith("sm_"):
-            args = nvptx_cc1_args(src, arch, "+ptx80", out, opts)
+            args = nvptx_cc1_args(src, arch, "+ptx80", out, opts, Path(tmp))
         else:
             t = resolve_target(base_arch(arch), 64 if f.wave64 else None)
             args = cc1_args(src, t.llvm_cpu, t.wave, out, opts, len(t.isa.waves) > 1, host_cxx_args(tool), Path(tmp))

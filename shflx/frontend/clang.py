@@ -123,15 +123,19 @@ def _printf_args(opts: FrontendOptions) -> list[str]:
     return ["-mprintf-kind=buffered", f"-D__SHFLX_PRINTF_BUFFER_SLOT={3 if cov == '4' else 9}"]
 
 
-def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: FrontendOptions) -> list[str]:
+def nvptx_cc1_args(source: Path, sm: str, ptx_feature: str, out: Path, opts: FrontendOptions,
+                   scratch: Path) -> list[str]:
     """NVPTX: CUDA device mode; `ptx_feature` (+ptxNN) is the PTX ISA the backend will emit, so the
-    builtins clang allows (redux.sync needs ptx70) match what codegen can do."""
+    builtins clang allows (redux.sync needs ptx70) match what codegen can do. NVIDIA's headers the
+    layer reads as they are (cuda_fp16.h, ...) come through the overlay, and CCCL is searched, as
+    for AMD."""
     args = ["-cc1", "-triple", "nvptx64-nvidia-cuda", "-target-cpu", sm, "-target-feature", ptx_feature,
             "-aux-triple", HOST_TRIPLE, "-fcuda-is-device", "-x", "cuda", *host_cxx_args(find_clang(opts.llvm_bin))]
     common = _common_args(source, 32, out, opts)
     # .loc lines only, like nvcc -lineinfo: full debug info makes ptxas refuse optimized code
-    return args + [("-debug-info-kind=line-directives-only" if a.startswith("-debug-info-kind=") else a)
-                   for a in common]
+    common = [("-debug-info-kind=line-directives-only" if a.startswith("-debug-info-kind=") else a) for a in common]
+    cccl = cccl_include()                     # <nv/target>, which cuda_fp16.h includes
+    return args + common[:-1] + (["-isystem", str(cccl)] if cccl else []) + nvidia_header_overlay(scratch, amd=False) + common[-1:]
 
 
 def fp_contract(opts: FrontendOptions) -> str:
@@ -170,7 +174,7 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
 
 def compile_to_nvptx_ir(source: Path, sm: str, ptx_feature: str, opts: FrontendOptions) -> str:
     """LLVM IR text of the NVPTX device code with the shflx prelude (see nvptx_cc1_args)."""
-    return _run_front_end(source, opts, lambda out, tmp: nvptx_cc1_args(source, sm, ptx_feature, out, opts), "NVIDIA")
+    return _run_front_end(source, opts, lambda out, tmp: nvptx_cc1_args(source, sm, ptx_feature, out, opts, tmp), "NVIDIA")
 
 
 def cuda_driver_args(source: Path, sm: str, cuda_path: Path, sdk: CudaSdk, out: Path, opts: FrontendOptions) -> list[str]:
@@ -288,6 +292,9 @@ DEVICE_GAPS = {               # the function device code calls -> (the CUDA name
     "__ockl_printf_begin": ("printf", _PRINTF_WHY),
     "__ockl_printf_append_args": ("printf", _PRINTF_WHY), "__ockl_printf_append_string_n": ("printf", _PRINTF_WHY),
     "malloc": ("malloc", _HEAP_WHY), "free": ("free", _HEAP_WHY),
+    # the shflx prelude's NVIDIA side (no shflx[cuda]) has no libdevice (AMD's layer defines these)
+    "sinf": ("sinf", "no libdevice; use __sinf"), "cosf": ("cosf", "no libdevice; use __cosf"),
+    "tanhf": ("tanhf", "no libdevice"),
 }
 _HOST_REF = re.compile(r"^(?P<where>.*?): error: reference to __host__ function '(?P<name>[^']+)' in "
                        r"__(?:device|global|host__ __device)__ function$")

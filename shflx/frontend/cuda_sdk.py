@@ -17,6 +17,7 @@ system"), as nvcc does: they are parsed against the system's GCC headers that cl
 not the ziglang wheel's libc++."""
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -26,6 +27,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import ToolchainError
+from ..files import caching_enabled, trusted_cache_dir
+from .asm_constraints import rewrite_constraints
 
 # The wheels of `shflx[cuda]`: import name of the namespace package -> what it contributes.
 WHEELS = {"nvidia.cuda_runtime": "cuda_runtime.h, cuda.h, vector types, cooperative groups",
@@ -227,7 +230,7 @@ def amd_header_args() -> tuple[str, ...]:
 # registers: ir.ptxenv) is the CUDA layer's part.
 AMD_READS_AS_IS = ("cooperative_groups.h", "cooperative_groups", "cuda_pipeline.h", "cuda_pipeline_helpers.h",
                    "cuda_pipeline_primitives.h", "cuda_awbarrier.h", "cuda_awbarrier_helpers.h",
-                   "cuda_awbarrier_primitives.h")
+                   "cuda_awbarrier_primitives.h", "cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp")
 # Where they appear to clang: a directory of a VFS overlay only (use-external-names: diagnostics,
 # depfiles and line tables name the real files).
 NVIDIA_HEADERS_ROOT = "/__shflx__/nvidia/include"
@@ -243,19 +246,77 @@ def runtime_include() -> Path | None:
     return runtime / "include" if runtime is not None and (runtime / "include").is_dir() else None
 
 
-def nvidia_header_overlay(into: Path) -> list[str]:
+def nvidia_header_overlay(into: Path, amd: bool = True) -> list[str]:
     """clang words that show AMD_READS_AS_IS to the AMD device pass, after every other directory,
     through a VFS overlay written into `into` (the compile's scratch directory); none without the
-    runtime headers (an #include of them is then a missing header)."""
+    runtime headers (an #include of them is then a missing header). For AMD (`amd`), the
+    CONSTRAINTS_REWRITTEN are read from their copies (constraints_rewritten), whose debug lines
+    name the originals; NVPTX reads the originals."""
     inc = runtime_include()
     if inc is None:
         return []
+    copies = constraints_rewritten(inc, into) if amd else None
     contents = [{"type": "directory-remap" if (inc / name).is_dir() else "file", "name": name,
-                 "external-contents": str(inc / name)} for name in AMD_READS_AS_IS if (inc / name).exists()]
+                 "external-contents": str(copies / name if copies and name in CONSTRAINTS_REWRITTEN else inc / name)}
+                for name in AMD_READS_AS_IS if (inc / name).exists()]
     yaml = into / "nvidia-headers-overlay.yaml"
     yaml.write_text(json.dumps({"version": 0, "use-external-names": True, "case-sensitive": True,
                                 "roots": [{"type": "directory", "name": NVIDIA_HEADERS_ROOT, "contents": contents}]}))
-    return ["-ivfsoverlay", str(yaml), "-idirafter", NVIDIA_HEADERS_ROOT]
+    mapped = [f"-fdebug-prefix-map={copies}={inc}"] if copies else []
+    return ["-ivfsoverlay", str(yaml), "-idirafter", NVIDIA_HEADERS_ROOT, *mapped]
+
+
+# NVIDIA headers of AMD_READS_AS_IS whose inline PTX names nvcc's register classes ("=h", "f", "l"),
+# which AMDGPU's clang rejects in every asm statement it parses, used or not: they are read from a
+# copy with those constraints written "r" (frontend.asm_constraints; every other byte and every line
+# as NVIDIA's), so a file that includes them compiles at once, from its own text.
+CONSTRAINTS_REWRITTEN = ("cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp")
+# a constraint named by a macro (cuda_fp16.hpp: `#define __LDG_PTR "l"`)
+_CONSTRAINT_MACRO = re.compile(r'^(\s*#\s*define\s+\w+\s+)"[fldh]"(\s*)$', re.M)
+
+
+def constraints_rewritten(inc: Path, scratch: Path) -> Path | None:
+    """The directory of CONSTRAINTS_REWRITTEN's copies for the headers in `inc`: in shflx's cache
+    directory where it is trusted (named by the copies' digest, so a depfile names files that
+    stay), else in `scratch`; None when `inc` lacks them. A copy found on disk is used only if it
+    holds exactly the text rewritten from the originals this process read; any other is written
+    again (a cache is untrusted input)."""
+    texts = _rewritten(inc)
+    if texts is None:
+        return None
+    digest = hashlib.sha256("\0".join(texts.values()).encode()).hexdigest()[:16]
+    trusted = trusted_cache_dir() if caching_enabled() else None
+    for base in ([trusted / "nvidia-headers"] if trusted else []) + [scratch / "nvidia-headers"]:
+        folder = base / digest
+        try:
+            for name, text in texts.items():
+                if _holds(folder / name, text):
+                    continue
+                folder.mkdir(parents=True, exist_ok=True)
+                tmp = folder / f".{name}.{os.getpid()}"
+                tmp.write_text(text)
+                os.replace(tmp, folder / name)
+            return folder
+        except OSError:
+            continue
+    return None
+
+
+def _holds(path: Path, text: str) -> bool:
+    try:
+        return path.read_text() == text
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+@lru_cache(maxsize=4)
+def _rewritten(inc: Path) -> dict[str, str] | None:
+    """CONSTRAINTS_REWRITTEN's texts with their constraints written "r", from the originals in `inc`."""
+    try:
+        return {name: _CONSTRAINT_MACRO.sub(r'\1"r"\2', rewrite_constraints((inc / name).read_text()))
+                for name in CONSTRAINTS_REWRITTEN}
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 # NVIDIA's headers that the AMD device pass reads as they are, from the runtime wheel: header-only

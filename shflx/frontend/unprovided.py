@@ -2,7 +2,7 @@
 "'X' file not found" for one of them into shflx's own one-line error, `file:line:col: error: shflx
 does not support 'X' on AMD targets (why)`, at the `#include` that asked for it.
 
-CCCL's headers (CUB, Thrust, libcu++) and cooperative groups are NVIDIA's own, searched beneath the
+CCCL's headers (CUB, Thrust, libcu++), cooperative groups and cuda_fp16.h/cuda_bf16.h are NVIDIA's own, searched beneath the
 layer where shflx's dependencies installed them (clang.cccl_missing names CCCL's otherwise). Host-only library headers (cuBLAS, NCCL,
 ...) are host_only.py's: a device pass goes on without
 them when nothing needs them. A project's own missing header keeps clang's message."""
@@ -14,8 +14,9 @@ import re
 # headers there); on NVIDIA targets a missing one means NVIDIA's wheels are not installed.
 UNPROVIDED = {
     # NVIDIA's own, read as they are where shflx's nvidia-cuda-runtime-cu12 dependency is installed
-    r"(?:cooperative_groups(?:/[\w/]+)?|cuda_(?:awbarrier|pipeline)(?:_primitives|_helpers)?)\.h": "NVIDIA's CUDA runtime headers are not installed: reinstall shflx (pip "
-                                          "install . in the shflx checkout), which depends on nvidia-cuda-runtime-cu12",
+    r"(?:cooperative_groups(?:/[\w/]+)?|cuda_(?:awbarrier|pipeline)(?:_primitives|_helpers)?|cuda_(?:fp16|bf16))\.h(?:pp)?":
+        "NVIDIA's CUDA runtime headers are not installed: reinstall shflx (pip install . in the shflx "
+        "checkout), which depends on nvidia-cuda-runtime-cu12",
     r"curand_\w+\.h": "cuRAND's device API is not provided on AMD",
     r"cuda_fp[864]\.hpp": "on AMD NVIDIA's cuda_fpN.hpp is read through its cuda_fpN.h; include that",
     r"(?:sm_\d+_\w+|texture_\w+|surface_\w+|cuda_(?:texture|surface)_types|crt/[\w/]+|cudaEGL\w*|cudaGL\w*|"

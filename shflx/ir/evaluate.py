@@ -215,6 +215,12 @@ class FunctionBody:
         kinds = self._leaf_kinds(token, set())
         if kinds is None:
             return Operand("dynamic", text=token)
+        if not kinds:                  # constants only (an inline PTX result, translated after clang folded)
+            try:
+                v = self._eval(token, 0) & 0xFFFFFFFF
+            except KeyError:           # an operation _eval does not compute
+                return Operand("uniform", text=token)
+            return Operand("const", v - (1 << 32) if v >> 31 else v, text=token)
         if "lane" in kinds:
             vals = None
             wave64_mbcnt = self.wave == 64 and self._uses_mbcnt(token, set())

@@ -14,9 +14,9 @@ if TYPE_CHECKING:
 
 _ASM = re.compile(r'^(?P<lhs>\s*(?:%[\w.\-]+ = )?)(?:tail )?call (?P<ty>[^"]*?)asm (?:sideeffect )?(?:inteldialect )?'
                   r'"(?P<tmpl>(?:[^"\\]|\\.)*)", "(?P<cons>[^"]*)"\((?P<args>.*)\)(?P<rest>[^()]*)$')
-# A PTX statement: an opcode with modifiers (`bmsk.clamp.b32`, `fence.acq_rel.gpu`) or one of the
+# A PTX statement: an opcode with modifiers (`bmsk.clamp.b32`, `max.NaN.f16`) or one of the
 # few without any; AMDGPU mnemonics (`v_add_u32`, `s_waitcnt`) never contain a dot.
-_PTX_START = re.compile(r"(@!?\w+\s+)?(?:[a-z][a-z0-9_]*\.[a-z0-9_]|(?:exit|trap|ret|brkpt|pmevent)\b)")
+_PTX_START = re.compile(r"(@!?\w+\s+)?(?:[a-z][a-z0-9_]*\.[A-Za-z0-9_]|(?:exit|trap|ret|brkpt|pmevent)\b)")
 # AMDGPU register-class constraints (v: VGPR, s: SGPR, a: AGPR, or one such register, {v0}; LLVM's
 # SITargetLowering::getRegForInlineAsmConstraint): an asm call with one is AMDGPU's own, never PTX.
 _AMDGPU_CONSTRAINT = re.compile(r"[=+&*]*\{?[vsa]")
@@ -37,9 +37,11 @@ class InlinePtxError(ValueError):
         self.what, self.location = what, location
 
 
-def translate_inline_ptx(ir: str, wave: int = 64) -> str:
+def translate_inline_ptx(ir: str, wave: int = 64, contract: bool = True) -> str:
     """`ir` with every inline PTX asm call replaced by the IR of its meaning (InlinePtxError with
-    the source location for anything not understood); other asm (AMDGPU's own) is kept."""
+    the source location for anything not understood); other asm (AMDGPU's own) is kept. `contract`:
+    the device code may fuse products and sums across statements (-ffp-contract=fast, nvcc's
+    -fmad=true), so a float add/mul without a rounding modifier may fuse as ptxas fuses it."""
     extra_fns: dict[str, str] = {}
     decls: dict[str, str] = {}
     lines = ir.splitlines()
@@ -66,7 +68,7 @@ def translate_inline_ptx(ir: str, wave: int = 64) -> str:
         if refused:
             raise InlinePtxError(refused, where)
         try:
-            tr = _translate_asm(m, tmpl, f"ptx{k}", wave)
+            tr = _translate_asm(m, tmpl, f"ptx{k}", wave, contract)
         except ptx.PtxBlockError as e:
             from .ptxmemory import UnsupportedPtx
             what = str(e) if isinstance(e, UnsupportedPtx) else f"inline PTX: {e}"
@@ -109,7 +111,7 @@ def _refused(frames: Callable[[], list[str]], tmpl: str) -> str | None:
     return next((why for header, why in candidates if any(w.endswith(header) for w in where)), None)
 
 
-def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int) -> Translation:
+def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int, contract: bool) -> Translation:
     """One asm call (`m` matched by _ASM) through ptxblock: operand types from the call, "+r"
     operands from the tied-constraint digits."""
     from .ptxblock import PtxBlockError, translate
@@ -126,7 +128,8 @@ def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int) -> Translatio
         raise PtxBlockError(f"asm operands '{m.group('cons')}' are not register operands shflx can translate")
     tied = {int(c): len(outs) + j for j, c in enumerate(ins) if c.isdigit()}
     res = m.group("lhs").strip().rstrip("=").strip() or None
-    return translate(immediates_in_template(tmpl, ins, args, len(outs)), outputs, inputs, tied, prefix, wave, res)
+    return translate(immediates_in_template(tmpl, ins, args, len(outs)), outputs, inputs, tied, prefix, wave, res,
+                     contract)
 
 
 def immediates_in_template(tmpl: str, ins: list[str], args: list[str], first: int) -> str:

@@ -17,7 +17,7 @@ from ..amd import general
 from ..errors import InputError
 from ..nvidia import ptxir, symbolic
 from ..nvidia.symbolic import Expr, StraightLine, UnsupportedInstruction
-from . import ptxenv, ptxmbarrier
+from . import ptxenv, ptxfloat, ptxmbarrier
 from .ptxmemory import Access, PtxBlockError, emit_access, memory, read_timer
 from .sites import MARKER
 
@@ -63,14 +63,15 @@ class Translation:
 
 
 def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], tied: dict[int, int],
-              prefix: str, wave: int, result_name: str | None = None) -> Translation:
+              prefix: str, wave: int, result_name: str | None = None, contract: bool = True) -> Translation:
     """IR for an asm block: `outputs` are the IR types of $0..$n-1, `inputs` (type, IR value) of
-    $n.., `tied[k]` = the input operand number that gives output k its value on entry ("+r")."""
+    $n.., `tied[k]` = the input operand number that gives output k its value on entry ("+r");
+    `contract`: float add/mul without a rounding modifier may fuse (ptxfloat)."""
     for ty in outputs + [t for t, _ in inputs]:
         if ty.split()[0] not in IR_TYPES or (ty.startswith("ptr") and ty in outputs):
             raise PtxBlockError(f"an asm operand of LLVM type '{ty}' is not supported "
                                 f"(supported: {', '.join(IR_TYPES)})")
-    em = _Emitter(prefix, wave)
+    em = _Emitter(prefix, wave, contract)
     leaves: dict[str, Expr] = {}
     for k, (ty, val) in enumerate(inputs, start=len(outputs)):
         name = f"${k}"
@@ -107,26 +108,29 @@ def _execute(template: str, inputs: dict[str, Expr], accesses: list | None = Non
                          check=False).functions[0]
     except InputError as e:
         raise PtxBlockError(f"cannot read the PTX: {e.reason}") from None
-    run = StraightLine(fn, inputs)
-    scopes: list[dict[str, Expr | None]] = [{}]
+    run = StraightLine(fn, inputs, out_widths)
+    scopes: list[dict[str, tuple[Expr | None, str | None]]] = [{}]
     declared: dict[str, str] = {}
     for st in fn.body or ():
         if isinstance(st, ptxir.ScopeOpen):
             scopes.append({})
         elif isinstance(st, ptxir.ScopeClose):
-            for name, saved in scopes.pop().items():     # leaving a scope ends its registers
-                declared.pop(name, None)
+            for name, (saved, outer) in scopes.pop().items():     # leaving a scope ends its registers
+                if outer is None:
+                    declared.pop(name, None)
+                else:                                # an outer register of that name is seen again
+                    declared[name] = outer
                 if saved is None:
                     run.env.pop(name, None)
                 else:
                     run.env[name] = saved
         elif isinstance(st, ptxir.RegDecl):
             for name in st.names:
-                if name in declared or name.startswith("$") or "<" in name:
+                if name in scopes[-1] or name.startswith("$") or "<" in name:
                     raise PtxBlockError(f"'{st.text.strip()}': redeclared, ranged or operand-named "
                                         "registers are not supported")
+                scopes[-1][name] = (run.env.pop(name, None), declared.get(name))   # an inner scope may shadow
                 declared[name] = st.dtype
-                scopes[-1][name] = run.env.pop(name, None)
         elif isinstance(st, ptxir.Instruction) and accesses is not None and \
                 (st.base == "mbarrier" or (st.base == "cp" and "mbarrier" in st.modifiers)):
             ptxmbarrier.record(run, st, accesses, out_widths or {})
@@ -151,7 +155,7 @@ def _execute(template: str, inputs: dict[str, Expr], accesses: list | None = Non
 class _Emitter:
     """Writes symbolic expressions as IR, each node once (the DAG is hash-consed)."""
 
-    def __init__(self, prefix: str, wave: int):
+    def __init__(self, prefix: str, wave: int, contract: bool = True):
         self.prefix, self.wave = prefix, wave
         self.lines: list[str] = []
         self.memo: dict[int, str] = {}
@@ -162,9 +166,11 @@ class _Emitter:
         self.decls: dict[str, str] = {}
         self.functions: dict[str, str] = {}
         self.n = 0
+        self.contract = contract      # add/mul without .rn may fuse (translate's `contract`)
 
     def call(self, ret: str, fn: str, args: str) -> str:
-        self.decls[fn] = f"declare {ret} @{fn}({', '.join(a.split()[0] for a in args.split(', ') if a)})"
+        types = [a.rsplit(" ", 1)[0] for a in args.split(", ") if a]      # "<2 x half> %x": all but the value
+        self.decls[fn] = f"declare {ret} @{fn}({', '.join(types)})"
         return self.emit(f"call {ret} @{fn}({args})")
 
     def emit(self, text: str) -> str:
@@ -272,6 +278,8 @@ class _Emitter:
                 return out
         if op == "uf":
             out = self.float_op(a[0], a[1:], w)
+            if out is None:
+                out = ptxfloat.emit(self, a[0], a[1:], w)
             if out is not None:
                 return out
         raise PtxBlockError(_unsupported(e, where))

@@ -37,7 +37,12 @@ class UnsupportedPtx(PtxBlockError):
 # value is its flat address), .shared is the LDS, .const the constant space.
 SPACES = {"": (0, 64), "global": (1, 64), "shared": (3, 32), "const": (4, 64)}
 MEM_TYPES = {"u8": 8, "s8": 8, "b8": 8, "u16": 16, "s16": 16, "b16": 16, "f16": 16,
-             "u32": 32, "s32": 32, "b32": 32, "f32": 32, "u64": 64, "s64": 64, "b64": 64, "f64": 64}
+             "u32": 32, "s32": 32, "b32": 32, "f32": 32, "u64": 64, "s64": 64, "b64": 64, "f64": 64,
+             "bf16": 16, "f16x2": 32, "bf16x2": 32}
+# atom.add's float types -> the LLVM type of atomicrmw fadd (a pair is one 32-bit atomic of both halves,
+# PTX ISA "atom": .f16x2 adds each half; .noftz is the only form of the 16-bit ones)
+FLOAT_ATOMS = {"f32": "float", "f64": "double", "f16": "half", "bf16": "bfloat", "f16x2": "<2 x half>",
+               "bf16x2": "<2 x bfloat>"}
 CACHE_HINTS = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "weak"}
 # a cluster (sm_90) is a set of CTAs of one GPU, so agent scope contains it (AMD has no clusters)
 SCOPES = {"cta": "workgroup", "cluster": "agent", "gpu": "agent", "sys": ""}
@@ -69,7 +74,7 @@ class Access:
     scope: str = ""
     volatile: bool = False
     rmw: str | None = None
-    float_type: str | None = None   # "float" / "double" for atom.add.f32/.f64
+    float_type: str | None = None   # "float", "double", "half", "<2 x half>", ... for atom.add.FLOAT
 
 
 def _text(inst: ptxir.Instruction) -> str:
@@ -213,13 +218,16 @@ def _atomic(run: StraightLine, inst: ptxir.Instruction, mods: list[str], accesse
     ops = [m for m in mods if m in RMW or m == "cas"]
     types = [m for m in mods if m in MEM_TYPES]
     rest = [m for m in mods if m not in SPACES and m not in ops and m not in types]
+    op, tname = (ops or [None])[0], (types or [None])[0]
+    width = MEM_TYPES.get(tname, 0)
+    float_type = FLOAT_ATOMS.get(tname)
+    half = tname in ("f16", "f16x2", "bf16", "bf16x2")
+    if half and rest == ["noftz"]:
+        rest = []             # .noftz (keep subnormals): the only form of the 16-bit ones, and LLVM's meaning
     if inst.pred is not None or len(ops) != 1 or len(types) != 1 or rest or space == "const":
         raise PtxBlockError(f"PTX instruction '{_text(inst)}': shflx translates unguarded scalar atom/red "
                             "(add, min, max, and, or, xor, exch, inc, dec, cas) in the global, shared or generic space")
-    op, tname = ops[0], types[0]
-    width = MEM_TYPES[tname]
-    float_type = {"f32": "float", "f64": "double"}.get(tname)
-    if tname == "f16" or (float_type and op != "add") or (op in ("inc", "dec") and tname != "u32") \
+    if (half and "noftz" not in mods) or (float_type and op != "add") or (op in ("inc", "dec") and tname != "u32") \
             or (op == "cas" and inst.base == "red") or width < 16:
         raise PtxBlockError(f"PTX instruction '{_text(inst)}': this operation and type are not supported")
     rmw = "cmpxchg" if op == "cas" else ("fadd" if float_type else RMW[op][0 if tname.startswith("s") else 1])

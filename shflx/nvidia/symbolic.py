@@ -512,6 +512,8 @@ class _Emu:
             return resize(TID[tok[-1]], w, False)
         if tok == "%laneid":
             return resize(LANEID, w, False)
+        if tok == "WARP_SZ":          # PTX's predefined constant: the warp size (PTX ISA "Predefined Identifiers")
+            return const(32, w)
         if tok in LANEMASKS:
             return resize(LANEMASKS[tok], w, False)
         if tok.startswith("{"):
@@ -662,7 +664,8 @@ class _Emu:
             return None
         out = self.integer(env, base, mods, w, signed, ops)
         if out is None and len(dests) == 1:   # deterministic, not modelled bit by bit: uninterpreted
-            out = [uf(inst.opcode, self.reg_width(dests[0]) or w, *[self.read(env, o, w) for o in ops[1:]])]
+            out_w = _TYPE_W.get(mods[-2]) if base == "cvt" and len(mods) >= 2 else None   # cvt.FLOAT.INT
+            out = [uf(inst.opcode, self.reg_width(dests[0]) or out_w or w, *[self.read(env, o, w) for o in ops[1:]])]
         return out
 
     def integer(self, env, base, mods, w, signed, ops) -> list[Expr] | None:
@@ -851,8 +854,9 @@ class StraightLine(_Emu):
     (mode index, mask, a, b, c) / (mode index, b, c): cross-lane, so a translator lowers them and
     `evaluate` cannot. `origin` maps each written value to the instruction that wrote it."""
 
-    def __init__(self, fn: ptxir.Function, inputs: dict[str, Expr]):
+    def __init__(self, fn: ptxir.Function, inputs: dict[str, Expr], widths: dict[str, int] | None = None):
         super().__init__(fn, "<inline asm>")
+        self._widths.update(widths or {})      # the asm's operands ($0..): their LLVM types' bits
         self.env: dict[str, Expr] = dict(inputs)
         self.origin: dict[int, ptxir.Instruction] = {}
         self.current: ptxir.Instruction | None = None
@@ -920,7 +924,7 @@ class StraightLine(_Emu):
 
     def read(self, env: dict, tok: str, w: int) -> Expr:
         name = tok.strip().lstrip("!")
-        if name not in env and _imm(name, w) is None and not name.startswith(("%", "{")):
+        if name not in env and _imm(name, w) is None and not name.startswith(("%", "{")) and name != "WARP_SZ":
             raise UnsupportedInstruction(self.current, f"reads '{name}' before any write to it")
         return super().read(env, tok, w)
 

@@ -181,7 +181,9 @@ __device__ __forceinline__ unsigned __fns(unsigned mask, unsigned base, int offs
 }
 
 // ------------------------------------------------------------------------ warp shuffles
-// mode: 0 up, 1 down, 2 bfly (xor), 3 idx; c = ((32 - width) << 8) | clamp (cuda_ptx_shfl.md §1.2)
+// mode: 0 up, 1 down, 2 bfly (xor), 3 idx; c = ((32 - width) << 8) | clamp (cuda_ptx_shfl.md §1.2).
+// B, the type of the lane operand, is sm_30_intrinsics.h's (unsigned delta, int laneMask / srcLane):
+// overloads of other types (cuda_fp16.hpp's __half ones) resolve against these as with nvcc.
 extern "C" __device__ int __shflx_shfl_sync(int mode, unsigned mask, int v, int b, int c)
     __attribute__((convergent, const, nothrow));
 #define __SHFLX_C(width, clamp) ((((32 - (width)) << 8) | (clamp)))
@@ -190,28 +192,28 @@ template <int M, int CL>
 __device__ __forceinline__ int __shflx_i32(unsigned mask, int v, int b, int width) {
   return __shflx_shfl_sync(M, mask, v, b, __SHFLX_C(width, CL));
 }
-#define __SHFLX_SHUFFLES(NAME, M, CL)                                                          \
-  __device__ __forceinline__ int NAME(unsigned m, int v, int b, int w = 32) { return __shflx_i32<M, CL>(m, v, b, w); } \
-  __device__ __forceinline__ unsigned NAME(unsigned m, unsigned v, int b, int w = 32) {        \
+#define __SHFLX_SHUFFLES(NAME, M, CL, B)                                                          \
+  __device__ __forceinline__ int NAME(unsigned m, int v, B b, int w = 32) { return __shflx_i32<M, CL>(m, v, b, w); } \
+  __device__ __forceinline__ unsigned NAME(unsigned m, unsigned v, B b, int w = 32) {        \
     return (unsigned)__shflx_i32<M, CL>(m, (int)v, b, w); }                                     \
-  __device__ __forceinline__ float NAME(unsigned m, float v, int b, int w = 32) {               \
+  __device__ __forceinline__ float NAME(unsigned m, float v, B b, int w = 32) {               \
     return __builtin_bit_cast(float, __shflx_i32<M, CL>(m, __builtin_bit_cast(int, v), b, w)); } \
-  __device__ __forceinline__ long long NAME(unsigned m, long long v, int b, int w = 32) {       \
+  __device__ __forceinline__ long long NAME(unsigned m, long long v, B b, int w = 32) {       \
     int lo = __shflx_i32<M, CL>(m, (int)(unsigned long long)v, b, w);                            \
     int hi = __shflx_i32<M, CL>(m, (int)((unsigned long long)v >> 32), b, w);                    \
     return (long long)(((unsigned long long)(unsigned)hi << 32) | (unsigned)lo); }               \
-  __device__ __forceinline__ unsigned long long NAME(unsigned m, unsigned long long v, int b, int w = 32) { \
+  __device__ __forceinline__ unsigned long long NAME(unsigned m, unsigned long long v, B b, int w = 32) { \
     return (unsigned long long)NAME(m, (long long)v, b, w); }                                    \
-  __device__ __forceinline__ long NAME(unsigned m, long v, int b, int w = 32) {                 \
+  __device__ __forceinline__ long NAME(unsigned m, long v, B b, int w = 32) {                 \
     return (long)NAME(m, (long long)v, b, w); }                                                  \
-  __device__ __forceinline__ unsigned long NAME(unsigned m, unsigned long v, int b, int w = 32) { \
+  __device__ __forceinline__ unsigned long NAME(unsigned m, unsigned long v, B b, int w = 32) { \
     return (unsigned long)NAME(m, (long long)v, b, w); }                                         \
-  __device__ __forceinline__ double NAME(unsigned m, double v, int b, int w = 32) {             \
+  __device__ __forceinline__ double NAME(unsigned m, double v, B b, int w = 32) {             \
     return __builtin_bit_cast(double, NAME(m, __builtin_bit_cast(long long, v), b, w)); }
-__SHFLX_SHUFFLES(__shfl_up_sync, 0, 0)
-__SHFLX_SHUFFLES(__shfl_down_sync, 1, 31)
-__SHFLX_SHUFFLES(__shfl_xor_sync, 2, 31)
-__SHFLX_SHUFFLES(__shfl_sync, 3, 31)
+__SHFLX_SHUFFLES(__shfl_up_sync, 0, 0, unsigned)
+__SHFLX_SHUFFLES(__shfl_down_sync, 1, 31, unsigned)
+__SHFLX_SHUFFLES(__shfl_xor_sync, 2, 31, int)
+__SHFLX_SHUFFLES(__shfl_sync, 3, 31, int)
 // legacy non-sync forms (full warp)
 template <class T> __device__ __forceinline__ T __shfl(T v, int l, int w = 32) { return __shfl_sync(0xffffffffu, v, l, w); }
 template <class T> __device__ __forceinline__ T __shfl_up(T v, unsigned d, int w = 32) { return __shfl_up_sync(0xffffffffu, v, d, w); }
@@ -413,9 +415,16 @@ __device__ float exp2f(float) __shflx_unsupported("exp2f (no libdevice)");
 __device__ float logf(float) __shflx_unsupported("logf (no libdevice; use __logf)");
 __device__ float log2f(float) __shflx_unsupported("log2f (no libdevice)");
 __device__ float powf(float, float) __shflx_unsupported("powf (no libdevice; use __powf)");
-__device__ float sinf(float) __shflx_unsupported("sinf (no libdevice; use __sinf)");
-__device__ float cosf(float) __shflx_unsupported("cosf (no libdevice; use __cosf)");
-__device__ float tanhf(float) __shflx_unsupported("tanhf (no libdevice)");
+// sinf, cosf, tanhf: declared only, as NVIDIA's cuda_fp16.hpp uses them in functions a file may
+// never call; a call that reaches the PTX is named at its line (frontend.clang.DEVICE_GAPS)
+extern "C" __device__ float sinf(float);
+extern "C" __device__ float cosf(float);
+extern "C" __device__ float tanhf(float);
+// what NVIDIA's cuda_fp16.hpp / cuda_bf16.hpp call besides
+__device__ __forceinline__ float __fmaf_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+__device__ __forceinline__ float __fmaf_ieee_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+__device__ __forceinline__ float __fsub_rn(float a, float b) {
+  _Pragma("clang fp contract(off)") return a - b; }
 __device__ float erff(float) __shflx_unsupported("erff (no libdevice)");
 #else
 #include "shflx_math_amd.h"     // precise math from LLVM intrinsics and short functions
@@ -429,38 +438,17 @@ __host__ __device__ __forceinline__ float max(float a, float b) { return __built
 
 #include "shflx_intrinsics.h"     // integer/cast intrinsics, mixed-sign min/max, __ldcs.., memcpy
 
-// ------------------------------------------------------------------------ half precision
-// CUDA's __half / __nv_bfloat16 classes (their names, conversions, operators, shuffles)
-#include "stubs/cuda_fp16.h"
-#include "stubs/cuda_bf16.h"
-// atomicAdd of the 16-bit float types (CUDA: __half2 sm_60+, __half sm_70+, bfloat16 sm_80+): a
-// compare-and-swap loop on the aligned 32-bit word holding the value, adding with the type's own
-// rounding; relaxed and device-wide, as atomicAdd. Returns the old value.
-template <class T2> __device__ __forceinline__ T2 __shflx_atomic_add_x2(T2 *p, T2 v) {
-  unsigned *w = (unsigned *)p, old = *(volatile unsigned *)w, seen;
-  do {
-    seen = old;
-    old = atomicCAS(w, seen, __builtin_bit_cast(unsigned, __builtin_bit_cast(T2, seen) + v));
-  } while (old != seen);
-  return __builtin_bit_cast(T2, old);
-}
-template <class T> __device__ __forceinline__ T __shflx_atomic_add_x1(T *p, T v) {
-  unsigned *w = (unsigned *)((unsigned long long)p & ~3ull), shift = ((unsigned)(unsigned long long)p & 2u) * 8u;
-  unsigned old = *(volatile unsigned *)w, seen;
-  do {
-    seen = old;
-    T sum = __builtin_bit_cast(T, (unsigned short)(seen >> shift)) + v;
-    unsigned word = (seen & ~(0xffffu << shift)) | ((unsigned)__builtin_bit_cast(unsigned short, sum) << shift);
-    old = atomicCAS(w, seen, word);
-  } while (old != seen);
-  return __builtin_bit_cast(T, (unsigned short)(old >> shift));
-}
-__device__ __forceinline__ __half2 atomicAdd(__half2 *p, __half2 v) { return __shflx_atomic_add_x2(p, v); }
-__device__ __forceinline__ __nv_bfloat162 atomicAdd(__nv_bfloat162 *p, __nv_bfloat162 v) { return __shflx_atomic_add_x2(p, v); }
-__device__ __forceinline__ __half atomicAdd(__half *p, __half v) { return __shflx_atomic_add_x1(p, v); }
-__device__ __forceinline__ __nv_bfloat16 atomicAdd(__nv_bfloat16 *p, __nv_bfloat16 v) { return __shflx_atomic_add_x1(p, v); }
-
 #include "shflx_cuda_host.h"
+
+// ------------------------------------------------------------------------ half precision
+// NVIDIA's own cuda_fp16.h and cuda_bf16.h (the CUDA runtime wheel, read as they are: their device
+// code is inline PTX, which ir.ptxfloat translates), included by the prelude after the
+// C library their host code calls (memcpy), so `__half` needs no include. (Without the runtime
+// wheel or CCCL, whose <nv/target> they include, a file's own #include of them names what is missing.)
+#if __has_include(<cuda_fp16.h>) && __has_include(<nv/target>)
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#endif
 
 // ------------------------------------------------------------------------ not supported
 // Declared for the device, never defined: a call is an error only where device code that is

@@ -180,6 +180,25 @@ __device__ __forceinline__ float __int2float_rn(int x) { return (float)x; }
 __device__ __forceinline__ float __uint2float_rn(unsigned x) { return (float)x; }
 __device__ __forceinline__ float __ll2float_rn(long long x) { return (float)x; }
 __device__ __forceinline__ float __ull2float_rn(unsigned long long x) { return (float)x; }
+// toward zero / +inf / -inf: the nearest float, one step back where it lies beyond x on the wrong
+// side (CUDA's __int2float_rz/_ru/_rd ..., which cuda_bf16.hpp rounds with)
+template <class I> __device__ __forceinline__ float __shflx_i2f(I x, int dir) {   // 0 rz, 1 ru, -1 rd
+  float f = (float)x;                       // integral where inexact (|f| >= 2^24)
+  const float above = __builtin_ldexpf(1.0f, 8 * (int)sizeof(I) - (I(-1) < 0));   // past I's largest value
+  int cmp = f >= above ? 1 : (I)f > x ? 1 : (I)f < x ? -1 : 0;
+  bool back = dir == 1 ? cmp < 0 : dir == -1 ? cmp > 0 : (f < 0 ? cmp < 0 : cmp > 0);
+  if (!back) return f;
+  int step = (dir == 0 || (dir == 1) == (f < 0)) ? -1 : 1;   // toward zero shrinks the magnitude
+  return __builtin_bit_cast(float, __builtin_bit_cast(int, f) + step);
+}
+#define __SHFLX_I2F(NAME, I) \
+  __device__ __forceinline__ float NAME##_rz(I x) { return __shflx_i2f(x, 0); } \
+  __device__ __forceinline__ float NAME##_ru(I x) { return __shflx_i2f(x, 1); } \
+  __device__ __forceinline__ float NAME##_rd(I x) { return __shflx_i2f(x, -1); }
+__SHFLX_I2F(__int2float, int)
+__SHFLX_I2F(__uint2float, unsigned)
+__SHFLX_I2F(__ll2float, long long)
+__SHFLX_I2F(__ull2float, unsigned long long)
 __device__ __forceinline__ double __int2double_rn(int x) { return (double)x; }
 __device__ __forceinline__ double __uint2double_rn(unsigned x) { return (double)x; }
 __device__ __forceinline__ double __ll2double_rn(long long x) { return (double)x; }

@@ -266,6 +266,7 @@ __device__ __forceinline__ float __fadd_rn(float a, float b) { return a + b; }
 __device__ __forceinline__ float __fsub_rn(float a, float b) { return a - b; }
 __device__ __forceinline__ float __fmul_rn(float a, float b) { return a * b; }
 __device__ __forceinline__ float __fmaf_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+__device__ __forceinline__ float __fmaf_ieee_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 __device__ __forceinline__ double __dadd_rn(double a, double b) { return a + b; }
 __device__ __forceinline__ double __dmul_rn(double a, double b) { return a * b; }
 __device__ __forceinline__ double __fma_rn(double a, double b, double c) { return __builtin_fma(a, b, c); }
