@@ -345,16 +345,43 @@ def test_rounding_a_half_to_an_integral_half(llvm, mode, fn):
     np.testing.assert_array_equal(got[ok], want[ok])
 
 
-@pytest.mark.parametrize("dst", ["s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"])
-def test_half_to_integer_truncates_saturates_and_sends_nan_to_zero(llvm, dst):
+# NaN to an integer, as an H200 gave it (nvcc 13.0, sm_90 and sm_80: cvt.rzi.s64.f16, cvt.rzi.u32.f16,
+# __half2ull_rz, __half2ll_rz, __half2uint_rz, __half2int_rz, __half2ushort_rz, __half2short_rz):
+# the sign bit for 64 bits, 0 for 8 to 32 bits
+H200_NAN = {"s8": 0, "u8": 0, "s16": 0, "u16": 0, "s32": 0, "u32": 0, "s64": -(1 << 63), "u64": 1 << 63}
+
+
+@pytest.mark.parametrize("dst", sorted(H200_NAN))
+def test_half_to_integer_truncates_saturates_and_sends_nan_where_an_h200_does(llvm, dst):
     bits, signed = int(dst[1:]), dst[0] == "s"
     out = "i32" if bits == 8 else f"i{bits}"
     got = jit(llvm, f"cvt.rzi.{dst}.f16 $0, $1;", out, ["i16"])(ALL16)
     x = ALL16.astype(np.uint16).view(np.float16).astype(np.float64)
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
-    want = [0 if v != v else hi if v > hi else lo if v < lo else int(v) for v in x]     # int() truncates
+    want = [H200_NAN[dst] if v != v else hi if v > hi else lo if v < lo else int(v) for v in x]     # int() truncates
     want = np.array([w & ((1 << int(out[1:])) - 1) for w in want], dtype=np.uint64)
     np.testing.assert_array_equal(got, want)
+
+
+# float and double to 32 and 64 bits, NaN and the infinities, as an H200 gave them (nvcc 13.0, sm_90
+# and sm_80: cvt.rzi.u64.f32, cvt.rzi.s64.f32, cvt.rni.u64.f64, __float2uint_rz, __float2int_rz,
+# __double2uint_rz, __double2int_rz, __double2ll_rz, __double2ull_rz): NaN is the sign bit for 64
+# bits and for double to 32 bits, 0 for float to 32 bits
+H200_FLOAT_NAN = {("f32", "s32"): 0, ("f32", "u32"): 0, ("f32", "s64"): 1 << 63, ("f32", "u64"): 1 << 63,
+                  ("f64", "s32"): 1 << 31, ("f64", "u32"): 1 << 31, ("f64", "s64"): 1 << 63, ("f64", "u64"): 1 << 63}
+
+
+@pytest.mark.parametrize("src,dst", sorted(H200_FLOAT_NAN))
+@pytest.mark.parametrize("rnd", ["rzi", "rni"])
+def test_float_to_integer_sends_nan_where_an_h200_does(llvm, src, dst, rnd):
+    bits, signed = int(dst[1:]), dst[0] == "s"
+    width = "i64" if src == "f64" else "i32"
+    nan, inf, ninf = (0x7FF8000000000000, 0x7FF0000000000000, 0xFFF0000000000000) if src == "f64" else \
+        (0x7FC00000, 0x7F800000, 0xFF800000)
+    got = jit(llvm, f"cvt.{rnd}.{dst}.{src} $0, $1;", f"i{bits}", [width])([nan, nan | 1 << (int(width[1:]) - 1), inf, ninf])
+    mask = (1 << bits) - 1
+    hi, lo = ((1 << (bits - 1)) - 1, (1 << (bits - 1)) & mask) if signed else (mask, 0)
+    assert [int(v) & mask for v in got] == [H200_FLOAT_NAN[src, dst]] * 2 + [hi, lo]
 
 
 # ------------------------------------------------------------------ set, setp

@@ -218,8 +218,9 @@ def test_fp16_zero_products_keep_their_sign(device, name, tmp_path_factory):
         assert_bit_exact(np.asarray(got), want, f"{name} {OPS[op]} of signed zeros ({device.arch})")
 
 # ------------------------------------------------------------------ to integers
-# CUDA's __half2int_rz ... __bfloat162ull_ru and the class conversions: NaN -> 0, saturated at the
-# integer type's range (PTX cvt.rzi.sat), rounded as named. The reference rounds the exact value
+# CUDA's __half2int_rz ... __bfloat162ull_ru and the class conversions: NaN -> 0 (to 64 bits: the
+# sign bit, as an H200 gives it), saturated at the integer type's range (PTX cvt.rzi.sat), rounded
+# as named. The reference rounds the exact value
 # (a Fraction) and clamps; no float arithmetic of the code under test.
 TO_INT_SOURCE = r"""
 #include <cuda_fp16.h>
@@ -264,9 +265,9 @@ def _int_of(f: Fmt, bits: int, op: int) -> int:
     mode, lo, hi = TO_INT[op]
     if (bits >> f.m) & ((1 << f.e) - 1) == (1 << f.e) - 1:        # inf or NaN
         if bits & ((1 << f.m) - 1):
-            # NaN -> 0 (PTX cvt); but below sm_90 NVIDIA's cuda_bf16.hpp converts bfloat16 to unsigned
-            # long long as __float2ull_rz(float), whose NaN is the layer's 64-bit one (shflx_intrinsics.h)
-            return -(1 << 63) if (f.name == "bf16" and op == 8) else 0
+            # NaN: the sign bit to 64 bits, 0 to 32 bits and less, as an H200 gives it
+            # (hw_tests/nvidia/nan_conversions.cu: __half2ll_rz, __half2ull_rz, __bfloat162ull_rz, ...)
+            return -(1 << 63) if op in (7, 8) else 0
         v = hi if not bits >> 15 else lo
     else:
         x = f.value(bits)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ..ir.ptxfloat import nan_as_integer
+
 REFLECT = {"__CUDA_ARCH": 800, "__CUDA_FTZ": 0, "__CUDA_PREC_SQRT": 1}
 TRIPLE = "amdgcn-amd-amdhsa"
 # AMDGPU's data layout (llvm/lib/Target/AMDGPU/AMDGPUTargetMachine.cpp, computeDataLayout), as
@@ -36,7 +38,8 @@ _D, _F = "double", "float"
 # NVVM intrinsic (its name after `llvm.nvvm.`) -> (result type, argument types, body). A body is IR
 # over %a, %b, %c ending in `ret`. Semantics: PTX ISA 8.7, "Floating-Point Instructions" (add/mul/
 # fma/div/sqrt/rcp .rn are IEEE round-to-nearest-even, LLVM's fadd/fmul/llvm.fma/fdiv/llvm.sqrt),
-# "Data Movement and Conversion Instructions: cvt" (float to integer saturates, NaN gives 0: llvm.fpto[su]i.sat), mov.b64 {lo, hi} (d2i/lohi).
+# "Data Movement and Conversion Instructions: cvt" (float to integer saturates: llvm.fpto[su]i.sat; NaN's
+# integer as an H200 gives it, ir.ptxfloat.nan_as_integer), mov.b64 {lo, hi} (d2i/lohi).
 NVVM_IR: dict[str, tuple[str, tuple[str, ...], str]] = {}
 
 
@@ -61,10 +64,13 @@ for _t, _s, _w in ((_D, "d", "f64"), (_F, "f", "f32")):
 _ROUND = {"rn": "rint", "rz": "trunc", "rm": "floor", "rp": "ceil"}
 for _src, _t, _w in (("d", _D, "f64"), ("f", _F, "f32")):
     for _dst, _it, _sign in (("i", "i32", "s"), ("ui", "i32", "u"), ("ll", "i64", "s"), ("ull", "i64", "u")):
+        _nan = nan_as_integer(int(_w[1:]), int(_it[1:]))      # NaN's integer, as an H200 gives it
+        _ret = (f"  %n = fcmp uno {_t} %x, 0.0\n  %r = select i1 %n, {_it} {_nan - (1 << int(_it[1:]))}, {_it} %s\n"
+                f"  ret {_it} %r") if _nan else f"  ret {_it} %s"
         for _m, _llvm in _ROUND.items():
             _nvvm(f"{_src}2{_dst}.{_m}", _it, (_t,),
-                  f"%x = call {_t} @llvm.{_llvm}.{_w}({_t} %a)\n  %r = call {_it} @llvm.fpto{_sign}i.sat.{_it}.{_w}({_t} %x)\n"
-                  f"  ret {_it} %r")
+                  f"%x = call {_t} @llvm.{_llvm}.{_w}({_t} %a)\n  %s = call {_it} @llvm.fpto{_sign}i.sat.{_it}.{_w}({_t} %x)\n"
+                  + _ret)
 # integer -> float, round to nearest (exact for i32 -> double)
 for _src, _it, _sign in (("i", "i32", "s"), ("ui", "i32", "u"), ("ll", "i64", "s"), ("ull", "i64", "u")):
     _nvvm(f"{_src}2d.rn", _D, (_it,), f"%r = {_sign}itofp {_it} %a to double\n  ret double %r")

@@ -330,7 +330,7 @@ class _Emitter:
 
     def cvt(self, mods: list[str], dst: str, src: str, x: str, w: int) -> str | None:
         """cvt between float and integer types (PTX ISA 9.7.9.21): float -> integer rounds as
-        .rni/.rzi/.rmi/.rpi say and saturates to the type, NaN -> 0 (llvm.fpto[su]i.sat); integer
+        .rni/.rzi/.rmi/.rpi say and saturates to the type, NaN as measured (ptxfloat.nan_as_integer); integer
         -> float and narrowing float conversions round to nearest even (.rn); widening ones (f16 ->
         f32 -> f64) are exact. The result, dst's bits, is extended (by dst's signedness) or
         truncated to the register width w."""
@@ -341,7 +341,7 @@ class _Emitter:
             dw, signed = CVT_INTS[dst]
             f = self.emit(f"bitcast {ity} {x} to {fty}")
             r = self.call(fty, f"llvm.{IRND[mods[0]]}.{src}", f"{fty} {f}")
-            v = self.call(f"i{dw}", f"llvm.fpto{'s' if signed else 'u'}i.sat.i{dw}.{src}", f"{fty} {r}")
+            v = ptxfloat.float_to_integer(self, fty, ptxfloat.FLOATS[src][1], r, dw, signed)
             return v if dw == w else self.emit(f"{'trunc' if dw > w else 'sext' if signed else 'zext'} i{dw} {v} to i{w}")
         if src in CVT_INTS and dst in FLOAT_TYPES and mods == ["rn"]:
             fty, ity, fw = FLOAT_TYPES[dst]

@@ -52,6 +52,26 @@ FLOATS = {"f16": ("half", 16), "bf16": ("bfloat", 16), "f32": ("float", 32), "f6
 # cvt's rounding to an integral value (.rni is to nearest even)
 ROUND_INTEGRAL = {"rni": "roundeven", "rzi": "trunc", "rmi": "floor", "rpi": "ceil"}
 INTS = {t: (int(t[1:]), t[0] == "s") for t in ("s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64")}
+LLVM_SUFFIX = {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64"}
+
+
+def nan_as_integer(src_bits: int, dst_bits: int) -> int:
+    """What cvt from a float of `src_bits` to an integer of `dst_bits` (signed or not, any integer
+    rounding) gives for NaN, as measured on an H200 (sm_90 and sm_80 builds of nvcc 13.0, the
+    intrinsics and cvt.rzi/rni directly): the integer's sign bit for a 64-bit destination, and for
+    a double to 32 bits; 0 otherwise (f16, bf16 and float to 8-32 bits). Infinities and values out
+    of range saturate (LLVM's fpto[su]i.sat)."""
+    return 1 << (dst_bits - 1) if dst_bits == 64 or (src_bits == 64 and dst_bits == 32) else 0
+
+
+def float_to_integer(em, fty: str, src_bits: int, x: str, dst_bits: int, signed: bool) -> str:
+    """cvt of the (already rounded) float `x` to an integer: saturating, NaN as nan_as_integer."""
+    v = em.call(f"i{dst_bits}", f"llvm.fpto{'s' if signed else 'u'}i.sat.i{dst_bits}.{LLVM_SUFFIX[fty]}", f"{fty} {x}")
+    nan = nan_as_integer(src_bits, dst_bits)
+    if not nan:
+        return v
+    isnan = em.emit(f"fcmp uno {fty} {x}, 0.0")
+    return em.emit(f"select i1 {isnan}, i{dst_bits} {nan - (1 << dst_bits)}, i{dst_bits} {v}")    # the sign bit
 TANH_SMALL = 0x3C800000       # 2^-6 as float bits: below it tanh(x) = x within 2^-13
 LOG2E_X2 = 0x4038AA3B         # 2*log2(e) as float bits
 
@@ -252,7 +272,8 @@ def _set(em, mods: tuple, stype: str, args: list[str], w: int) -> str | None:
 def _cvt(em, mods: list[str], dst: str, src: str, args: list[str], w: int) -> str | None:
     """The conversions the 16-bit formats add to ptxblock's: float -> 16-bit float with .rn (also
     two floats into a pair, `cvt.rn.f16x2.f32 d, a, b`: a in the high half) and .rz/.rm/.rp; integer
-    -> f16 in every rounding; 16-bit float -> integer (.rni/.rzi/.rmi/.rpi, saturating, NaN -> 0);
+    -> f16 in every rounding; 16-bit float -> integer (.rni/.rzi/.rmi/.rpi, saturating, NaN as
+    nan_as_integer);
     rounding to an integral value in the same float type (cvt.rni.f16.f16)."""
     if "ftz" in mods or "sat" in mods:
         return None
@@ -287,7 +308,7 @@ def _cvt(em, mods: list[str], dst: str, src: str, args: list[str], w: int) -> st
         fty = FLOATS[src][0]
         dw, signed = INTS[dst]
         r = em.call(fty, f"llvm.{ROUND_INTEGRAL[mods[0]]}.{src}", f"{fty} {_f(em, x, 'i16', fty)}")
-        v = em.call(f"i{dw}", f"llvm.fpto{'s' if signed else 'u'}i.sat.i{dw}.{src}", f"{fty} {r}")
+        v = float_to_integer(em, fty, 16, r, dw, signed)
         return _widen(em, v, dw, w, signed)
     if src == "bf16" and dst in ("f32", "f64") and not mods:
         fty, fw = FLOATS[dst]

@@ -130,14 +130,15 @@ __device__ __forceinline__ int __double2loint(double x) { return (int)__builtin_
 __device__ __forceinline__ double __hiloint2double(int hi, int lo) {
   return __builtin_bit_cast(double, ((unsigned long long)(unsigned)hi << 32) | (unsigned)lo); }
 // Conversions in the default rounding mode (nearest even) are the C++ casts; float -> int are
-// PTX's cvt.rni/rzi/rmi/rpi (saturating, NaN -> 0).
-template <class I> __device__ __forceinline__ I __shflx_f2i(double f, I lo, I hi) {
-  return f != f ? (I)0 : f <= (double)lo ? lo : f >= (double)hi ? hi : (I)f; }
+// PTX's cvt.rni/rzi/rmi/rpi (saturating). NaN gives what an H200 gives (nvcc 13.0): 0 from float
+// to 32 bits, the sign bit from double to 32 bits and to 64 bits from either.
+template <class I> __device__ __forceinline__ I __shflx_f2i(double f, I lo, I hi, I nan) {
+  return f != f ? nan : f <= (double)lo ? lo : f >= (double)hi ? hi : (I)f; }
 #define __SHFLX_F2I(NAME, I, LO, HI)                                                              \
-  __device__ __forceinline__ I NAME##_rn(float x) { return __shflx_f2i<I>(__builtin_rintf(x), LO, HI); } \
-  __device__ __forceinline__ I NAME##_rz(float x) { return __shflx_f2i<I>(__builtin_truncf(x), LO, HI); } \
-  __device__ __forceinline__ I NAME##_rd(float x) { return __shflx_f2i<I>(__builtin_floorf(x), LO, HI); } \
-  __device__ __forceinline__ I NAME##_ru(float x) { return __shflx_f2i<I>(__builtin_ceilf(x), LO, HI); }
+  __device__ __forceinline__ I NAME##_rn(float x) { return __shflx_f2i<I>(__builtin_rintf(x), LO, HI, 0); } \
+  __device__ __forceinline__ I NAME##_rz(float x) { return __shflx_f2i<I>(__builtin_truncf(x), LO, HI, 0); } \
+  __device__ __forceinline__ I NAME##_rd(float x) { return __shflx_f2i<I>(__builtin_floorf(x), LO, HI, 0); } \
+  __device__ __forceinline__ I NAME##_ru(float x) { return __shflx_f2i<I>(__builtin_ceilf(x), LO, HI, 0); }
 __SHFLX_F2I(__float2int, int, -2147483647 - 1, 2147483647)
 __SHFLX_F2I(__float2uint, unsigned, 0u, 0xffffffffu)
 #undef __SHFLX_F2I
@@ -147,13 +148,13 @@ __device__ __forceinline__ long long __float2ll_rn(float x) {
 __device__ __forceinline__ long long __float2ll_rz(float x) {
   float r = __builtin_truncf(x);
   return r != r ? (long long)0x8000000000000000ull : r >= 0x1p63f ? 0x7fffffffffffffffll : r < -0x1p63f ? (long long)0x8000000000000000ull : (long long)r; }
-// double -> integer in the four directions (cvt.rni/rzi/rmi/rpi.sat; NaN -> 0 for 32 bits, 64-bit
-// results of NaN and out-of-range inputs are 0x8000000000000000 as PTX's cvt gives)
+// double -> integer in the four directions (cvt.rni/rzi/rmi/rpi, saturating; NaN: the sign bit,
+// 0x80000000 or 0x8000000000000000, as an H200 gives it)
 #define __SHFLX_D2I(NAME, I, LO, HI)                                                              \
-  __device__ __forceinline__ I NAME##_rn(double x) { return __shflx_f2i<I>(__builtin_rint(x), LO, HI); } \
-  __device__ __forceinline__ I NAME##_rz(double x) { return __shflx_f2i<I>(__builtin_trunc(x), LO, HI); } \
-  __device__ __forceinline__ I NAME##_rd(double x) { return __shflx_f2i<I>(__builtin_floor(x), LO, HI); } \
-  __device__ __forceinline__ I NAME##_ru(double x) { return __shflx_f2i<I>(__builtin_ceil(x), LO, HI); }
+  __device__ __forceinline__ I NAME##_rn(double x) { return __shflx_f2i<I>(__builtin_rint(x), LO, HI, (I)0x80000000u); } \
+  __device__ __forceinline__ I NAME##_rz(double x) { return __shflx_f2i<I>(__builtin_trunc(x), LO, HI, (I)0x80000000u); } \
+  __device__ __forceinline__ I NAME##_rd(double x) { return __shflx_f2i<I>(__builtin_floor(x), LO, HI, (I)0x80000000u); } \
+  __device__ __forceinline__ I NAME##_ru(double x) { return __shflx_f2i<I>(__builtin_ceil(x), LO, HI, (I)0x80000000u); }
 __SHFLX_D2I(__double2int, int, -2147483647 - 1, 2147483647)
 __SHFLX_D2I(__double2uint, unsigned, 0u, 0xffffffffu)
 #undef __SHFLX_D2I
