@@ -229,8 +229,10 @@ def _predicate_lanes(body: _Body, cond: str, operands: ShflOperands) -> int | No
 
 
 def _type_of(inst: str) -> str:
-    m = re.search(r"\b(i32|float|half|double|i64|i16)\b", inst)
-    return m.group(1) if m else "?"
+    """The value type an instruction computes on, a vector as written (`<2 x half>`: NVIDIA's
+    __hadd2 is PTX add.f16x2, one fadd on the pair)."""
+    m = re.search(r"<\d+ x (?:i32|float|half|bfloat|double|i64|i16)>|\b(?:i32|float|half|bfloat|double|i64|i16)\b", inst)
+    return m.group(0) if m else "?"
 
 
 def find_chains(ir: str, sites: list[Site]) -> list[Chain]:
@@ -287,7 +289,7 @@ def _make_chain(body: _Body, run: list[_Step], readers: dict[str, int], where: d
         chain.blockers.append("a runtime member mask (e.g. a cooperative-groups tile mask): only "
                               "constant full-warp masks are re-synthesized")
     if chain.type not in ("i32", "float"):
-        chain.blockers.append(f"{chain.type} values (only 32-bit chains are re-synthesized)")
+        chain.blockers.append(f"{chain.type} values (only i32 and float chains are re-synthesized)")
     inside = set().union(*(st.own for st in run))
     result = body.aliases(chain.result)
     for k, st in enumerate(run):    # every value the chain computes but its result: used only inside
