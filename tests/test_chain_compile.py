@@ -245,10 +245,10 @@ def test_multi_value_chains_are_reported_with_the_lanes_each_step_is_lowered_for
     assert all(c.status == "step by step" and c.op == "as written" for c in got.values())
     wide = {c.function: c for c in build("wide_chains", arch).chains}
     assert wide["dsum_down_lane0"].type == wide["i64_max_xor"].type == "64-bit (two 32-bit halves)"
-    # NVIDIA's __hadd2 is PTX add.f16x2, one fadd on the pair: a chain of <2 x half> values, kept as written
+    # NVIDIA's __hadd2 is PTX add.f16x2, one fadd on the pair: a chain of __half2 values, kept as written
     half2 = wide["half2_sum_down_lane0"]
-    assert half2.type == "<2 x half>" and half2.status == "step by step", (half2.type, half2.reason)
-    assert half2.reason.startswith("<2 x half> values (only i32 and float chains are re-synthesized)")
+    assert half2.type == "__half2" and half2.status == "step by step", (half2.type, half2.reason)
+    assert half2.reason.startswith("__half2 values (only i32 and float chains are re-synthesized)")
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])

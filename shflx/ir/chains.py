@@ -228,11 +228,16 @@ def _predicate_lanes(body: _Body, cond: str, operands: ShflOperands) -> int | No
     return lanes_to_mask(operands.predicate())
 
 
+# 16-bit float types by their CUDA names, as reports give them (NVIDIA's __hadd2 is PTX add.f16x2:
+# one fadd on <2 x half>)
+CUDA_TYPE = {"half": "__half", "<2 x half>": "__half2", "bfloat": "__nv_bfloat16", "<2 x bfloat>": "__nv_bfloat162"}
+
+
 def _type_of(inst: str) -> str:
-    """The value type an instruction computes on, a vector as written (`<2 x half>`: NVIDIA's
-    __hadd2 is PTX add.f16x2, one fadd on the pair)."""
-    m = re.search(r"<\d+ x (?:i32|float|half|bfloat|double|i64|i16)>|\b(?:i32|float|half|bfloat|double|i64|i16)\b", inst)
-    return m.group(0) if m else "?"
+    """The value type an instruction computes on: an LLVM scalar type, or a 16-bit float type or
+    pair by its CUDA name."""
+    m = re.search(r"<2 x (?:half|bfloat)>|\b(?:i32|float|half|bfloat|double|i64|i16)\b", inst)
+    return "?" if m is None else CUDA_TYPE.get(m.group(0), m.group(0))
 
 
 def find_chains(ir: str, sites: list[Site]) -> list[Chain]:
