@@ -341,7 +341,7 @@ class _Emitter:
             dw, signed = CVT_INTS[dst]
             f = self.emit(f"bitcast {ity} {x} to {fty}")
             r = self.call(fty, f"llvm.{IRND[mods[0]]}.{src}", f"{fty} {f}")
-            v = ptxfloat.float_to_integer(self, fty, ptxfloat.FLOATS[src][1], r, dw, signed)
+            v = ptxfloat.float_to_integer(self, src, r, dw, signed)
             return v if dw == w else self.emit(f"{'trunc' if dw > w else 'sext' if signed else 'zext'} i{dw} {v} to i{w}")
         if src in CVT_INTS and dst in FLOAT_TYPES and mods == ["rn"]:
             fty, ity, fw = FLOAT_TYPES[dst]

@@ -52,7 +52,6 @@ FLOATS = {"f16": ("half", 16), "bf16": ("bfloat", 16), "f32": ("float", 32), "f6
 # cvt's rounding to an integral value (.rni is to nearest even)
 ROUND_INTEGRAL = {"rni": "roundeven", "rzi": "trunc", "rmi": "floor", "rpi": "ceil"}
 INTS = {t: (int(t[1:]), t[0] == "s") for t in ("s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64")}
-LLVM_SUFFIX = {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64"}
 
 
 def nan_as_integer(src_bits: int, dst_bits: int) -> int:
@@ -64,9 +63,11 @@ def nan_as_integer(src_bits: int, dst_bits: int) -> int:
     return 1 << (dst_bits - 1) if dst_bits == 64 or (src_bits == 64 and dst_bits == 32) else 0
 
 
-def float_to_integer(em, fty: str, src_bits: int, x: str, dst_bits: int, signed: bool) -> str:
-    """cvt of the (already rounded) float `x` to an integer: saturating, NaN as nan_as_integer."""
-    v = em.call(f"i{dst_bits}", f"llvm.fpto{'s' if signed else 'u'}i.sat.i{dst_bits}.{LLVM_SUFFIX[fty]}", f"{fty} {x}")
+def float_to_integer(em, src: str, x: str, dst_bits: int, signed: bool) -> str:
+    """cvt of the (already rounded) float `x` of PTX type `src` (FLOATS) to an integer: saturating,
+    NaN as nan_as_integer."""
+    fty, src_bits = FLOATS[src]
+    v = em.call(f"i{dst_bits}", f"llvm.fpto{'s' if signed else 'u'}i.sat.i{dst_bits}.{src}", f"{fty} {x}")
     nan = nan_as_integer(src_bits, dst_bits)
     if not nan:
         return v
@@ -308,7 +309,7 @@ def _cvt(em, mods: list[str], dst: str, src: str, args: list[str], w: int) -> st
         fty = FLOATS[src][0]
         dw, signed = INTS[dst]
         r = em.call(fty, f"llvm.{ROUND_INTEGRAL[mods[0]]}.{src}", f"{fty} {_f(em, x, 'i16', fty)}")
-        v = float_to_integer(em, fty, 16, r, dw, signed)
+        v = float_to_integer(em, src, r, dw, signed)
         return _widen(em, v, dw, w, signed)
     if src == "bf16" and dst in ("f32", "f64") and not mods:
         fty, fw = FLOATS[dst]
