@@ -428,3 +428,26 @@ def test_math_constants_are_nvidias_in_host_and_device_code(tools, tmp_path):
                            "--host-cxx", cxx, "-o", str(tmp_path / "pi")], capture_output=True, text=True)
     assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
     assert subprocess.run([str(tmp_path / "pi")], capture_output=True, text=True).stdout == "3.14159\n"
+
+
+def test_a_host_object_for_targets_the_hip_compiler_does_not_know(tools, tmp_path):
+    """The device code objects are shflx's, so the host pass needs none of the targets: Debian's
+    clang 15 (HIP 5.2) rejects gfx942, which LLVM 17 added, yet `-c` builds its object, and the
+    bundle holds a code object for each requested target."""
+    from elftools.elf.elffile import ELFFile
+
+    from shflx.codegen.bundle import hip_entry_id, read_bundle
+
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cuda_runtime.h>\n__global__ void k(int *p) { p[threadIdx.x] = "
+                   "__shfl_xor_sync(0xffffffffu, p[threadIdx.x], 1); }\n"
+                   "int main() { int *d; cudaMalloc(&d, 128); k<<<1, 32>>>(d); return cudaDeviceSynchronize(); }\n")
+    cxx = f"{tools['clang']} --rocm-path={tools['prefix']} --hip-device-lib-path={tools['bitcode']}"
+    obj = tmp_path / "k.o"
+    done = subprocess.run([sys.executable, "-m", "shflx", "compile", "-c", str(src), "--offload-arch=gfx942,gfx1100",
+                           "--host-cxx", cxx, "-o", str(obj)], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+    with obj.open("rb") as f:
+        entries = read_bundle(ELFFile(f).get_section_by_name(".hip_fatbin").data())
+    assert {hip_entry_id("gfx942"), hip_entry_id("gfx1100")} <= set(entries)
+    assert not any("gfx900" in e for e in entries)

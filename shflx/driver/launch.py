@@ -103,6 +103,23 @@ def read_command(argv: list[str]) -> Command:
     return cmd
 
 
+# The host pass's target (clang's, since LLVM 4): the bundle it embeds is shflx's and holds the real ones
+HOST_PASS_TARGET = "--offload-arch=gfx900"
+
+
+def _targets_dropped(words: list[str]) -> list[str]:
+    """The command without its --offload-arch / --cuda-gpu-arch flags."""
+    out, k = [], 0
+    while k < len(words):
+        if words[k] in ("--offload-arch", "--cuda-gpu-arch"):
+            k += 2
+            continue
+        if not words[k].startswith(("--offload-arch=", "--cuda-gpu-arch=")):
+            out.append(words[k])
+        k += 1
+    return out
+
+
 def _strip(words: list[str], drop_targets: bool) -> list[str]:
     """The command without -o, -c, depfile flags (and --offload-arch): the device compile's base."""
     out, k = [], 0
@@ -115,15 +132,9 @@ def _strip(words: list[str], drop_targets: bool) -> list[str]:
                 any(w.startswith(d) and len(w) > len(d) for d in DEP_VALUED):
             k += 1
             continue
-        if drop_targets and w.startswith(("--offload-arch=", "--cuda-gpu-arch=")):
-            k += 1
-            continue
-        if drop_targets and w in ("--offload-arch", "--cuda-gpu-arch"):
-            k += 2
-            continue
         out.append(w)
         k += 1
-    return out
+    return _targets_dropped(out) if drop_targets else out
 
 
 def compiler_env(argv0: str) -> dict[str, str] | None:
@@ -258,7 +269,11 @@ def host_compile(cmd: Command, bundle: Path) -> int:
         # CUDA runtime API on HIP's (cuda_on_hip/); first on the path, before a CUDA toolkit's headers
         extra += ["-I", str(INCLUDE / "cuda_on_hip"), "-include", str(INCLUDE / "shflx_cuda_on_hip.h"),
                   *host_header_args()]
-    argv = cmd.argv[:1] + extra + cmd.argv[1:]
+    rest = cmd.argv[1:]
+    if cmd.cuda:    # the device code is shflx's, so the host pass names one target every HIP compiler knows
+        rest = _targets_dropped(rest) + [HOST_PASS_TARGET]  # (an older one rejects gfx942, and hipcc given none
+                                                           # runs rocm_agent_enumerator, which fails with no GPU)
+    argv = cmd.argv[:1] + extra + rest
     try:
         if not cmd.cuda:
             return subprocess.run(argv, env=compiler_env(argv[0])).returncode
