@@ -245,6 +245,8 @@ __device__ __forceinline__ unsigned __ballot(int p) { return __shflx_ballot(p !=
 __device__ __forceinline__ int __any(int p) { return __shflx_ballot(p != 0) != 0; }
 __device__ __forceinline__ int __all(int p) { return __shflx_ballot(p == 0) == 0; }
 #endif
+// vote.uni: whether the predicate is the same in every thread of the mask
+__device__ __forceinline__ int __uni_sync(unsigned mask, int p) { return __all_sync(mask, p) || !__any_sync(mask, p); }
 
 // ------------------------------------------------------------------------ bit tricks
 __device__ __forceinline__ int __popc(unsigned x) { return __builtin_popcount(x); }
@@ -259,6 +261,11 @@ __device__ __forceinline__ unsigned __funnelshift_l(unsigned lo, unsigned hi, un
   return (unsigned)((((unsigned long long)hi << 32) | lo) << (s & 31) >> 32); }
 __device__ __forceinline__ unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
   return (unsigned)((((unsigned long long)hi << 32) | lo) >> (s & 31)); }
+// the clamped forms (shf.l/r.clamp): a shift of 32 or more is 32
+__device__ __forceinline__ unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)((((unsigned long long)hi << 32) | lo) << (s < 32u ? s : 32u) >> 32); }
+__device__ __forceinline__ unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)((((unsigned long long)hi << 32) | lo) >> (s < 32u ? s : 32u)); }
 
 // ------------------------------------------------------------------------ warp reduce / match
 #if defined(__NVPTX__) && __CUDA_ARCH__ >= 800    // redux.sync, as nvcc compiles these
@@ -373,14 +380,19 @@ __SHFLX_CAS(unsigned short)
 // atomicInc: old >= v ? 0 : old + 1; atomicDec: old == 0 || old > v ? v : old - 1 (CUDA), which are
 // LLVM's atomicrmw uinc_wrap / udec_wrap (AMDGPU: global_atomic_inc/dec)
 #if defined(__NVPTX__)
-__device__ __forceinline__ unsigned atomicInc(unsigned *p, unsigned v) { return __nvvm_atom_inc_gen_ui(p, v); }
-__device__ __forceinline__ unsigned atomicDec(unsigned *p, unsigned v) { return __nvvm_atom_dec_gen_ui(p, v); }
-#else
-__device__ __forceinline__ unsigned atomicInc(unsigned *p, unsigned v) {
-  return __builtin_amdgcn_atomic_inc32(p, v, __ATOMIC_RELAXED, "agent"); }
-__device__ __forceinline__ unsigned atomicDec(unsigned *p, unsigned v) {
-  return __builtin_amdgcn_atomic_dec32(p, v, __ATOMIC_RELAXED, "agent"); }
+#define __SHFLX_INC_DEC(S, SCOPE)                                                                  \
+  __device__ __forceinline__ unsigned atomicInc##S(unsigned *p, unsigned v) { return __nvvm_atom##SCOPE##inc_gen_ui(p, v); } \
+  __device__ __forceinline__ unsigned atomicDec##S(unsigned *p, unsigned v) { return __nvvm_atom##SCOPE##dec_gen_ui(p, v); }
+__SHFLX_INC_DEC(, _) __SHFLX_INC_DEC(_block, _cta_) __SHFLX_INC_DEC(_system, _sys_)
+#else                       // LLVM's sync scopes: agent (the device), workgroup (the block), "" (system)
+#define __SHFLX_INC_DEC(S, SCOPE)                                                                  \
+  __device__ __forceinline__ unsigned atomicInc##S(unsigned *p, unsigned v) {                     \
+    return __builtin_amdgcn_atomic_inc32(p, v, __ATOMIC_RELAXED, SCOPE); }                        \
+  __device__ __forceinline__ unsigned atomicDec##S(unsigned *p, unsigned v) {                     \
+    return __builtin_amdgcn_atomic_dec32(p, v, __ATOMIC_RELAXED, SCOPE); }
+__SHFLX_INC_DEC(, "agent") __SHFLX_INC_DEC(_block, "workgroup") __SHFLX_INC_DEC(_system, "")
 #endif
+#undef __SHFLX_INC_DEC
 
 // ------------------------------------------------------------------------ loads, math
 template <class T> __device__ __forceinline__ T __ldg(const T *p) { return *p; }
@@ -400,6 +412,10 @@ __device__ __forceinline__ float ceilf(float x) { return __builtin_ceilf(x); }
 __device__ __forceinline__ float roundf(float x) { return __builtin_roundf(x); }
 __device__ __forceinline__ float truncf(float x) { return __builtin_truncf(x); }
 __device__ __forceinline__ float __fdividef(float a, float b) { return a / b; }
+// fdividef: "the regular division operation" (crt/device_functions.h); fdivide, its double form
+// (undeclared in the Programming Guide), divides as an H200 does (hw_tests/nvidia/device_api_values.cu)
+__device__ __forceinline__ float fdividef(float a, float b) { return a / b; }
+__device__ __forceinline__ double fdivide(double a, double b) { return a / b; }
 __device__ __forceinline__ float __frcp_rn(float a) { return 1.0f / a; }
 __device__ __forceinline__ float __saturatef(float x) { return __builtin_fminf(__builtin_fmaxf(x, 0.0f), 1.0f); }
 #if defined(__NVPTX__)   // the fast forms, as nvcc's (ex2/lg2/sin/cos.approx); precise ones need libdevice
@@ -527,3 +543,14 @@ __device__ __forceinline__ int __syncthreads_and(int p) {
   return __syncthreads_count(p) == (int)(blockDim.x * blockDim.y * blockDim.z); }
 __device__ __forceinline__ int __syncthreads_or(int p) { return __syncthreads_count(p) != 0; }
 #endif
+// sm_20_intrinsics.hpp's bool forms
+__device__ __forceinline__ int syncthreads_count(bool p) { return __syncthreads_count((int)p); }
+__device__ __forceinline__ bool syncthreads_and(bool p) { return __syncthreads_and((int)p) != 0; }
+__device__ __forceinline__ bool syncthreads_or(bool p) { return __syncthreads_or((int)p) != 0; }
+// A barrier of `count` threads (bar.sync id, count) and the performance-monitor counters have no
+// AMD counterpart: s_barrier waits for the whole workgroup.
+__device__ void __barrier_sync_count(unsigned, unsigned) __shflx_unsupported("__barrier_sync_count");
+__device__ unsigned __pm0() __shflx_unsupported("__pm0 (performance monitor counters)");
+__device__ unsigned __pm1() __shflx_unsupported("__pm1 (performance monitor counters)");
+__device__ unsigned __pm2() __shflx_unsupported("__pm2 (performance monitor counters)");
+__device__ unsigned __pm3() __shflx_unsupported("__pm3 (performance monitor counters)");

@@ -106,6 +106,28 @@ __SHFLX_SIMD_CMP(ge, s, u, x >= y) __SHFLX_SIMD_CMP(gt, s, u, x > y)
 __SHFLX_SIMD_CMP(le, s, u, x <= y) __SHFLX_SIMD_CMP(lt, s, u, x < y)
 __SHFLX_SIMD(__vcmpeq2, 16, false, x == y ? -1 : 0) __SHFLX_SIMD(__vcmpeq4, 8, false, x == y ? -1 : 0)
 __SHFLX_SIMD(__vcmpne2, 16, false, x != y ? -1 : 0) __SHFLX_SIMD(__vcmpne4, 8, false, x != y ? -1 : 0)
+// __vset*: 1 in a lane where the comparison holds, else 0
+#define __SHFLX_SIMD_SET(OP, EXPR)                                                                    \
+  __SHFLX_SIMD(__vset##OP##s2, 16, true, (EXPR) ? 1 : 0) __SHFLX_SIMD(__vset##OP##s4, 8, true, (EXPR) ? 1 : 0) \
+  __SHFLX_SIMD(__vset##OP##u2, 16, false, (EXPR) ? 1 : 0) __SHFLX_SIMD(__vset##OP##u4, 8, false, (EXPR) ? 1 : 0)
+__SHFLX_SIMD_SET(ge, x >= y) __SHFLX_SIMD_SET(gt, x > y) __SHFLX_SIMD_SET(le, x <= y) __SHFLX_SIMD_SET(lt, x < y)
+#undef __SHFLX_SIMD_SET
+__SHFLX_SIMD(__vseteq2, 16, false, x == y ? 1 : 0) __SHFLX_SIMD(__vseteq4, 8, false, x == y ? 1 : 0)
+__SHFLX_SIMD(__vsetne2, 16, false, x != y ? 1 : 0) __SHFLX_SIMD(__vsetne4, 8, false, x != y ? 1 : 0)
+// averages of signed lanes, rounded half away from zero (PTX vavrg)
+__SHFLX_SIMD(__vavgs2, 16, true, (x + y) < 0 ? (x + y) >> 1 : (x + y + 1) >> 1)
+__SHFLX_SIMD(__vavgs4, 8, true, (x + y) < 0 ? (x + y) >> 1 : (x + y + 1) >> 1)
+// sums of the lanes' absolute differences
+template <int BITS, bool SIGNED>
+__device__ __forceinline__ unsigned __shflx_simd_sad(unsigned a, unsigned b) {
+  unsigned d = __shflx_simd<BITS, SIGNED>(a, b, [](int x, int y) { return x > y ? x - y : y - x; }), r = 0;
+  for (int k = 0; k < 32; k += BITS) r += (d >> k) & ((1u << BITS) - 1u);
+  return r;
+}
+__device__ __forceinline__ unsigned __vsads2(unsigned a, unsigned b) { return __shflx_simd_sad<16, true>(a, b); }
+__device__ __forceinline__ unsigned __vsads4(unsigned a, unsigned b) { return __shflx_simd_sad<8, true>(a, b); }
+__device__ __forceinline__ unsigned __vsadu2(unsigned a, unsigned b) { return __shflx_simd_sad<16, false>(a, b); }
+__device__ __forceinline__ unsigned __vsadu4(unsigned a, unsigned b) { return __shflx_simd_sad<8, false>(a, b); }
 // one-operand forms on signed lanes: negation and absolute value, wrapping or saturated (ss)
 #define __SHFLX_SIMD1(NAME, BITS, EXPR) \
   __device__ __forceinline__ unsigned NAME(unsigned a) { return __shflx_simd<BITS, true>(a, 0u, [](int x, int) { return EXPR; }); }
@@ -181,30 +203,42 @@ __device__ __forceinline__ float __int2float_rn(int x) { return (float)x; }
 __device__ __forceinline__ float __uint2float_rn(unsigned x) { return (float)x; }
 __device__ __forceinline__ float __ll2float_rn(long long x) { return (float)x; }
 __device__ __forceinline__ float __ull2float_rn(unsigned long long x) { return (float)x; }
-// toward zero / +inf / -inf: the nearest float, one step back where it lies beyond x on the wrong
-// side (CUDA's __int2float_rz/_ru/_rd ..., which cuda_bf16.hpp rounds with)
-template <class I> __device__ __forceinline__ float __shflx_i2f(I x, int dir) {   // 0 rz, 1 ru, -1 rd
-  float f = (float)x;                       // integral where inexact (|f| >= 2^24)
-  const float above = __builtin_ldexpf(1.0f, 8 * (int)sizeof(I) - (I(-1) < 0));   // past I's largest value
-  int cmp = f >= above ? 1 : (I)f > x ? 1 : (I)f < x ? -1 : 0;
-  bool back = dir == 1 ? cmp < 0 : dir == -1 ? cmp > 0 : (f < 0 ? cmp < 0 : cmp > 0);
-  if (!back) return f;
-  int step = (dir == 0 || (dir == 1) == (f < 0)) ? -1 : 1;   // toward zero shrinks the magnitude
-  return __builtin_bit_cast(float, __builtin_bit_cast(int, f) + step);
+// toward zero / +inf / -inf: the nearest value, one step back where it lies beyond x on the wrong
+// side (CUDA's __int2float_rz/_ru/_rd ..., which cuda_bf16.hpp rounds with, and the narrowing
+// conversions). `cmp` is the sign of nearest - x; stepping the bit pattern moves one ulp (across
+// binades, zero and the infinities: FLT_MAX is inf's pattern less one).
+template <class F, class B> __device__ __forceinline__ F __shflx_directed(F nearest, int cmp, int dir) {  // 0 rz, 1 ru, -1 rd
+  bool neg = __builtin_signbit(nearest);
+  bool back = dir == 1 ? cmp < 0 : dir == -1 ? cmp > 0 : (neg ? cmp < 0 : cmp > 0);
+  if (!back) return nearest;
+  B step = (dir == 0 || (dir == 1) == neg) ? (B)-1 : (B)1;   // toward zero shrinks the magnitude
+  return __builtin_bit_cast(F, (B)(__builtin_bit_cast(B, nearest) + step));
 }
-#define __SHFLX_I2F(NAME, I) \
-  __device__ __forceinline__ float NAME##_rz(I x) { return __shflx_i2f(x, 0); } \
-  __device__ __forceinline__ float NAME##_ru(I x) { return __shflx_i2f(x, 1); } \
-  __device__ __forceinline__ float NAME##_rd(I x) { return __shflx_i2f(x, -1); }
-__SHFLX_I2F(__int2float, int)
-__SHFLX_I2F(__uint2float, unsigned)
-__SHFLX_I2F(__ll2float, long long)
-__SHFLX_I2F(__ull2float, unsigned long long)
+template <class F, class B, class I> __device__ __forceinline__ F __shflx_i2f(I x, int dir) {
+  F f = (F)x;                                   // integral where inexact
+  const F above = (F)__builtin_ldexp(1.0, 8 * (int)sizeof(I) - (I(-1) < 0));   // past I's largest value
+  return __shflx_directed<F, B>(f, f >= above ? 1 : (I)f > x ? 1 : (I)f < x ? -1 : 0, dir);
+}
+#define __SHFLX_I2F(NAME, F, B, I) \
+  __device__ __forceinline__ F NAME##_rz(I x) { return __shflx_i2f<F, B>(x, 0); } \
+  __device__ __forceinline__ F NAME##_ru(I x) { return __shflx_i2f<F, B>(x, 1); } \
+  __device__ __forceinline__ F NAME##_rd(I x) { return __shflx_i2f<F, B>(x, -1); }
+__SHFLX_I2F(__int2float, float, unsigned, int)
+__SHFLX_I2F(__uint2float, float, unsigned, unsigned)
+__SHFLX_I2F(__ll2float, float, unsigned, long long)
+__SHFLX_I2F(__ull2float, float, unsigned, unsigned long long)
+__SHFLX_I2F(__ll2double, double, unsigned long long, long long)
+__SHFLX_I2F(__ull2double, double, unsigned long long, unsigned long long)
+#undef __SHFLX_I2F
 __device__ __forceinline__ double __int2double_rn(int x) { return (double)x; }
 __device__ __forceinline__ double __uint2double_rn(unsigned x) { return (double)x; }
 __device__ __forceinline__ double __ll2double_rn(long long x) { return (double)x; }
 __device__ __forceinline__ double __ull2double_rn(unsigned long long x) { return (double)x; }
 __device__ __forceinline__ float __double2float_rn(double x) { return (float)x; }
+#define __SHFLX_D2F(S, DIR) __device__ __forceinline__ float __double2float##S(double x) { \
+  float f = (float)x; return __shflx_directed<float, unsigned>(f, (double)f > x ? 1 : (double)f < x ? -1 : 0, DIR); }
+__SHFLX_D2F(_rz, 0) __SHFLX_D2F(_ru, 1) __SHFLX_D2F(_rd, -1)
+#undef __SHFLX_D2F
 
 // ------------------------------------------------------------------ classification
 // CUDA declares these for device code in the global namespace (math_functions.hpp)
@@ -259,6 +293,12 @@ __device__ __forceinline__ void *__cvta_constant_to_generic(__SIZE_TYPE__ a) { r
 __device__ __forceinline__ unsigned __isShared(const void *p) { return __builtin_amdgcn_is_shared(p); }
 __device__ __forceinline__ unsigned __isGlobal(const void *p) {
   return !__builtin_amdgcn_is_shared(p) && !__builtin_amdgcn_is_private(p); }
+__device__ __forceinline__ unsigned __isLocal(const void *p) { return __builtin_amdgcn_is_private(p); }
+// A flat address does not say whether it points into constant memory or a kernel parameter.
+__device__ unsigned __isConstant(const void *) __shflx_unsupported("__isConstant");
+__device__ unsigned __isGridConstant(const void *) __shflx_unsupported("__isGridConstant");
+__device__ __SIZE_TYPE__ __cvta_generic_to_grid_constant(const void *) __shflx_unsupported("__cvta_generic_to_grid_constant");
+__device__ void *__cvta_grid_constant_to_generic(__SIZE_TYPE__) __shflx_unsupported("__cvta_grid_constant_to_generic");
 #endif
 
 // ------------------------------------------------------------------ min / max (math_functions.hpp)

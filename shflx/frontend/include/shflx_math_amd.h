@@ -267,6 +267,9 @@ __device__ __forceinline__ float __fsub_rn(float a, float b) { return a - b; }
 __device__ __forceinline__ float __fmul_rn(float a, float b) { return a * b; }
 __device__ __forceinline__ float __fmaf_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 __device__ __forceinline__ float __fmaf_ieee_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+__device__ float __fmaf_ieee_rz(float, float, float) __shflx_unsupported("__fmaf_ieee_rz (directed rounding)");
+__device__ float __fmaf_ieee_ru(float, float, float) __shflx_unsupported("__fmaf_ieee_ru (directed rounding)");
+__device__ float __fmaf_ieee_rd(float, float, float) __shflx_unsupported("__fmaf_ieee_rd (directed rounding)");
 __device__ __forceinline__ double __dadd_rn(double a, double b) { return a + b; }
 __device__ __forceinline__ double __dmul_rn(double a, double b) { return a * b; }
 __device__ __forceinline__ double __fma_rn(double a, double b, double c) { return __builtin_fma(a, b, c); }
@@ -290,8 +293,6 @@ __device__ __forceinline__ float ldexpf(float x, int e) { return __builtin_ldexp
 __device__ __forceinline__ float frexpf(float x, int *e) { return __builtin_frexpf(x, e); }
 __device__ __forceinline__ float rintf(float x) { return __builtin_rintf(x); }
 __device__ __forceinline__ float nearbyintf(float x) { return __builtin_rintf(x); }
-__device__ __forceinline__ long lrintf(float x) { return (long)__builtin_rintf(x); }
-__device__ __forceinline__ long lroundf(float x) { return (long)__builtin_roundf(x); }
 __device__ __forceinline__ float copysignf(float a, float b) { return __builtin_copysignf(a, b); }
 __device__ __forceinline__ float fmodf(float a, float b) { return __builtin_fmodf(a, b); }
 __device__ __forceinline__ float fdimf(float a, float b) { return a > b ? a - b : (a != a || b != b) ? a + b : 0.0f; }
@@ -351,6 +352,61 @@ __SHFLX_NV_F1(asin) __SHFLX_NV_F1(acos) __SHFLX_NV_F1(atan) __SHFLX_NV_F1(erfc) 
 __SHFLX_NV_F1(erfcinv) __SHFLX_NV_F1(normcdf) __SHFLX_NV_F1(normcdfinv) __SHFLX_NV_F1(lgamma)
 __SHFLX_NV_F1(tgamma) __SHFLX_NV_F1(sinpi) __SHFLX_NV_F1(cospi) __SHFLX_NV_F1(rcbrt) __SHFLX_NV_F1(logb)
 __SHFLX_NV_F2(atan2) __SHFLX_NV_F2(hypot) __SHFLX_NV_F2(nextafter)
+// the rest of CUDA's math API (crt/math_functions.h), each NVIDIA's libdevice function of its name;
+// the C++ float overloads are those crt/math_functions.hpp gives
+__SHFLX_NV_F1(acosh) __SHFLX_NV_F1(asinh) __SHFLX_NV_F1(atanh) __SHFLX_NV_F1(cyl_bessel_i0)
+__SHFLX_NV_F1(cyl_bessel_i1) __SHFLX_NV_F1(erfcx) __SHFLX_NV_F1(j0) __SHFLX_NV_F1(j1) __SHFLX_NV_F1(y0)
+__SHFLX_NV_F1(y1) __SHFLX_NV_F2(rhypot) __SHFLX_NV_F2(remainder)
+__SHFLX_NV_D1(cyl_bessel_i0) __SHFLX_NV_D1(cyl_bessel_i1) __SHFLX_NV_D1(j0) __SHFLX_NV_D1(j1) __SHFLX_NV_D1(y0)
+__SHFLX_NV_D1(y1) __SHFLX_NV_D1(nearbyint) __SHFLX_NV_D2(rhypot)
+#define __SHFLX_NV(R, NAME, PARAMS, ARGS) extern "C" __device__ R __nv_##NAME PARAMS; \
+  __device__ __forceinline__ R NAME PARAMS { return __nv_##NAME ARGS; }
+#define __SHFLX_NV_OVERLOAD(R, NAME, NV, PARAMS, ARGS) __device__ __forceinline__ R NAME PARAMS { return __nv_##NV ARGS; }
+__SHFLX_NV(double, jn, (int n, double x), (n, x)) __SHFLX_NV(double, yn, (int n, double x), (n, x))
+__SHFLX_NV(float, jnf, (int n, float x), (n, x)) __SHFLX_NV(float, ynf, (int n, float x), (n, x))
+__SHFLX_NV(int, ilogb, (double x), (x)) __SHFLX_NV(int, ilogbf, (float x), (x))
+__SHFLX_NV_OVERLOAD(int, ilogb, ilogbf, (float x), (x))
+__SHFLX_NV(long long, llrint, (double x), (x)) __SHFLX_NV(long long, llrintf, (float x), (x))
+__SHFLX_NV(long long, llround, (double x), (x)) __SHFLX_NV(long long, llroundf, (float x), (x))
+__SHFLX_NV_OVERLOAD(long long, llrint, llrintf, (float x), (x))
+__SHFLX_NV_OVERLOAD(long long, llround, llroundf, (float x), (x))
+// long is 64 bits on AMDGPU as on the host (LP64): lrint is llrint (NaN and out of range saturate
+// as PTX's cvt does, where a C++ cast would be undefined)
+__SHFLX_NV_OVERLOAD(long, lrint, llrint, (double x), (x)) __SHFLX_NV_OVERLOAD(long, lrintf, llrintf, (float x), (x))
+__SHFLX_NV_OVERLOAD(long, lround, llround, (double x), (x)) __SHFLX_NV_OVERLOAD(long, lroundf, llroundf, (float x), (x))
+__SHFLX_NV_OVERLOAD(long, lrint, llrintf, (float x), (x)) __SHFLX_NV_OVERLOAD(long, lround, llroundf, (float x), (x))
+__SHFLX_NV(double, modf, (double x, double *i), (x, i)) __SHFLX_NV(float, modff, (float x, float *i), (x, i))
+__SHFLX_NV_OVERLOAD(float, modf, modff, (float x, float *i), (x, i))
+__SHFLX_NV(double, frexp, (double x, int *e), (x, e))
+__device__ __forceinline__ float frexp(float x, int *e) { return frexpf(x, e); }
+__device__ __forceinline__ float nearbyint(float x) { return nearbyintf(x); }
+__SHFLX_NV(double, nan, (const char *tag), (tag)) __SHFLX_NV(float, nanf, (const char *tag), (tag))
+__SHFLX_NV(double, norm3d, (double a, double b, double c), (a, b, c))
+__SHFLX_NV(double, rnorm3d, (double a, double b, double c), (a, b, c))
+__SHFLX_NV(float, norm3df, (float a, float b, float c), (a, b, c))
+__SHFLX_NV(float, rnorm3df, (float a, float b, float c), (a, b, c))
+__SHFLX_NV(double, norm4d, (double a, double b, double c, double d), (a, b, c, d))
+__SHFLX_NV(double, rnorm4d, (double a, double b, double c, double d), (a, b, c, d))
+__SHFLX_NV(float, norm4df, (float a, float b, float c, float d), (a, b, c, d))
+__SHFLX_NV(float, rnorm4df, (float a, float b, float c, float d), (a, b, c, d))
+__SHFLX_NV(double, norm, (int n, const double *t), (n, t)) __SHFLX_NV(double, rnorm, (int n, const double *t), (n, t))
+__SHFLX_NV(float, normf, (int n, const float *t), (n, t)) __SHFLX_NV(float, rnormf, (int n, const float *t), (n, t))
+__SHFLX_NV(double, remquo, (double x, double y, int *q), (x, y, q))
+__SHFLX_NV(float, remquof, (float x, float y, int *q), (x, y, q))
+__SHFLX_NV_OVERLOAD(float, remquo, remquof, (float x, float y, int *q), (x, y, q))
+__SHFLX_NV(double, scalbn, (double x, int n), (x, n)) __SHFLX_NV(float, scalbnf, (float x, int n), (x, n))
+__SHFLX_NV_OVERLOAD(float, scalbn, scalbnf, (float x, int n), (x, n))
+// scalbln: an exponent beyond int's range over- or underflows as INT_MAX / INT_MIN does
+__device__ __forceinline__ double scalbln(double x, long n) {
+  return __nv_scalbn(x, n > 2147483647L ? 2147483647 : n < -2147483647L - 1 ? -2147483647 - 1 : (int)n); }
+__device__ __forceinline__ float scalblnf(float x, long n) {
+  return __nv_scalbnf(x, n > 2147483647L ? 2147483647 : n < -2147483647L - 1 ? -2147483647 - 1 : (int)n); }
+__device__ __forceinline__ float scalbln(float x, long n) { return scalblnf(x, n); }
+__SHFLX_NV(void, sincospi, (double x, double *s, double *c), (x, s, c))
+__SHFLX_NV(void, sincospif, (float x, float *s, float *c), (x, s, c))
+__SHFLX_NV(int, __isfinited, (double x), (x)) __SHFLX_NV(int, __signbitd, (double x), (x))
+#undef __SHFLX_NV
+#undef __SHFLX_NV_OVERLOAD
 #undef __SHFLX_NV_F1
 #undef __SHFLX_NV_F2
 #undef __SHFLX_NV_D1
@@ -364,6 +420,10 @@ __SHFLX_NO_D1(log1p) __SHFLX_NO_D1(sin) __SHFLX_NO_D1(cos) __SHFLX_NO_D1(tan) __
 __SHFLX_NO_D1(cosh) __SHFLX_NO_D1(tanh) __SHFLX_NO_D1(erf) __SHFLX_NO_D1(cbrt) __SHFLX_NO_D1(exp) __SHFLX_NO_D1(log)
 #undef __SHFLX_NO_D1
 __device__ double pow(double, double) __shflx_unsupported("pow(double) without NVIDIA's libdevice (install shflx's cuda extra)");
+#define __SHFLX_NO_LIBDEVICE(NAME) __shflx_unsupported(#NAME " without NVIDIA's libdevice (install shflx's cuda extra)")
+__device__ long lrintf(float) __SHFLX_NO_LIBDEVICE(lrintf);
+__device__ long lroundf(float) __SHFLX_NO_LIBDEVICE(lroundf);
+#undef __SHFLX_NO_LIBDEVICE
 #endif
 
 // the mode the device code is compiled with again (clang's float_control pop does not restore it)

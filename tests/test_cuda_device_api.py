@@ -1,0 +1,105 @@
+"""Every device function NVIDIA's headers declare is there on AMD targets, or is shflx's one-line
+error: the declarations are read from the installed CUDA headers (crt/math_functions.h,
+crt/device_functions.h, the sm_NN intrinsics and atomics headers), each is called once in a probe
+file, and the file is compiled for sm_90 (NVIDIA's own headers, the reference) and for gfx942 (the
+CUDA layer). A function that compiles for sm_90 and fails on gfx942 with anything but `shflx does
+not support` is a gap in the layer. Needs the cuda extra (ptxas, clang's CUDA headers) for sm_90."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ci_policy import IN_CI
+from shflx.frontend.cuda_sdk import package_dir, runtime_include
+
+CRT = ("math_functions.h", "device_functions.h", "device_double_functions.h")
+RUNTIME = ("sm_20_intrinsics.h", "sm_30_intrinsics.h", "sm_32_intrinsics.h", "sm_35_intrinsics.h",
+           "sm_61_intrinsics.h", "device_atomic_functions.h", "sm_20_atomic_functions.h",
+           "sm_32_atomic_functions.h", "sm_60_atomic_functions.h")
+# a declaration: one of the headers' declaration macros, the return type, the name, its parameters
+DECLARATION = re.compile(r"(?:__device_builtin__|__SM_\d+_(?:INTRINSICS|ATOMIC_FUNCTIONS)_DECL__|__DEVICE_FUNCTIONS_DECL__)"
+                         r"[^;{}()]*?\b(?P<ret>(?:unsigned |signed |const )*(?:long long|long|int|short|char|float|"
+                         r"double|void|bool|\w+)\s*\**)\s*(?:__cdecl\s+)?(?P<name>[a-z_]\w*)\s*\((?P<params>[^()]*)\)")
+NAME = re.compile(r"__[a-z]\w*|[a-z]\w*")
+
+
+def header_files() -> list[Path]:
+    nvcc = package_dir("nvidia.cuda_nvcc")
+    runtime = runtime_include()
+    if nvcc is None or runtime is None:
+        return []
+    return [nvcc / "include" / "crt" / f for f in CRT] + [runtime / f for f in RUNTIME]
+
+
+def declarations(files: list[Path]) -> dict[str, list[str]]:
+    """name -> the parameter types of its first declaration, read from NVIDIA's headers."""
+    found: dict[str, list[str]] = {}
+    for path in files:
+        text = re.sub(r"/\*.*?\*/|//[^\n]*", "", path.read_text(errors="replace"), flags=re.S)
+        for m in DECLARATION.finditer(text):
+            name, params = m["name"], " ".join(m["params"].split())
+            if not NAME.fullmatch(name) or name in found:
+                continue
+            parts = [] if params in ("", "void") else [p.strip() for p in params.split(",")]
+            if any("=" in p or "..." in p for p in parts):
+                continue
+            found[name] = [p[:p.rfind("*") + 1] if "*" in p else re.sub(r"\s+\w+$", "", p) for p in parts]
+    return found
+
+
+def probe(decls: dict[str, list[str]]) -> tuple[str, list[str]]:
+    """A .cu file calling each function once (value-initialized arguments), and its names by line."""
+    lines = ["#include <cuda_runtime.h>", "template <class T> __device__ T __probe_value() { return T(); }"]
+    names = [""] * len(lines)
+    for k, (name, params) in enumerate(sorted(decls.items())):
+        args = ", ".join(f"({t.replace('const ', '')})0" if t.endswith("*") else f"__probe_value<{t}>()"
+                         for t in params)
+        lines.append(f"__device__ void __probe_{k}() {{ (void){name}({args}); }}")
+        names.append(name)
+    return "\n".join(lines) + "\n", names
+
+
+def failures(src: Path, target: str, names: list[str]) -> dict[str, str]:
+    """name -> the first error at its probe line, compiling `src` for `target`."""
+    done = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", target,
+                           "-Xclang", "-ferror-limit", "-Xclang", "0", "-o", str(src.with_suffix(f".{target}"))],
+                          capture_output=True, text=True)
+    found: dict[str, str] = {}
+    for m in re.finditer(rf"^{re.escape(str(src))}:(\d+):\d+: error: (.*)$", done.stderr, re.M):
+        found.setdefault(names[int(m[1]) - 1], m[2])
+    assert done.returncode == 0 or found, done.stderr[-2000:]
+    return found
+
+
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory):
+    files = header_files()
+    if not files or not all(f.is_file() for f in files):
+        (pytest.fail if IN_CI else pytest.skip)("NVIDIA's crt headers are not installed (shflx's cuda extra)")
+    decls = declarations(files)
+    text, names = probe(decls)
+    src = tmp_path_factory.mktemp("api") / "probe.cu"
+    src.write_text(text)
+    return decls, {t: failures(src, t, names) for t in ("sm_90", "gfx942")}
+
+
+def test_the_declarations_are_read_from_nvidias_headers(probed):
+    decls, _ = probed
+    assert len(decls) > 450
+    assert decls["j0"] == ["double"] and decls["__vsetgtu4"] == ["unsigned int", "unsigned int"]
+    assert decls["remquof"] == ["float", "float", "int *"] and decls["__funnelshift_lc"] == ["unsigned int"] * 3
+
+
+def test_every_device_function_nvidia_declares_is_provided_or_named_on_amd(probed):
+    decls, failed = probed
+    assert len(failed["sm_90"]) < 20, failed["sm_90"]          # the reference compiles nearly all
+    gaps = {name: error for name, error in failed["gfx942"].items()
+            if name not in failed["sm_90"] and "shflx does not support" not in error}
+    assert not gaps, f"{len(gaps)} of NVIDIA's device functions fail on gfx942 with a raw error: {gaps}"
+    provided = set(decls) - set(failed["gfx942"])
+    assert {"j0", "norm3df", "sincospi", "scalbnf", "__vsadu4", "__funnelshift_rc", "atomicInc_system",
+            "__uni_sync", "__double2float_rz", "__ll2double_ru", "syncthreads_or", "__isLocal"} <= provided
