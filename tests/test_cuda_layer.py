@@ -14,6 +14,7 @@ from shflx.errors import InputError
 from shflx.frontend.clang import FrontendOptions
 from shflx.frontend.cuda_sdk import amd_header_args
 
+from ci_policy import IN_CI
 from conftest import compile_for
 
 LAYOUT = r"""
@@ -274,7 +275,7 @@ def test_cuda_fp8_is_nvidias_header_over_the_layers_16_bit_floats(tmp_path, head
     assert re.search(rf"k\.cu:1:10: error: shflx does not support '{re.escape(header)}' on AMD targets \(", str(e.value))
 
 
-@pytest.mark.parametrize("header", ["curand_kernel.h", "sm_61_intrinsics.h", "cuda_fp8.hpp"])
+@pytest.mark.parametrize("header", ["texture_fetch_functions.h", "sm_61_intrinsics.h", "cuda_fp8.hpp"])
 def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, header):
     src = tmp_path / "k.cu"
     src.write_text(f"#include <stdint.h>\n#include <{header}>\n__global__ void k() {{}}\n")
@@ -284,6 +285,26 @@ def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, head
     assert re.fullmatch(rf".*k\.cu:2:10: error: shflx does not support '{re.escape(header)}' on AMD targets \(.+\)",
                         first), first
     assert "file not found" not in str(e.value)
+
+
+def test_curand_kernel_h_is_nvidias_on_amd_where_its_wheel_is_installed(tmp_path):
+    """cuRAND's device API is header-only CUDA: read as it is from nvidia-curand-cu12 (the test
+    extra installs it; hw_tests/amd/test_curand_hw.py runs it against an H200), else named with
+    the wheel to install, on either vendor's targets."""
+    from shflx.frontend.cuda_sdk import package_dir
+    from shflx.frontend.unprovided import named_missing_header
+
+    if package_dir("nvidia.curand") is None:
+        (pytest.fail if IN_CI else pytest.skip)("nvidia-curand-cu12 is not installed (the test extra)")
+    src = tmp_path / "k.cu"
+    src.write_text("#include <curand_kernel.h>\n__global__ void k(float *p, unsigned long long seed) {\n"
+                   "  curandStatePhilox4_32_10_t s; curand_init(seed, threadIdx.x, 0, &s);\n"
+                   "  p[threadIdx.x] = curand_uniform(&s);\n}\n")
+    assert "define" in compile_file(src, "gfx942", emit="llvm").output
+    for vendor in ("AMD", "NVIDIA"):
+        said = named_missing_header("k.cu:1:10: fatal error: 'curand_kernel.h' file not found", vendor)
+        assert said == (f"k.cu:1:10: error: shflx does not support 'curand_kernel.h' on {vendor} targets "
+                        "(cuRAND's headers are not installed: pip install nvidia-curand-cu12)")
 
 
 @pytest.mark.parametrize("shape", ["accumulator, 16, 16, 8, float", "matrix_a, 16, 8, 16, __half, wmma::row_major",

@@ -12,12 +12,13 @@ import re
 
 # header name pattern -> what it is, for the AMD targets (the CUDA layer replaces NVIDIA's device
 # headers there); on NVIDIA targets a missing one means NVIDIA's wheels are not installed.
+CURAND_MISSING = "cuRAND's headers are not installed: pip install nvidia-curand-cu12"
 UNPROVIDED = {
     # NVIDIA's own, read as they are where shflx's nvidia-cuda-runtime-cu12 dependency is installed
     r"(?:cooperative_groups(?:/[\w/]+)?|cuda_(?:awbarrier|pipeline)(?:_primitives|_helpers)?|cuda_(?:fp16|bf16))\.h(?:pp)?":
         "NVIDIA's CUDA runtime headers are not installed: reinstall shflx (pip install . in the shflx "
         "checkout), which depends on nvidia-cuda-runtime-cu12",
-    r"curand_\w+\.h": "cuRAND's device API is not provided on AMD",
+    r"curand_\w+\.h": CURAND_MISSING,
     r"cuda_fp[864]\.hpp": "on AMD NVIDIA's cuda_fpN.hpp is read through its cuda_fpN.h; include that",
     r"(?:sm_\d+_\w+|texture_\w+|surface_\w+|cuda_(?:texture|surface)_types|crt/[\w/]+|cudaEGL\w*|cudaGL\w*|"
     r"cudaVDPAU\w*|cuda_\w+_interop|cudaTypedefs|cudaProfilerTypedefs|cuda_occupancy|cuda_device_runtime_api|"
@@ -37,6 +38,7 @@ def named_missing_header(line: str, vendor: str) -> str | None:
     m = _NOT_FOUND.match(line.strip())
     if not m or why_unprovided(m["name"]) is None:
         return None
-    why = why_unprovided(m["name"]) if vendor == "AMD" else \
-        "NVIDIA's CUDA headers are not installed: install shflx's cuda extra, pip install '.[cuda]' in the shflx checkout"
+    why = why_unprovided(m["name"])
+    if vendor != "AMD" and why != CURAND_MISSING:
+        why = "NVIDIA's CUDA headers are not installed: install shflx's cuda extra, pip install '.[cuda]' in the shflx checkout"
     return f"{m['where']}: error: shflx does not support '{m['name']}' on {vendor} targets ({why})"
