@@ -52,5 +52,21 @@ __SHFLX_NO_NOSYNC(__shfl_xor)
 #define __shfl_xor(...) __shflx_nosync___shfl_xor(__VA_ARGS__)
 #endif
 
+/* Device functions NVIDIA's crt/ headers declare and clang's wrapper lacks: __tanhf (CUDA 12's fast
+   tanh: tanh.approx.f32, PTX ISA "tanh", sm_75 and later; the precise tanhf below) and glibc's
+   __signbit(double), which crt/math_functions.h declares for device code on Linux. */
+#if defined(__CUDA_ARCH__) && defined(__cplusplus)
+static __device__ __forceinline__ float __tanhf(float __x) {
+#if __CUDA_ARCH__ >= 750
+  float __r;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(__r) : "f"(__x));
+  return __r;
+#else
+  return tanhf(__x);
+#endif
+}
+static __device__ __forceinline__ int __signbit(double __x) { return __builtin_signbit(__x); }
+#endif
+
 /* The cache-hinted loads and stores clang's wrapper lacks, as NVIDIA's sm_32_intrinsics.hpp writes them */
 #include "shflx_cache_hints.h"
