@@ -22,7 +22,8 @@ RUNTIME = ("sm_20_intrinsics.h", "sm_30_intrinsics.h", "sm_32_intrinsics.h", "sm
            "sm_61_intrinsics.h", "device_atomic_functions.h", "sm_20_atomic_functions.h",
            "sm_32_atomic_functions.h", "sm_60_atomic_functions.h")
 # a declaration: one of the headers' declaration macros, the return type, the name, its parameters
-DECLARATION = re.compile(r"(?:__device_builtin__|__SM_\d+_(?:INTRINSICS|ATOMIC_FUNCTIONS)_DECL__|__DEVICE_FUNCTIONS_DECL__)"
+DECLARATION = re.compile(r"(?:__device_builtin__|__(?:SM_\d+_(?:INTRINSICS|ATOMIC_FUNCTIONS)|DEVICE_ATOMIC_FUNCTIONS|"
+                         r"DEVICE_FUNCTIONS)_DECL__)"
                          r"[^;{}()]*?\b(?P<ret>(?:unsigned |signed |const )*(?:long long|long|int|short|char|float|"
                          r"double|void|bool|\w+)\s*\**)\s*(?:__cdecl\s+)?(?P<name>[a-z_]\w*)\s*\((?P<params>[^()]*)\)")
 NAME = re.compile(r"__[a-z]\w*|[a-z]\w+")
@@ -40,20 +41,20 @@ def header_files() -> list[Path]:
     return [nvcc / "include" / "crt" / f for f in CRT] + [runtime / f for f in RUNTIME]
 
 
-def declarations(files: list[Path]) -> dict[str, list[str]]:
-    """name -> the return type and parameter types of its first declaration, read from NVIDIA's headers."""
-    found: dict[str, list[str]] = {}
+def declarations(files: list[Path]) -> dict[str, list[list[str]]]:
+    """name -> each overload's return type and parameter types, read from NVIDIA's headers."""
+    found: dict[str, list[list[str]]] = {}
     for path in files:
         text = re.sub(r"/\*.*?\*/|//[^\n]*", "", path.read_text(errors="replace"), flags=re.S)
         for m in DECLARATION.finditer(text):
             name, params = m["name"], " ".join(m["params"].split())
-            if not NAME.fullmatch(name) or name in found:
-                continue
             parts = [] if params in ("", "void") else [p.strip() for p in params.split(",")]
-            if any("=" in p or "..." in p for p in parts):
-                continue
-            found[name] = [" ".join(m["ret"].split())] + \
+            if not NAME.fullmatch(name) or any("=" in p or "..." in p or re.search(r"\b_[A-Z]", p) for p in parts):
+                continue                     # default arguments, varargs, a template's parameter types
+            signature = [" ".join(m["ret"].split())] + \
                 [p[:p.rfind("*") + 1] if "*" in p else re.sub(r"\s+\w+$", "", p) for p in parts]
+            if signature[1:] not in [s[1:] for s in found.setdefault(name, [])]:
+                found[name].append(signature)
     return found
 
 
@@ -61,11 +62,12 @@ def probe(decls: dict[str, list[str]]) -> tuple[str, list[str]]:
     """A .cu file calling each function once (value-initialized arguments), and its names by line."""
     lines = ["#include <cuda_runtime.h>", "template <class T> __device__ constexpr T __probe_value() { return T(); }"]
     names = [""] * len(lines)
-    for k, (name, (ret, *params)) in enumerate(sorted(decls.items())):
-        args = ", ".join(f"({t.replace('const ', '')})0" if t.endswith("*") else f"__probe_value<{t}>()"
-                         for t in params)         # a void one may be a statement macro (clang's __prof_trigger)
-        lines.append(f"__device__ void __probe_{k}() {{ {'' if ret == 'void' else '(void)'}{name}({args}); }}")
-        names.append(name)
+    for name, overloads in sorted(decls.items()):
+        for ret, *params in overloads:
+            args = ", ".join(f"({t.replace('const ', '')})0" if t.endswith("*") else f"__probe_value<{t}>()"
+                             for t in params)      # a void one may be a statement macro (clang's __prof_trigger)
+            lines.append(f"__device__ void __probe_{len(lines)}() {{ {'' if ret == 'void' else '(void)'}{name}({args}); }}")
+            names.append(name)
     return "\n".join(lines) + "\n", names
 
 
@@ -95,10 +97,13 @@ def probed(tmp_path_factory):
 
 def test_the_declarations_are_read_from_nvidias_headers(probed):
     decls, _ = probed
-    assert len(decls) > 450
-    assert decls["j0"] == ["double", "double"] and decls["__vsetgtu4"] == ["unsigned int"] * 3
-    assert decls["remquof"] == ["float", "float", "float", "int *"] and decls["__funnelshift_lc"] == ["unsigned int"] * 4
-    assert decls["sincospi"] == ["void", "double", "double *", "double *"]
+    assert len(decls) > 450 and sum(map(len, decls.values())) > 900
+    assert decls["j0"] == [["double", "double"]] and decls["__vsetgtu4"] == [["unsigned int"] * 3]
+    assert decls["remquof"] == [["float", "float", "float", "int *"]] and decls["__funnelshift_lc"] == [["unsigned int"] * 4]
+    assert decls["sincospi"] == [["void", "double", "double *", "double *"]]
+    assert ["void", "float4 *", "float4"] in decls["__stcs"] and len(decls["__stcs"]) > 20
+    assert [s[1:] for s in decls["atomicAdd"]] == [["int *", "int"], ["unsigned int *", "unsigned int"], [
+        "unsigned long long int *", "unsigned long long int"], ["float *", "float"], ["double *", "double"]]
 
 
 def test_every_device_function_nvidia_declares_is_provided_or_named_on_amd(probed):
