@@ -243,6 +243,17 @@ def test_memory_instructions_become_loads_and_stores_in_program_order():
     assert tr.declarations["llvm.masked.store.v1i32.p1"].startswith("declare void @llvm.masked.store.v1i32.p1(")
 
 
+@pytest.mark.parametrize("hint", ["prefetch.global.L2 [$2];", "prefetch.L1 [$2+64];", "@p prefetchu.L1 [$2];",
+                                  "prefetch.global.L2::evict_last [$2];", "applypriority.global.L2::evict_normal [$2], 128;"])
+def test_cache_hints_change_nothing(hint):
+    """prefetch / prefetchu / applypriority (CUB's transform kernel: `prefetch.global.L2 [$0]`) only
+    move cache lines: the block's IR is the IR of the block without them."""
+    def ir(text):
+        return translate("{ .reg .pred p; setp.ne.b32 p, $1, 0; " + text + " add.s32 $0, $1, 3; }", ["i32"],
+                         [("i32", "%v"), ("i64", "%a")], {}, "t", 32, "%r").lines
+    assert ir(hint) == ir("")
+
+
 def test_acquire_release_become_atomic_accesses_at_the_ptx_scope():
     """ld.acquire / st.release with .cta/.gpu/.sys: LLVM atomic load acquire / store release at
     the AMDGPU sync scope that contains the PTX scope (workgroup, agent, system)."""
