@@ -96,6 +96,18 @@ def test_a_cub_warp_reduction_compiles_and_its_shuffles_are_lowered(tmp_path, ar
         [(s.location, s.intrinsic) for s in downs]
 
 
+def test_thrust_transform_on_a_device_vector_compiles_for_amd(tmp_path):
+    """CCCL 3.0 runs thrust::transform as cub's transform kernel, which prefetches with inline PTX
+    (`prefetch.global.L2 [$0]`): a hint, left out on AMD (tests/test_ptxblock.py), not an error."""
+    need_cccl()
+    src = tmp_path / "t.cu"
+    src.write_text("#include <thrust/device_vector.h>\n#include <thrust/transform.h>\n"
+                   "struct sq { __host__ __device__ float operator()(float x) const { return x * x; } };\n"
+                   "void f(thrust::device_vector<float> &v) { thrust::transform(v.begin(), v.end(), v.begin(), sq()); }\n")
+    assert "prefetch.global.L2" in (cccl_include() / "cub" / "device" / "dispatch" / "kernels" / "transform.cuh").read_text()
+    assert "amdhsa.kernels" in compile_file(src, "gfx942", emit="asm").output
+
+
 def test_files_that_read_cccl_take_the_rewriting_path_first(tmp_path):
     inc = tmp_path / "inc"
     inc.mkdir()
