@@ -254,6 +254,20 @@ def test_cache_hints_change_nothing(hint):
     assert ir(hint) == ir("")
 
 
+def test_an_untranslatable_instruction_is_one_named_line_at_the_asm(tmp_path):
+    """ldmatrix / mma.sync (hand-written tensor-core GEMMs) have no AMD translation: one line at the
+    asm statement, in shflx's 'does not support' form, naming the instruction."""
+    src = tmp_path / "g.cu"
+    src.write_text("__global__ void g(unsigned *o) {\n  __shared__ unsigned s[256];\n  unsigned r0, r1, r2, r3;\n"
+                   "  unsigned a = (unsigned)__cvta_generic_to_shared(s + threadIdx.x);\n"
+                   '  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];" : "=r"(r0), "=r"(r1),'
+                   ' "=r"(r2), "=r"(r3) : "r"(a));\n  o[threadIdx.x] = r0 + r1 + r2 + r3;\n}\n')
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    assert re.fullmatch(rf"{re.escape(str(src))}:5:3: error: shflx does not support this inline PTX on AMD targets "
+                        r"\(PTX instruction 'ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16 .*'.*\)", str(e.value)), str(e.value)
+
+
 def test_acquire_release_become_atomic_accesses_at_the_ptx_scope():
     """ld.acquire / st.release with .cta/.gpu/.sys: LLVM atomic load acquire / store release at
     the AMDGPU sync scope that contains the PTX scope (workgroup, agent, system)."""

@@ -71,7 +71,7 @@ def translate_inline_ptx(ir: str, wave: int = 64, contract: bool = True) -> str:
             tr = _translate_asm(m, tmpl, f"ptx{k}", wave, contract)
         except ptx.PtxBlockError as e:
             from .ptxmemory import UnsupportedPtx
-            what = str(e) if isinstance(e, UnsupportedPtx) else f"inline PTX: {e}"
+            what = str(e) if isinstance(e, UnsupportedPtx) else f"shflx does not support this inline PTX on AMD targets ({e})"
             raise InlinePtxError(what, where) from None
         dbg_tail = f", !dbg {dbg.group(1)}" if dbg else ""
         lines[k] = "\n".join(ln + dbg_tail for ln in tr.lines)
