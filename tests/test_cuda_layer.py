@@ -10,7 +10,7 @@ import re
 import pytest
 
 from shflx.driver.amd import compile_file
-from shflx.errors import InputError
+from shflx.errors import InputError, ToolchainError
 from shflx.frontend.clang import FrontendOptions
 from shflx.frontend.cuda_sdk import amd_header_args
 
@@ -386,6 +386,43 @@ def test_crt_host_defines_annotations_on_a_files_own_declarations_compile(tmp_pa
     assert re.search(r"add\.s32 \t?%r\d+, %r\d+, 16;" if arch.startswith("sm_") else r"add nsw i32 %[\w.]+, 16\b", out)
 
 
+# The runtime API as cuda_runtime.h declares it, beyond what the layer's hand-written declarations
+# had: pointer attributes and memory types, IPC handles, memory pools and the cudaMallocFromPoolAsync
+# template, batched copies; and the templates over a kernel.
+RUNTIME_API = r"""
+#include <cuda_runtime.h>
+__global__ void k(float4 *p, int n) { if (threadIdx.x < n) p[threadIdx.x] = make_float4(1.f, 2.f, 3.f, (float)CUDART_VERSION); }
+int main() {
+  float4 *d; cudaMalloc(&d, 16 * sizeof(float4));
+  cudaPointerAttributes pa; cudaPointerGetAttributes(&pa, d);
+  cudaIpcMemHandle_t h; cudaIpcGetMemHandle(&h, d);
+  cudaMemPool_t pool; cudaDeviceGetDefaultMemPool(&pool, 0); cudaMallocFromPoolAsync(&d, 16, pool, 0);
+  cudaFuncAttributes attr; cudaFuncGetAttributes(&attr, k);
+  void *args[] = {&d, &attr.numRegs}; cudaLaunchKernel(k, dim3(1), dim3(32), args, 0, 0);
+  cudaChannelFormatDesc c = cudaCreateChannelDesc<float4>();
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal; cudaDataType t = CUDA_R_32F;
+  cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0);
+  return (pa.type == cudaMemoryTypeDevice) + c.w + mode + t + prop.clusterLaunch;
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_the_runtime_api_is_cuda_runtime_h(tmp_path, arch):
+    """Host code compiles against NVIDIA's cuda_runtime.h (what the layer's declarations lacked too),
+    and the kernel is nvcc's: `k(float4 *, int)` mangles as P6float4, float4 is 16-byte aligned
+    (its first element is stored with alignment 16) and CUDART_VERSION is the headers' own, which
+    is the version the layer compiles as (__CUDACC_VER_MAJOR__/MINOR__, CCCL's check)."""
+    from shflx.frontend.clang import CUDA_VERSION
+    src = tmp_path / "k.cu"
+    src.write_text(RUNTIME_API)
+    ir = compile_file(src, arch, emit="llvm").output
+    assert "define protected amdgpu_kernel void @_Z1kP6float4i(" in ir
+    assert re.search(r"store float 1\.0+e\+00, ptr addrspace\(1\) %[\w.]+, align 16", ir)    # float4's alignment
+    version = CUDA_VERSION[0] * 1000 + CUDA_VERSION[1] * 10
+    assert f"store float {float(version):.6e}" in ir          # CUDART_VERSION, e.g. 1.209000e+04
+    assert version >= 12040          # nvidia-cuda-runtime-cu12 >= 12.4 (pyproject.toml)
+
 def test_hip_macros_are_not_defined_for_cuda_sources(tmp_path):
     """A .cu file is CUDA: a project's `#ifdef __HIPCC__` branch must not be taken (it includes the
     system's hip_runtime.h); a .hip file keeps them."""
@@ -654,7 +691,7 @@ def test_every_cuda_device_prop_field_is_declared(tmp_path):
 
 def test_cooperative_groups_are_nvidias_own_headers(tmp_path, monkeypatch):
     """cooperative_groups.h and everything under cooperative_groups/ are read from NVIDIA's runtime
-    headers (their real paths in the depfile), and without them the #include is one line."""
+    headers (their real paths in the depfile); without them a compile is one line saying so."""
     import subprocess
     import sys
     from shflx.frontend import cuda_sdk
@@ -673,12 +710,9 @@ def test_cooperative_groups_are_nvidias_own_headers(tmp_path, monkeypatch):
     assert str(inc / "cooperative_groups.h") in named and str(inc / "cooperative_groups" / "scan.h") in named
     assert "/__shflx__/" not in named
     monkeypatch.setattr(cuda_sdk, "runtime_include", lambda: None)
-    with pytest.raises(InputError) as e:
+    with pytest.raises(ToolchainError) as e:            # the layer reads cuda_runtime.h into every file
         compile_file(src, "gfx942")
-    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
-    assert first == (f"{src}:1:10: error: shflx does not support 'cooperative_groups.h' on AMD targets (NVIDIA's "
-                            "CUDA runtime headers are not installed: reinstall shflx (pip install . in the shflx "
-                            "checkout), which depends on nvidia-cuda-runtime-cu12)")
+    assert str(e.value).endswith(cuda_sdk.RUNTIME_MISSING)
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
