@@ -7,7 +7,8 @@ compiler's part: builtins, shuffles, atomics), the wrapper that reads NVIDIA's c
 (`shflx_cuda_runtime.h`), and the host-only stand-ins for libraries that are not
 installed (`shflx_cublas*_host.h`), which stay by design.
 
-    python benchmarks/cuda_api_lines.py            # a table, then the total
+    python benchmarks/cuda_api_lines.py            # a table, then the total (945 before issue 25's
+                                                   # runtime headers, 242 after)
 """
 from __future__ import annotations
 

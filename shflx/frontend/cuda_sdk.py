@@ -210,9 +210,9 @@ def library_includes(exclude: tuple[Path, ...] = ()) -> tuple[Path, ...]:
 def amd_header_args() -> tuple[str, ...]:
     """clang words that let the AMD device pass read NVIDIA's own headers beneath shflx's CUDA layer
     where their wheels are installed: cuBLAS's include directory (only cuBLAS's host API is in it;
-    searched after shflx's stubs, whose cublas_v2.h includes it next), and the runtime wheel's
-    header-only cuComplex.h (named by a macro that stubs/cuComplex.h includes: the rest of that
-    directory is NVIDIA's device API, which the AMD layer replaces), and the other REAL_HEADERS."""
+    searched after shflx's stubs, whose cublas_v2.h includes it next), and the REAL_HEADERS of the
+    runtime wheel, each named by a macro (the rest of that directory is NVIDIA's device API, which
+    the AMD layer replaces)."""
     args: list[str] = []
     cublas = package_dir("nvidia.cublas")
     if cublas is not None and (cublas / "include" / "cublas_v2.h").is_file():
@@ -232,9 +232,18 @@ RUNTIME_API = ("cuda_runtime.h", "cuda_runtime_api.h", "builtin_types.h", "drive
                "surface_types.h", "texture_types.h", "vector_types.h", "vector_functions.h", "vector_functions.hpp",
                "channel_descriptor.h", "driver_functions.h", "cuda_device_runtime_api.h", "library_types.h",
                "device_launch_parameters.h")
-# crt/, the compiler's part of the headers (host_defines.h: __global__, __align__, ...; host_config.h),
-# from the nvcc wheel, or a toolkit's include/crt (SHFLX_CUDA_PATH)
+# Those of AMD_READS_AS_IS with no inline asm that AMDGPU's clang rejects at the layer's __CUDA_ARCH__:
+# the runtime API (its one "=l" rewritten: CONSTRAINTS_REWRITTEN), the header-only complex arithmetic
+# of cuComplex.h, the driver API's declarations (cuda.h) and the 8-, 6- and 4-bit floats, which below
+# sm_89 (sm_100) convert in plain C++ over cuda_fp16.h / cuda_bf16.h
+NO_ASM = (*RUNTIME_API, "cuComplex.h", "cuda.h", "cuda_fp8.h", "cuda_fp8.hpp", "cuda_fp6.h", "cuda_fp6.hpp",
+          "cuda_fp4.h", "cuda_fp4.hpp")
+# crt/, the compiler's part of the headers, from the nvcc wheel or a toolkit's include/crt
+# (SHFLX_CUDA_PATH): those cuda_runtime.h includes, host_defines.h (__global__, __align__, ...) and
+# host_config.h, and the two device-function headers whose guards shflx_cuda_runtime.h sets (read,
+# empty); the rest of crt/ is NVIDIA's device code, which the layer replaces (unprovided.py names it)
 CRT = "crt"
+CRT_HEADERS = ("host_defines.h", "host_config.h", "common_functions.h", "device_functions.h")
 RUNTIME_MISSING = ("NVIDIA's CUDA headers are not installed (cuda_runtime.h of nvidia-cuda-runtime-cu12 and crt/ of "
                    "nvidia-cuda-nvcc-cu12, dependencies of shflx): reinstall shflx (pip install . in the shflx "
                    "checkout), or set SHFLX_CUDA_PATH to a CUDA toolkit")
@@ -245,7 +254,7 @@ RUNTIME_MISSING = ("NVIDIA's CUDA headers are not installed (cuda_runtime.h of n
 AMD_READS_AS_IS = ("cooperative_groups.h", "cooperative_groups", "cuda_pipeline.h", "cuda_pipeline_helpers.h",
                    "cuda_pipeline_primitives.h", "cuda_awbarrier.h", "cuda_awbarrier_helpers.h",
                    "cuda_awbarrier_primitives.h", "cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp",
-                   *RUNTIME_API)
+                   *NO_ASM)
 # Where they appear to clang: a directory of a VFS overlay only (use-external-names: diagnostics,
 # depfiles and line tables name the real files).
 NVIDIA_HEADERS_ROOT = "/__shflx__/nvidia/include"
@@ -291,7 +300,9 @@ def nvidia_header_overlay(into: Path, amd: bool = True) -> list[str]:
     contents = [{"type": "directory-remap" if (inc / name).is_dir() else "file", "name": name,
                  "external-contents": str(copies / name if copies and name in CONSTRAINTS_REWRITTEN else inc / name)}
                 for name in AMD_READS_AS_IS if (inc / name).exists()]
-    contents.append({"type": "directory-remap", "name": CRT, "external-contents": str(crt_include(inc))})
+    crt = crt_include(inc)
+    contents.append({"type": "directory", "name": CRT, "contents": [
+        {"type": "file", "name": name, "external-contents": str(crt / name)} for name in CRT_HEADERS]})
     yaml = into / "nvidia-headers-overlay.yaml"
     yaml.write_text(json.dumps({"version": 0, "use-external-names": True, "case-sensitive": True,
                                 "roots": [{"type": "directory", "name": NVIDIA_HEADERS_ROOT, "contents": contents}]}))
@@ -357,9 +368,7 @@ def _rewritten(inc: Path) -> dict[str, str] | None:
 # code or plain declarations and macros, nothing of NVIDIA's device API. Each is named by a macro
 # that the layer's file of that name includes (stubs/): the rest of the wheel's directory is the
 # device API that the layer replaces, so the directory itself is not searched.
-REAL_HEADERS = {"cuComplex.h": "__SHFLX_REAL_CUCOMPLEX_H", "math_constants.h": "__SHFLX_REAL_MATH_CONSTANTS_H", "cuda.h": "__SHFLX_REAL_CUDA_H",
-                "cuda_fp8.h": "__SHFLX_REAL_CUDA_FP8_H", "cuda_fp6.h": "__SHFLX_REAL_CUDA_FP6_H",
-                "cuda_fp4.h": "__SHFLX_REAL_CUDA_FP4_H"}
+REAL_HEADERS = {"math_constants.h": "__SHFLX_REAL_MATH_CONSTANTS_H"}
 
 
 def describe() -> str:
