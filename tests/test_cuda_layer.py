@@ -568,6 +568,23 @@ def test_host_code_reads_the_systems_libstdcxx_on_every_target(tmp_path, arch):
     assert gxx_vector in named, (gxx_vector, named)
 
 
+def test_nvidias_runtime_headers_read_over_the_wheels_libcxx(monkeypatch, tmp_path):
+    """crt/host_defines.h refuses libc++ on x86 ("libc++ is not supported on x86 system"); where the
+    host has no libstdc++ the AMD pass reads cuda_runtime.h over the ziglang wheel's libc++."""
+    from shflx.frontend import clang, toolchain
+    tool = toolchain.find_clang()
+    if tool.origin != "ziglang":
+        pytest.skip(f"the clang in use is {tool.origin}'s, not the ziglang wheel's")
+    monkeypatch.setattr(toolchain, "_has_libstdcxx", lambda words: False)
+    libcxx = tuple(toolchain._ask_host_cxx_args(tool)) + toolchain.LIBSTDCXX_CXX17_KEPT
+    monkeypatch.setattr(clang, "host_cxx_args", lambda tool: libcxx)
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cstdlib>\n#ifndef _LIBCPP_VERSION\n#error not libc++\n#endif\n"
+                   "__global__ void k(float4 *p) { p[0] = make_float4(1, 2, 3, 4); }\n"
+                   "int main() { cudaDeviceProp d; return cudaGetDeviceProperties(&d, 0); }\n")
+    assert "@_Z1kP6float4(" in compile_file(src, "gfx942", emit="llvm").output
+
+
 def test_without_libstdcxx_the_wheels_libcxx_serves(monkeypatch):
     """A machine with no GCC C++ library: the ziglang wheel's libc++ and glibc headers."""
     from shflx.frontend import toolchain
