@@ -568,6 +568,18 @@ def test_host_code_reads_the_systems_libstdcxx_on_every_target(tmp_path, arch):
     assert gxx_vector in named, (gxx_vector, named)
 
 
+def test_noinline_stays_clangs_keyword_after_host_defines(tmp_path):
+    """crt/host_defines.h defines __noinline__ as a macro for nvcc; the layer keeps clang's keyword,
+    so that libstdc++'s `__attribute__((__noinline__))` (shared_ptr_base.h) parses and a
+    `__noinline__` device function is not inlined."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <memory>\n__device__ __noinline__ float h(float x) { return x * 2; }\n"
+                   "__global__ void k(float *p) { p[0] = h(p[1]); }\n"
+                   "int main() { auto s = std::make_shared<int>(1); return *s; }\n")
+    ir = compile_file(src, "gfx942", emit="llvm").output
+    assert re.search(r"call .*@_Z1hf\(", ir)
+
+
 def test_nvidias_runtime_headers_read_over_the_wheels_libcxx(monkeypatch, tmp_path):
     """crt/host_defines.h refuses libc++ on x86 ("libc++ is not supported on x86 system"); where the
     host has no libstdc++ the AMD pass reads cuda_runtime.h over the ziglang wheel's libc++."""
