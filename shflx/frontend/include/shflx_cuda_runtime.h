@@ -5,8 +5,9 @@
 // ...)), vector_functions.h's make_<type>N, and crt/host_defines.h's annotation macros. The headers
 // come from NVIDIA's wheels (crt/ from the nvcc wheel), shown through the overlay of
 // frontend/cuda_sdk.py (AMD_READS_AS_IS); this wrapper sets them up as clang's
-// __clang_cuda_runtime_wrapper.h does for NVPTX. What they leave to the compiler (threadIdx, the
-// device functions, math and atomics) stays the layer's: their headers are marked as read.
+// __clang_cuda_runtime_wrapper.h (llvm/llvm-project, clang/lib/Headers/) does for NVPTX. What they
+// leave to the compiler (threadIdx, the device functions, math and atomics) stays the layer's:
+// their headers are marked as read.
 #pragma once
 #if !__has_include(<crt/host_defines.h>) || !__has_include(<cuda_runtime.h>)
 #error "shflx: NVIDIA's CUDA headers are not installed (nvidia-cuda-runtime-cu12 and nvidia-cuda-nvcc-cu12, dependencies of shflx): reinstall shflx (pip install . in the shflx checkout)"
