@@ -10,7 +10,7 @@ import re
 import pytest
 
 from shflx.driver.amd import compile_file
-from shflx.errors import InputError
+from shflx.errors import InputError, ToolchainError
 from shflx.frontend.clang import FrontendOptions
 from shflx.frontend.cuda_sdk import amd_header_args
 
@@ -243,39 +243,33 @@ def test_host_code_calling_cublas_compiles_with_or_without_its_wheel(tmp_path, m
 
 
 def test_cucomplex_is_nvidias_header_beneath_the_layer(tmp_path):
-    """cuComplex.h is header-only: NVIDIA's own, from the runtime wheel (shflx[cuda]); without it
-    (simulated by undefining the macro that names it) the #include is a named error."""
+    """cuComplex.h is header-only: NVIDIA's own, from the runtime wheel, read as it is (the depfile
+    names it), over NVIDIA's vector types (cuFloatComplex is float2)."""
+    from shflx.frontend.cuda_sdk import runtime_include
     src = tmp_path / "k.cu"
     src.write_text("#include <cuComplex.h>\n__global__ void k(cuFloatComplex *z, float *r) {\n"
                    "  z[0] = cuCmulf(z[1], cuConjf(z[2])); r[0] = cuCabsf(z[3]) + cuCrealf(cuCdivf(z[4], z[5])); }\n")
-    if not any(a.startswith("-D__SHFLX_REAL_CUCOMPLEX_H=") for a in amd_header_args()):
-        pytest.skip("NVIDIA's CUDA runtime wheel is not installed (pip install 'shflx[cuda]')")
-    assert "@_Z1kP6float2Pf(" in compile_file(src, "gfx942", emit="llvm").output    # cuFloatComplex is float2
-    with pytest.raises(InputError) as e:
-        compile_file(src, "gfx942", opts=FrontendOptions(extra=("-U__SHFLX_REAL_CUCOMPLEX_H",)))
-    assert re.search(r"k\.cu:1:10: error: shflx does not support 'cuComplex\.h' on AMD targets \(", str(e.value))
+    deps = tmp_path / "k.d"
+    ir = compile_file(src, "gfx942", emit="llvm", opts=FrontendOptions(extra=("-dependency-file", str(deps), "-MT", "k",
+                                                                            "-sys-header-deps"))).output
+    assert "@_Z1kP6float2Pf(" in ir
+    assert str(runtime_include() / "cuComplex.h") in deps.read_text()
 
 
 @pytest.mark.parametrize("header", ["cuda_fp8.h", "cuda_fp4.h"])
 def test_cuda_fp8_is_nvidias_header_over_the_layers_16_bit_floats(tmp_path, header):
-    """cuda_fp8.h (candle's kernels include it) and cuda_fp6.h/cuda_fp4.h (ggml's) are NVIDIA's own:
-    below sm_89 they convert in plain C++ over __half and __nv_bfloat16, which must be the layer's
-    (values bit for bit on the emulator: hw_tests/amd/test_cuda_fp8_hw.py); without the wheel the
-    #include is a named error."""
+    """cuda_fp8.h (candle's kernels include it) and cuda_fp6.h/cuda_fp4.h (ggml's) are NVIDIA's own
+    with their .hpp, read as they are (a file that includes an .hpp gets NVIDIA's "include
+    cuda_fp8.h" error, as with nvcc): below sm_89 they convert in plain C++ over NVIDIA's __half
+    and __nv_bfloat16 (values bit for bit on the emulator: hw_tests/amd/test_cuda_fp8_hw.py)."""
     src = tmp_path / "k.cu"
     src.write_text(f"#include <{header}>\n" "__global__ void k(__nv_fp8_e4m3 *a, __nv_fp8_e5m2 *b, __half *h, float *f) {\n"
                    "  a[0] = __nv_fp8_e4m3(f[0]); b[0] = __nv_fp8_e5m2(h[0]); h[1] = __half(a[1]);\n"
                    "  f[1] = float(b[1]) + float2(__nv_fp8x2_e4m3(make_float2(f[2], f[3]))).y; }\n")
-    macro = f"__SHFLX_REAL_{header[:-2].upper()}_H"
-    if not any(a.startswith(f"-D{macro}=") for a in amd_header_args()):
-        pytest.skip("NVIDIA's CUDA runtime wheel is not installed (pip install 'shflx[cuda]')")
     assert "@_Z1kP13__nv_fp8_e4m3P13__nv_fp8_e5m2P6__halfPf(" in compile_file(src, "gfx942", emit="llvm").output
-    with pytest.raises(InputError) as e:
-        compile_file(src, "gfx942", opts=FrontendOptions(extra=(f"-U{macro}",)))
-    assert re.search(rf"k\.cu:1:10: error: shflx does not support '{re.escape(header)}' on AMD targets \(", str(e.value))
 
 
-@pytest.mark.parametrize("header", ["texture_fetch_functions.h", "sm_61_intrinsics.h", "cuda_fp8.hpp"])
+@pytest.mark.parametrize("header", ["texture_fetch_functions.h", "sm_61_intrinsics.h"])
 def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, header):
     src = tmp_path / "k.cu"
     src.write_text(f"#include <stdint.h>\n#include <{header}>\n__global__ void k() {{}}\n")
@@ -406,6 +400,43 @@ def test_crt_host_defines_annotations_on_a_files_own_declarations_compile(tmp_pa
     # p[0] = 2 * q->w + alignof(quad): the 16 of __builtin_align__(16)
     assert re.search(r"add\.s32 \t?%r\d+, %r\d+, 16;" if arch.startswith("sm_") else r"add nsw i32 %[\w.]+, 16\b", out)
 
+
+# The runtime API as cuda_runtime.h declares it, beyond what the layer's hand-written declarations
+# had: pointer attributes and memory types, IPC handles, memory pools and the cudaMallocFromPoolAsync
+# template, batched copies; and the templates over a kernel.
+RUNTIME_API = r"""
+#include <cuda_runtime.h>
+__global__ void k(float4 *p, int n) { if (threadIdx.x < n) p[threadIdx.x] = make_float4(1.f, 2.f, 3.f, (float)CUDART_VERSION); }
+int main() {
+  float4 *d; cudaMalloc(&d, 16 * sizeof(float4));
+  cudaPointerAttributes pa; cudaPointerGetAttributes(&pa, d);
+  cudaIpcMemHandle_t h; cudaIpcGetMemHandle(&h, d);
+  cudaMemPool_t pool; cudaDeviceGetDefaultMemPool(&pool, 0); cudaMallocFromPoolAsync(&d, 16, pool, 0);
+  cudaFuncAttributes attr; cudaFuncGetAttributes(&attr, k);
+  void *args[] = {&d, &attr.numRegs}; cudaLaunchKernel(k, dim3(1), dim3(32), args, 0, 0);
+  cudaChannelFormatDesc c = cudaCreateChannelDesc<float4>();
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal; cudaDataType t = CUDA_R_32F;
+  cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0);
+  return (pa.type == cudaMemoryTypeDevice) + c.w + mode + t + prop.clusterLaunch;
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_the_runtime_api_is_cuda_runtime_h(tmp_path, arch):
+    """Host code compiles against NVIDIA's cuda_runtime.h (what the layer's declarations lacked too),
+    and the kernel is nvcc's: `k(float4 *, int)` mangles as P6float4, float4 is 16-byte aligned
+    (its first element is stored with alignment 16) and CUDART_VERSION is the headers' own, which
+    is the version the layer compiles as (__CUDACC_VER_MAJOR__/MINOR__, CCCL's check)."""
+    from shflx.frontend.clang import CUDA_VERSION
+    src = tmp_path / "k.cu"
+    src.write_text(RUNTIME_API)
+    ir = compile_file(src, arch, emit="llvm").output
+    assert "define protected amdgpu_kernel void @_Z1kP6float4i(" in ir
+    assert re.search(r"store float 1\.0+e\+00, ptr addrspace\(1\) %[\w.]+, align 16", ir)    # float4's alignment
+    version = CUDA_VERSION[0] * 1000 + CUDA_VERSION[1] * 10
+    assert f"store float {float(version):.6e}" in ir          # CUDART_VERSION, e.g. 1.209000e+04
+    assert version >= 12040          # nvidia-cuda-runtime-cu12 >= 12.4 (pyproject.toml)
 
 def test_hip_macros_are_not_defined_for_cuda_sources(tmp_path):
     """A .cu file is CUDA: a project's `#ifdef __HIPCC__` branch must not be taken (it includes the
@@ -558,6 +589,35 @@ def test_host_code_reads_the_systems_libstdcxx_on_every_target(tmp_path, arch):
     assert gxx_vector in named, (gxx_vector, named)
 
 
+def test_noinline_stays_clangs_keyword_after_host_defines(tmp_path):
+    """crt/host_defines.h defines __noinline__ as a macro for nvcc; the layer keeps clang's keyword,
+    so that libstdc++'s `__attribute__((__noinline__))` (shared_ptr_base.h) parses and a
+    `__noinline__` device function is not inlined."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <memory>\n__device__ __noinline__ float h(float x) { return x * 2; }\n"
+                   "__global__ void k(float *p) { p[0] = h(p[1]); }\n"
+                   "int main() { auto s = std::make_shared<int>(1); return *s; }\n")
+    ir = compile_file(src, "gfx942", emit="llvm").output
+    assert re.search(r"call .*@_Z1hf\(", ir)
+
+
+def test_nvidias_runtime_headers_read_over_the_wheels_libcxx(monkeypatch, tmp_path):
+    """crt/host_defines.h refuses libc++ on x86 ("libc++ is not supported on x86 system"); where the
+    host has no libstdc++ the AMD pass reads cuda_runtime.h over the ziglang wheel's libc++."""
+    from shflx.frontend import clang, toolchain
+    tool = toolchain.find_clang()
+    if tool.origin != "ziglang":
+        pytest.skip(f"the clang in use is {tool.origin}'s, not the ziglang wheel's")
+    monkeypatch.setattr(toolchain, "_has_libstdcxx", lambda words: False)
+    libcxx = tuple(toolchain._ask_host_cxx_args(tool)) + toolchain.LIBSTDCXX_CXX17_KEPT
+    monkeypatch.setattr(clang, "host_cxx_args", lambda tool: libcxx)
+    src = tmp_path / "k.cu"
+    src.write_text("#include <cstdlib>\n#ifndef _LIBCPP_VERSION\n#error not libc++\n#endif\n"
+                   "__global__ void k(float4 *p) { p[0] = make_float4(1, 2, 3, 4); }\n"
+                   "int main() { cudaDeviceProp d; return cudaGetDeviceProperties(&d, 0); }\n")
+    assert "@_Z1kP6float4(" in compile_file(src, "gfx942", emit="llvm").output
+
+
 def test_without_libstdcxx_the_wheels_libcxx_serves(monkeypatch):
     """A machine with no GCC C++ library: the ziglang wheel's libc++ and glibc headers."""
     from shflx.frontend import toolchain
@@ -571,10 +631,8 @@ def test_without_libstdcxx_the_wheels_libcxx_serves(monkeypatch):
 
 
 def test_the_driver_api_is_nvidias_cuda_h(tmp_path):
-    """cuda.h (host declarations of the driver API) is NVIDIA's own from the runtime wheel; the
-    CUDA version the device code is compiled as stays the layer's."""
-    if not any(a.startswith("-D__SHFLX_REAL_CUDA_H=") for a in amd_header_args()):
-        pytest.skip("NVIDIA's CUDA runtime wheel is not installed (pip install 'shflx[cuda]')")
+    """cuda.h (host declarations of the driver API) is NVIDIA's own from the runtime wheel, of the
+    CUDA version the device code is compiled as."""
     src = tmp_path / "k.cu"
     src.write_text("#include <cuda.h>\nstruct ctx { CUdevice d = -1; CUmodule m = nullptr; CUfunction f = nullptr; };\n"
                    "__global__ void k(int *p) { p[0] = CUDA_VERSION; }\n"
@@ -675,7 +733,7 @@ def test_every_cuda_device_prop_field_is_declared(tmp_path):
 
 def test_cooperative_groups_are_nvidias_own_headers(tmp_path, monkeypatch):
     """cooperative_groups.h and everything under cooperative_groups/ are read from NVIDIA's runtime
-    headers (their real paths in the depfile), and without them the #include is one line."""
+    headers (their real paths in the depfile); without them a compile is one line saying so."""
     import subprocess
     import sys
     from shflx.frontend import cuda_sdk
@@ -694,12 +752,9 @@ def test_cooperative_groups_are_nvidias_own_headers(tmp_path, monkeypatch):
     assert str(inc / "cooperative_groups.h") in named and str(inc / "cooperative_groups" / "scan.h") in named
     assert "/__shflx__/" not in named
     monkeypatch.setattr(cuda_sdk, "runtime_include", lambda: None)
-    with pytest.raises(InputError) as e:
+    with pytest.raises(ToolchainError) as e:            # the layer reads cuda_runtime.h into every file
         compile_file(src, "gfx942")
-    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
-    assert first == (f"{src}:1:10: error: shflx does not support 'cooperative_groups.h' on AMD targets (NVIDIA's "
-                            "CUDA runtime headers are not installed: reinstall shflx (pip install . in the shflx "
-                            "checkout), which depends on nvidia-cuda-runtime-cu12)")
+    assert str(e.value).endswith(cuda_sdk.RUNTIME_MISSING)
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])

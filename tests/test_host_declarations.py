@@ -1,6 +1,6 @@
-"""shflx's declarations-only host headers for AMD targets (shflx_cuda_host.h, library_types.h,
-shflx_cublas_host.h) against NVIDIA's real ones (the CUDA runtime wheel of shflx[cuda];
-nvidia-cublas-cu12 for cuBLAS).
+"""The runtime API of AMD device code is NVIDIA's own cuda_runtime.h; shflx's declarations-only
+host headers for libraries that may not be installed (shflx_cublas_host.h, shflx_cublaslt_host.h)
+are checked against NVIDIA's real ones (nvidia-cublas-cu12).
 
 Every function, enumerator, struct field, typedef and numeric macro the shflx header declares is
 read off clang's AST of an AMD device compile and checked in a host translation unit that
@@ -19,9 +19,12 @@ import pytest
 from shflx.driver.nvidia import cuda_headers
 from shflx.errors import InputError
 from shflx.frontend.clang import INCLUDE, FrontendOptions, cc1_args, compile_with_cuda_headers
+from shflx.frontend.cuda_sdk import runtime_include
 from shflx.frontend.toolchain import find_clang, host_cxx_args
 
-RUNTIME = ("shflx_cuda_host.h", "stubs/library_types.h")
+# NVIDIA's runtime API headers, as the AMD device pass reads them (frontend/cuda_sdk.RUNTIME_API)
+NVIDIA_RUNTIME = ("driver_types.h", "cuda_runtime_api.h", "cuda_runtime.h", "library_types.h", "vector_types.h",
+                  "texture_types.h", "surface_types.h", "vector_functions.hpp")
 CUBLAS = ("shflx_cublas_host.h",)
 # shflx's own names (clang's launch ABI for HIP mode), not CUDA API
 NOT_CUDA = {"hipConfigureCall", "cudaConfigureCall", "__cudaPushCallConfiguration"}
@@ -31,8 +34,7 @@ def _ast(tmp: Path, include: str) -> dict:
     tool = find_clang()
     src = tmp / "empty.cu"
     src.write_text(include)
-    # the layer's own library_types.h declarations (read where NVIDIA's is not installed), not the real one
-    opts = FrontendOptions(debug=False, extra=("-U__SHFLX_REAL_LIBRARY_TYPES_H",))
+    opts = FrontendOptions(debug=False)
     args = [a for a in cc1_args(src, "gfx942", 64, tmp / "o.ll", opts, False,
                                 host_cxx_args(tool), tmp) if a != "-emit-llvm"]
     k = args.index("-o")
@@ -130,14 +132,41 @@ def real_sdk():
     return sdk
 
 
-def test_shflx_host_declarations_match_cuda_runtime_h(real_sdk, tmp_path):
-    decls = _ours(_ast(tmp_path, "#include <library_types.h>\n"), RUNTIME)
-    names = {node.get("name") for _, node, _ in decls}
-    assert {"cudaGraphAddKernelNode", "cudaMemcpy3DParms", "cudaGraphExecUpdateSuccess", "cudaMalloc",
-            "cudaDataType_t"} <= names, "the AST walk found shflx's declarations"
-    checks = _checks(decls) + _macros(RUNTIME)
-    assert len(checks) > 200
-    assert _errors(real_sdk, tmp_path, checks) == []
+def test_the_runtime_api_is_nvidias_cuda_runtime_h(tmp_path):
+    """The runtime API an AMD device compile sees (types, enums, host functions, vector types) is
+    declared in NVIDIA's own headers (the runtime wheel's cuda_runtime.h and what it includes), and
+    shflx_cuda_host.h declares none of it: only clang's launch ABI and the texture and surface
+    reads it names as unsupported."""
+    inc = runtime_include()
+    decls = _ours(_ast(tmp_path, ""), NVIDIA_RUNTIME + ("shflx_cuda_host.h",))
+    where = {}
+    for header, node, record in decls:
+        if record is None and node.get("name"):
+            where.setdefault(node["name"], header)
+    for name, header in {"cudaDeviceProp": "driver_types.h", "cudaStreamCaptureModeGlobal": "driver_types.h",
+                         "cudaChannelFormatDesc": "driver_types.h", "cudaMalloc": "cuda_runtime_api.h",
+                         "cudaFuncGetAttributes": "cuda_runtime_api.h", "CUDA_R_32F": "library_types.h",
+                         "float4": "vector_types.h", "dim3": "vector_types.h",
+                         "cudaTextureObject_t": "texture_types.h"}.items():
+        assert where.get(name) == header, (name, where.get(name))
+    files = {f for f in _files(tmp_path) if Path(f).name in NVIDIA_RUNTIME}
+    assert files and all(f.startswith(str(inc)) or "/crt/" in f for f in files), files
+    ours = {node.get("name") for header, node, _ in decls if header == "shflx_cuda_host.h"} - {None}
+    assert ours and not {n for n in ours if n.startswith(("cuda", "CUDA", "make_"))} - NOT_CUDA, ours
+
+
+def _files(tmp: Path) -> set[str]:
+    """The files an empty AMD device compile reads (its depfile)."""
+    tool = find_clang()
+    src = tmp / "deps.cu"
+    src.write_text("")
+    args = [a for a in cc1_args(src, "gfx942", 64, tmp / "o.ll", FrontendOptions(debug=False), False,
+                                host_cxx_args(tool), tmp) if a != "-emit-llvm"]
+    k = args.index("-o")
+    args[k:k + 2] = ["-o", str(tmp / "o.i"), "-E", "-dependency-file", str(tmp / "o.d"), "-MT", "o", "-sys-header-deps"]
+    r = subprocess.run([*tool.command, *args], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return {w for w in (tmp / "o.d").read_text().replace("\\\n", " ").split() if w.endswith((".h", ".hpp"))}
 
 
 def test_shflx_cublas_declarations_match_cublas_v2_h(real_sdk, tmp_path):

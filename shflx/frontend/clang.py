@@ -15,17 +15,20 @@ from pathlib import Path
 from ..errors import InputError, Location, ToolchainError
 from ..files import tool_text
 from . import nvcc_syntax
-from .cuda_sdk import CCCL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include, libdevice_path, nvidia_header_overlay
+from .cuda_sdk import (CCCL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include, libdevice_path, nvidia_header_overlay,
+                       runtime_version)
 from .host_only import leading_notes, library_of, missing_host_header, note, stand_in, stood_in
 from .unprovided import named_missing_header
 from .nvcc_differences import said_by_shflx
 from .toolchain import HOST_TRIPLE, find_clang, gcc_include_dir, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
-# The CUDA toolkit version the device code is compiled as (__CUDACC_VER_MAJOR__/MINOR__,
-# CUDART_VERSION): code that tests it takes the branch nvcc of this version would take. Without
-# them real code silently compiles its fallback branch (a FasterTransformer block reduction did).
-CUDA_VERSION = (12, 8)
+# The CUDA toolkit version the device code is compiled as (__CUDACC_VER_MAJOR__/MINOR__; CUDART_VERSION
+# is cuda_runtime_api.h's): that of NVIDIA's headers it reads, as nvcc is its toolkit's version, so
+# code that tests it takes the branch nvcc of this version would take (without them real code
+# silently compiled its fallback branch: a FasterTransformer block reduction did) and CCCL finds
+# compiler and headers of one version. 12.9 where the headers are missing (the prelude then says so).
+CUDA_VERSION = runtime_version() or (12, 9)
 PRELUDE = INCLUDE / "shflx_cuda.h"
 # What INCLUDE reads as in debug info (-fdebug-prefix-map): outputs name no install path
 PRELUDE_PREFIX = "<shflx>/include"
@@ -152,7 +155,7 @@ def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> l
     aliasing = [] if STRICT_ALIASING in opts.extra else ["-relaxed-aliasing"]
     args = ["-std=c++17", "-fms-extensions", "-fgnuc-version=4.2.1", f"-O{opts.opt}", "-emit-llvm",
             f"-D__CUDACC_VER_MAJOR__={major}", f"-D__CUDACC_VER_MINOR__={minor}", "-D__CUDACC_VER_BUILD__=0",
-            f"-DCUDART_VERSION={major * 1000 + minor * 10}", f"-DCUDA_VERSION={major * 1000 + minor * 10}",
+            f"-DCUDA_VERSION={major * 1000 + minor * 10}",
             "-include", str(PRELUDE), "-I", str(INCLUDE / "stubs"), f"-D__SHFLX_WAVE__={wave}",
             "-fno-threadsafe-statics", f"-ffp-contract={contract}",
             f"-D__SHFLX_FP_CONTRACT_MODE={FP_CONTRACT_MODES.get(contract, 1)}", *aliasing, "-o", str(out)]

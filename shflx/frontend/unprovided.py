@@ -19,11 +19,9 @@ UNPROVIDED = {
         "NVIDIA's CUDA runtime headers are not installed: reinstall shflx (pip install . in the shflx "
         "checkout), which depends on nvidia-cuda-runtime-cu12",
     r"curand_\w+\.h": CURAND_MISSING,
-    r"cuda_fp[864]\.hpp": "on AMD NVIDIA's cuda_fpN.hpp is read through its cuda_fpN.h; include that",
     r"(?:sm_\d+_\w+|texture_\w+|surface_\w+|cuda_(?:texture|surface)_types|crt/[\w/]+|cudaEGL\w*|cudaGL\w*|"
-    r"cudaVDPAU\w*|cuda_\w+_interop|cudaTypedefs|cudaProfilerTypedefs|cuda_occupancy|cuda_device_runtime_api|"
-    r"device_(?:double_functions|types)|"
-    r"builtin_types|host_(?:config|defines)|driver_functions|channel_descriptor|common_functions)\.hp?p?":
+    r"cudaVDPAU\w*|cuda_\w+_interop|cudaTypedefs|cudaProfilerTypedefs|cuda_occupancy|"
+    r"device_double_functions|host_(?:config|defines)|common_functions)\.hp?p?":
         "an NVIDIA CUDA toolkit header that the CUDA layer for AMD does not provide",
 }
 _NOT_FOUND = re.compile(r"^(?P<where>.+?:\d+:\d+): fatal error: '(?P<name>[^']+)' file not found$")

@@ -23,58 +23,10 @@
 #define __CUDA_ARCH_LIST__ __CUDA_ARCH__
 #endif
 #define __SHFLX__ 1
-#define __global__ __attribute__((global))
-#define __device__ __attribute__((device))
-#define __host__ __attribute__((host))
-#define __shared__ __attribute__((shared))
-#define __constant__ __attribute__((constant))
-#define __forceinline__ __attribute__((always_inline)) inline
-// __noinline__ is no macro: clang (15 and later, https://reviews.llvm.org/D124866) reads it as a
-// keyword in CUDA/HIP, so that libstdc++'s `__attribute__((__noinline__))` still parses.
-#define __restrict__ __restrict
-#define __launch_bounds__(...)
-#define __align__(n) __attribute__((aligned(n)))
-// A const kernel parameter whose address may be taken: AMDGPU kernel arguments are read-only
-// memory already, so the annotation changes nothing there.
-#define __grid_constant__
-// The rest of crt/host_defines.h's annotation macros, which real code writes on its own
-// declarations (ccminer: `extern __device__ __device_builtin__ void __syncthreads(void);`).
-// device_builtin, cudart_builtin and the texture/surface type marks tell nvcc that a declaration is
-// the toolkit's own (clang ignores them); nv_pure, maxnreg and inline_hint are hints; none
-// changes what the code computes.
-#ifndef __device_builtin__
-#define __device_builtin__
-#endif
-#ifndef __cudart_builtin__
-#define __cudart_builtin__
-#endif
-#ifndef __device_builtin_texture_type__
-#define __device_builtin_texture_type__
-#endif
-#ifndef __device_builtin_surface_type__
-#define __device_builtin_surface_type__
-#endif
-#ifndef __nv_pure__
-#define __nv_pure__
-#endif
-#ifndef __maxnreg__
-#define __maxnreg__(n)
-#endif
-#ifndef __inline_hint__
-#define __inline_hint__
-#endif
-#ifndef __builtin_align__
-#define __builtin_align__(n) __align__(n)
-#endif
-#ifndef __thread__
-#define __thread__ __thread
-#endif
-#ifndef __annotate__
-#define __annotate__(a) __attribute__((a))
-#endif
-#ifndef __location__
-#define __location__(a) __annotate__(a)
-#endif
+// The annotations (__global__, __device__, __align__, ...) are NVIDIA's crt/host_defines.h, read
+// with cuda_runtime.h below (shflx_cuda_runtime.h). __noinline__ is no macro: clang (15 and later,
+// https://reviews.llvm.org/D124866) reads it as a keyword in CUDA/HIP, so that libstdc++'s
+// `__attribute__((__noinline__))` still parses.
 #if defined(__NVPTX__)
 #define __shflx_unsupported(name) __attribute__((unavailable("shflx does not support '" name "' on NVIDIA targets")))
 #else
@@ -84,8 +36,7 @@
 #include "shflx_stdint.h"
 
 // ------------------------------------------------------------------------ thread geometry
-#include "stubs/vector_types.h"      // dim3, uint3, float4, ... as CUDA declares them
-#include "stubs/vector_functions.h"
+#include "shflx_cuda_runtime.h"    // NVIDIA's cuda_runtime.h: dim3, uint3, float4, make_float4, the host API
 #define __SHFLX_XYZ(NAME, FX, FY, FZ)                                                      \
   struct __shflx_##NAME##_t {                                                              \
     __device__ unsigned __get_x() const { return FX; }                                     \
