@@ -52,7 +52,6 @@ def test_nvidia_flags_and_gencode_is_not_debug():
     (["k.cu", "-gencode", "arch=compute_80"], "-gencode: expected arch="),
     (["k.cu", "--offload-arch=gfx942", "-x", "c"], "invalid value 'c' for -x; valid values: cuda, hip"),
     (["k.cu", "--offload-arch=gfx942", "-mcode-object-version=3"], "invalid value '3' for -mcode-object-version; valid values: 4, 5, 6"),
-    (["k.cu", "--offload-arch=gfx942", "-fgpu-rdc"], "relocatable device code"),
     (["k.cu"], "no target"),
     (["--offload-arch=gfx942"], "no input files"),
     (["k.cu", "--offload-arch=gfx942", "-o"], "-o needs a value"),
@@ -326,7 +325,6 @@ def test_nvcc_spellings_are_read_as_nvcc_reads_them(words, where, expected):
     (["--default-stream=per-process"], "valid values: legacy, null, per-thread"),
     (["-ccbin"], "-ccbin needs a value"), (["--output-file"], "--output-file needs a value"),
     (["--compile-everything"], "unknown flag '--compile-everything'"),
-    (["-dc"], "-dc: relocatable device code is not supported on AMD targets"),
 ])
 def test_nvcc_spellings_with_bad_values_are_named(words, fragment):
     with pytest.raises(UsageError) as e:
