@@ -194,3 +194,16 @@ def test_without_rdc_an_extern_device_variable_is_one_line(tmp_path):
                                    "__global__ void k(float *p) { dyn[threadIdx.x] = p[0]; p[1] = dyn[0]; }\n")
     r = _shflx(tmp_path, "s.cu", "--offload-arch", "sm_90", "-o", "s.o")
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_a_function_named_as_a_clang_builtin_is_one_line(arch, tmp_path):
+    """VanitySearch's Int.h defines `static uint64_t __rdtsc()`: GCC (nvcc's host compiler) has no
+    such builtin, clang has one of type unsigned long long (); the program's function is named."""
+    (tmp_path / "k.cu").write_text("#include <stdint.h>\nstatic uint64_t inline __rdtsc() { return 1; }\n"
+                                   "__global__ void k(int *p) { p[0] = 1; }\n")
+    msg = _fails(tmp_path / "k.cu", arch)
+    errors = [ln for ln in msg.splitlines() if re.match(r".*:\d+:\d+: error:", ln)]
+    assert len(errors) == 1 and errors[0].startswith(
+        f"{tmp_path / 'k.cu'}:2:24: error: shflx does not support '__rdtsc' declared by the program on "), msg
+    assert "builtin of type 'unsigned long long ()'" in errors[0], msg

@@ -389,7 +389,7 @@ def explain_diagnostics(stderr: str, vendor: str) -> str:
         if m and stack is not None and str(INCLUDE) in m.group("where"):     # a stub's #error: at its #include
             out.append(f"{_include_site(stack)}: error: {m.group('what')}")
             continue
-        named = named_missing_header(line, vendor) or said_by_shflx(line, vendor)
+        named = named_missing_header(line, vendor) or said_by_shflx(line, vendor, lines[k + 1:k + 8])
         if named:
             out.append(named)
             continue
