@@ -32,7 +32,8 @@ BOOL_OPS = {"band": "and", "bor": "or"}
 # Float instructions (symbolic leaves them as `uf` nodes named by opcode). PTX ISA §9.7.3: add/sub/
 # mul.f32 round to nearest even by default (.rn), min/max return the non-NaN operand (llvm's
 # minnum/maxnum); setp's float comparisons: eq..ge are ordered (false on NaN), the *u forms are not.
-MEMORY_OPCODES = ("ld", "ldu", "st", "cp", "atom", "red", "fence", "membar", "exit", "nanosleep", "mbarrier")
+MEMORY_OPCODES = ("ld", "ldu", "st", "cp", "atom", "red", "fence", "membar", "exit", "nanosleep", "mbarrier",
+                  "prefetch", "prefetchu")
 FLOAT_TYPES = {"f32": ("float", "i32", 32), "f64": ("double", "i64", 64)}
 CVT_INTS = {t: (int(t[1:]), t[0] == "s") for t in ("s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64")}
 IRND = {"rni": "rint", "rzi": "trunc", "rmi": "floor", "rpi": "ceil"}
