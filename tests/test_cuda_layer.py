@@ -752,3 +752,16 @@ def test_libcuxx_stream_ref_compiles_with_the_layers_runtime_api(tmp_path):
                    "  cudaDeviceGetStreamPriorityRange(&lo, &hi); cuda::stream_ref r(s); r.wait();\n"
                    "  return r.ready() + r.priority(); }\n")
     assert "define" in compile_file(src, "gfx942", emit="llvm").output
+
+
+@pytest.mark.parametrize("vendor,why", [
+    ("AMD", "cuRAND's device API is not provided on AMD"),
+    ("NVIDIA", "cuRAND's headers are not installed: pip install nvidia-curand-cu12")])
+def test_a_missing_curand_header_names_what_to_install(vendor, why):
+    """lightseq includes <curand_kernel.h>: on NVIDIA targets it comes with NVIDIA's cuRAND wheel (not
+    shflx's cuda extra, which the message for the other NVIDIA headers names)."""
+    from shflx.frontend.unprovided import named_missing_header
+    line = "k.cu:4:10: fatal error: 'curand_kernel.h' file not found"
+    assert named_missing_header(line, vendor) == \
+        f"k.cu:4:10: error: shflx does not support 'curand_kernel.h' on {vendor} targets ({why})"
+    assert "shflx's cuda extra" in named_missing_header("k.cu:1:10: fatal error: 'cuda_fp16.h' file not found", "NVIDIA")
