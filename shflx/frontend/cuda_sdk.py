@@ -210,13 +210,17 @@ def library_includes(exclude: tuple[Path, ...] = ()) -> tuple[Path, ...]:
 def amd_header_args() -> tuple[str, ...]:
     """clang words that let the AMD device pass read NVIDIA's own headers beneath shflx's CUDA layer
     where their wheels are installed: cuBLAS's include directory (only cuBLAS's host API is in it;
-    searched after shflx's stubs, whose cublas_v2.h includes it next), and the runtime wheel's
+    searched after shflx's stubs, whose cublas_v2.h includes it next), cuRAND's (its device API,
+    curand_kernel.h, is header-only code read as nvcc reads it), and the runtime wheel's
     header-only cuComplex.h (named by a macro that stubs/cuComplex.h includes: the rest of that
     directory is NVIDIA's device API, which the AMD layer replaces), and the other REAL_HEADERS."""
     args: list[str] = []
     cublas = package_dir("nvidia.cublas")
     if cublas is not None and (cublas / "include" / "cublas_v2.h").is_file():
         args += ["-idirafter", str(cublas / "include")]
+    curand = package_dir("nvidia.curand")        # cuRAND's device API is all in its headers
+    if curand is not None and (curand / "include" / "curand_kernel.h").is_file():
+        args += ["-idirafter", str(curand / "include")]
     runtime = package_dir("nvidia.cuda_runtime")
     for header, macro in REAL_HEADERS.items():
         if runtime is not None and (runtime / "include" / header).is_file():

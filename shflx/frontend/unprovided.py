@@ -17,7 +17,7 @@ UNPROVIDED = {
     r"(?:cooperative_groups(?:/[\w/]+)?|cuda_(?:awbarrier|pipeline)(?:_primitives|_helpers)?|cuda_(?:fp16|bf16))\.h(?:pp)?":
         "NVIDIA's CUDA runtime headers are not installed: reinstall shflx (pip install . in the shflx "
         "checkout), which depends on nvidia-cuda-runtime-cu12",
-    r"curand_\w+\.h": "cuRAND's device API is not provided on AMD",
+    r"curand_\w+\.h": "cuRAND's headers are not installed: pip install nvidia-curand-cu12",
     r"cuda_fp[864]\.hpp": "on AMD NVIDIA's cuda_fpN.hpp is read through its cuda_fpN.h; include that",
     r"(?:sm_\d+_\w+|texture_\w+|surface_\w+|cuda_(?:texture|surface)_types|crt/[\w/]+|cudaEGL\w*|cudaGL\w*|"
     r"cudaVDPAU\w*|cuda_\w+_interop|cudaTypedefs|cudaProfilerTypedefs|cuda_occupancy|cuda_device_runtime_api|"
