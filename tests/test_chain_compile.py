@@ -299,3 +299,21 @@ extern "C" __global__ void tile_down(const double *in, double *out) {
     assert c.type == "64-bit (two 32-bit halves)" and c.live.startswith("lanes 0x1 (the lanes that use the result)")
     assert "(0xffff, 0xff, 0xf, 0x3, 0x1)" in c.reason
     assert not any("run-time check" in n for s in res.sites for n in s.notes)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_two_guarded_chains_after_one_guard_line_are_both_placed(tmp_path, arch):
+    """Two scans in one loop share the `lane >= d` guard (a BlockScan of a pair: stdgpu's
+    unordered_map through CUB): both calls go after the guard's line, and neither may be dropped
+    (the first was, leaving its result undefined: 'use of undefined value %shflx.chain.0.v').
+    hw_tests/amd/test_lane_premise_hw.py runs the kernel (pair_scan_tid_guard)."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *a, int *b) {\n  int lane = threadIdx.x & 31;\n"
+                   "  int x = a[threadIdx.x], y = b[threadIdx.x];\n#pragma unroll\n"
+                   "  for (int o = 1; o < 32; o <<= 1) {\n    int tx = __shfl_up_sync(0xffffffff, x, o);\n"
+                   "    int ty = __shfl_up_sync(0xffffffff, y, o);\n    if (lane >= o) { x += tx; y += ty; }\n  }\n"
+                   "  a[threadIdx.x] = x; b[threadIdx.x] = y;\n}\n")
+    res = compile_file(src, arch, emit="llvm")
+    assert [c.status for c in res.chains] == ["re-synthesized", "re-synthesized"]
+    for k in (0, 1):
+        assert f"%shflx.chain.{k}.v = call i32 @shflx.chain.{k}.guard(" in res.output

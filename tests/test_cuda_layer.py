@@ -198,6 +198,36 @@ def test_scoped_atomics_have_the_scope_cuda_names(tmp_path, arch):
 
 
 
+PROGRAM_ATOMICS = (
+    "__device__ inline unsigned long long atomicSub(unsigned long long *a, unsigned long long v) {\n"
+    "  return atomicAdd(a, ~v + 1ull); }\n"
+    "__device__ inline long long atomicAdd(long long *a, long long v) {\n"
+    "  return (long long)atomicAdd((unsigned long long *)a, (unsigned long long)v); }\n"
+    "__device__ inline long long atomicExch(long long *a, long long v) {\n"
+    "  return (long long)atomicExch((unsigned long long *)a, (unsigned long long)v); }\n"
+    "__global__ void k(unsigned long long *u, long long *s, int *i, unsigned *w) {\n"
+    "  atomicSub(u, 3ull); atomicAdd(s, -2ll); atomicExch(s + 1, 7ll); atomicSub(i, 5); atomicSub(w, 6u);\n"
+    "  atomicMin(s + 2, -9ll); atomicAnd(s + 3, 12ll); }\n")
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_a_program_may_define_the_atomics_cuda_lacks(tmp_path, arch):
+    """stdgpu defines atomicSub(unsigned long long *) itself: the layer's overloads are NVIDIA's
+    (device_atomic_functions.h, sm_32_atomic_functions.h), so atomicSub takes int and unsigned only
+    and atomicAdd / atomicExch no long long; the program's own then compile, and CUDA's are still there."""
+    src = tmp_path / "k.cu"
+    src.write_text(PROGRAM_ATOMICS)
+    out = compile_for(src, arch).output             # sm_90: NVIDIA's own headers, where the program is valid
+    if arch.startswith("sm_"):
+        assert "atom.global.add.u64" in out and "atom.global.exch.b64" in out
+        return
+    ir = out
+    assert re.search(r"atomicrmw add ptr( addrspace\(1\))? %\S+, i64 -3 ", ir)        # the program's atomicSub
+    assert re.search(r"atomicrmw add ptr( addrspace\(1\))? %\S+, i64 -2 ", ir) and re.search(r"atomicrmw xchg ptr( addrspace\(1\))? %\S+, i64 7 ", ir)
+    assert re.search(r"atomicrmw sub ptr( addrspace\(1\))? %\S+, i32 5 ", ir) and re.search(r"atomicrmw sub ptr( addrspace\(1\))? %\S+, i32 6 ", ir)
+    assert re.search(r"atomicrmw min ptr( addrspace\(1\))? %\S+, i64 -9 ", ir) and re.search(r"atomicrmw and ptr( addrspace\(1\))? %\S+, i64 12 ", ir)
+
+
 def test_the_16_bit_atomic_cas_is_a_cmpxchg_of_its_halfword(tmp_path):
     """atomicCAS(unsigned short *) (compute capability 7.x; candle's __half atomics loop on it): one
     cmpxchg i16 at each scope (values under contention on the emulator: test_cuda_memory_hw.py)."""
@@ -798,3 +828,16 @@ def test_libcuxx_stream_ref_compiles_with_the_layers_runtime_api(tmp_path):
                    "  cudaDeviceGetStreamPriorityRange(&lo, &hi); cuda::stream_ref r(s); r.wait();\n"
                    "  return r.ready() + r.priority(); }\n")
     assert "define" in compile_file(src, "gfx942", emit="llvm").output
+
+
+@pytest.mark.parametrize("vendor,why", [
+    ("AMD", "cuRAND's headers are not installed: pip install nvidia-curand-cu12"),
+    ("NVIDIA", "cuRAND's headers are not installed: pip install nvidia-curand-cu12")])
+def test_a_missing_curand_header_names_what_to_install(vendor, why):
+    """lightseq includes <curand_kernel.h>: on NVIDIA targets it comes with NVIDIA's cuRAND wheel (not
+    shflx's cuda extra, which the message for the other NVIDIA headers names)."""
+    from shflx.frontend.unprovided import named_missing_header
+    line = "k.cu:4:10: fatal error: 'curand_kernel.h' file not found"
+    assert named_missing_header(line, vendor) == \
+        f"k.cu:4:10: error: shflx does not support 'curand_kernel.h' on {vendor} targets ({why})"
+    assert "shflx's cuda extra" in named_missing_header("k.cu:1:10: fatal error: 'cuda_fp16.h' file not found", "NVIDIA")

@@ -151,10 +151,36 @@ def test_without_rdc_an_extern_device_function_is_one_line(tmp_path):
     clean_error(r, 2, "call to undefined device function(s) _Z1fi", "or compile with -fgpu-rdc")
 
 
-def test_relocatable_device_code_for_amd_is_one_line(tmp_path):
+@pytest.mark.parametrize("flag", ["-fgpu-rdc", "-rdc=true", "-dc"])
+def test_relocatable_device_code_for_amd_compiles_a_file_that_defines_what_it_uses(flag, tmp_path):
+    """lightseq and BitCrack build every file with -rdc=true: on AMD a file whose device code is its
+    own compiles as without the flag (the same code), the report notes it; a file that needs another's
+    device function or variable is one line naming them, for AMD, with the flag or without."""
+    (tmp_path / "own.cu").write_text("__device__ int g(int x) { return x * 3; }\n__device__ int n;\n"
+                                     "__global__ void k(int *p) { p[0] = g(p[1]) + n; }\n")
+    asm = {}
+    for words in ([flag], []):
+        r = _shflx(tmp_path, "own.cu", "--offload-arch", "gfx942", *words, "-S", "-o", "-",
+                   *(["--report-file", "own.json"] if words else []))
+        assert r.returncode == 0, r.stderr
+        asm[bool(words)] = r.stdout
+    assert asm[True] == asm[False] and "global_load" in asm[True]
+    assert "relocatable device code (-rdc=true): AMD links" in (tmp_path / "own.json").read_text()
     (tmp_path / "k.cu").write_text(EXTERN)
-    r = _shflx(tmp_path, "k.cu", "--offload-arch", "sm_90,gfx942", "-fgpu-rdc", "-o", "k.o")
-    clean_error(r, 2, "-fgpu-rdc: relocatable device code is not supported on AMD targets", "(gfx942)")
+    for words in ([flag], []):
+        r = _shflx(tmp_path, "k.cu", "--offload-arch", "gfx942", *words, "-o", "k.o")
+        clean_error(r, 2, "call to undefined device function(s) _Z1fi",
+                    "separate compilation of device code is not supported on AMD targets")
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_an_extern_device_variable_on_amd_is_one_line(tmp_path):
+    """ld.lld's 'undefined protected symbol' had been the message; the variables are named instead."""
+    (tmp_path / "k.cu").write_text("extern __device__ int n;\nextern __constant__ float c;\n"
+                                   "__global__ void k(int *p) { p[0] = n + (int)c; }\n")
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "gfx942", "-rdc=true", "-o", "k.o")
+    clean_error(r, 2, "undefined device variable(s) c, n",
+                "separate compilation of device code is not supported on AMD targets")
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
@@ -168,3 +194,16 @@ def test_without_rdc_an_extern_device_variable_is_one_line(tmp_path):
                                    "__global__ void k(float *p) { dyn[threadIdx.x] = p[0]; p[1] = dyn[0]; }\n")
     r = _shflx(tmp_path, "s.cu", "--offload-arch", "sm_90", "-o", "s.o")
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_a_function_named_as_a_clang_builtin_is_one_line(arch, tmp_path):
+    """VanitySearch's Int.h defines `static uint64_t __rdtsc()`: GCC (nvcc's host compiler) has no
+    such builtin, clang has one of type unsigned long long (); the program's function is named."""
+    (tmp_path / "k.cu").write_text("#include <stdint.h>\nstatic uint64_t inline __rdtsc() { return 1; }\n"
+                                   "__global__ void k(int *p) { p[0] = 1; }\n")
+    msg = _fails(tmp_path / "k.cu", arch)
+    errors = [ln for ln in msg.splitlines() if re.match(r".*:\d+:\d+: error:", ln)]
+    assert len(errors) == 1 and errors[0].startswith(
+        f"{tmp_path / 'k.cu'}:2:24: error: shflx does not support '__rdtsc' declared by the program on "), msg
+    assert "builtin of type 'unsigned long long ()'" in errors[0], msg

@@ -244,10 +244,10 @@ def test_memory_instructions_become_loads_and_stores_in_program_order():
 
 
 @pytest.mark.parametrize("hint", ["prefetch.global.L2 [$2];", "prefetch.L1 [$2+64];", "@p prefetchu.L1 [$2];",
-                                  "prefetch.global.L2::evict_last [$2];", "applypriority.global.L2::evict_normal [$2], 128;"])
+                                  "prefetch.global.L2::evict_last [$2];"])
 def test_cache_hints_change_nothing(hint):
-    """prefetch / prefetchu / applypriority (CUB's transform kernel: `prefetch.global.L2 [$0]`) only
-    move cache lines: the block's IR is the IR of the block without them."""
+    """prefetch / prefetchu (CUB's transform kernel: `prefetch.global.L2 [$0]`) only move cache
+    lines: the block's IR is the IR of the block without them."""
     def ir(text):
         return translate("{ .reg .pred p; setp.ne.b32 p, $1, 0; " + text + " add.s32 $0, $1, 3; }", ["i32"],
                          [("i32", "%v"), ("i64", "%a")], {}, "t", 32, "%r").lines
@@ -534,7 +534,17 @@ def test_nanosleep_sleeps_briefly():
     assert tr.lines == ["  call void @llvm.amdgcn.s.sleep(i32 1)"]
 
 
-@pytest.mark.parametrize("block, fragment", [("@p exit;", "unguarded exit"), ("nanosleep.u64 $0;", "nanosleep.u32")])
+@pytest.mark.parametrize("block", ["prefetch.global.L2 [$0];", "prefetch.L1 [$0+64];", "prefetchu.L1 [$0];",
+                                   "prefetch.global.L2::evict_last [$0];", "@p prefetch.local.L2 [$0];"])
+def test_a_prefetch_is_a_hint_translated_to_nothing(block):
+    """CUB's DeviceTransform prefetches its inputs (`prefetch.global.L2 [%0];`): no effect on what
+    the program computes (PTX ISA 9.7.9.15), so no instruction."""
+    assert translate(block, [], [("i64", "%a")], {}, "t", 64, None).lines == []
+
+
+@pytest.mark.parametrize("block, fragment", [("@p exit;", "unguarded exit"), ("nanosleep.u64 $0;", "nanosleep.u32"),
+                                             ("prefetch.shared.L1 [$0];", "only prefetch{.global,.local}"),
+                                             ("prefetch.tensormap [$0];", "prefetchu.L1 [a]")])
 def test_exit_and_nanosleep_forms_shflx_does_not_translate_are_named(block, fragment):
     with pytest.raises(PtxBlockError) as e:
         translate(block, [], [("i32", "%t")], {}, "t", 64, None)

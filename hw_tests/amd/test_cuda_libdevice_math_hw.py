@@ -29,6 +29,7 @@ extern "C" __global__ void dmath(const double *x, const double *y, double *out, 
     case 12: sincos(a, &s, &c); r = s; break;    case 18: sincos(a, &s, &c); r = c; break;
     case 13: r = std::sinh(a); break; case 14: r = std::asin(a); break; case 15: r = exp2(a); break;
     case 16: r = log10(a); break;  case 17: r = hypot(a, b); break;
+    case 19: sincospi(a, &s, &c); r = s; break;  case 20: sincospi(a, &s, &c); r = c; break;
   }
   out[i] = r;
 }
@@ -41,12 +42,24 @@ extern "C" __global__ void fmath(const float *x, const float *y, float *out, int
     case 6: r = erfinvf(a); break;  case 7: r = normcdff(a); break;  case 8: r = sinpif(a); break;
     case 9: r = cospif(a); break;   case 10: r = rcbrtf(a); break;   case 11: r = tgammaf(a); break;
     case 12: r = lgammaf(a); break; case 13: r = normcdfinvf(a); break;
+    case 14: { float s, c; sincospif(a, &s, &c); r = s; break; }
+    case 15: { float s, c; sincospi(a, &s, &c); r = c; break; }
   }
   out[i] = r;
 }
 """
 N = 256
 U = np.random.default_rng
+_PI_L = np.arctan(np.longdouble(1)) * 4          # pi to x86 extended precision (64-bit mantissa)
+
+
+def _sinpi(v: np.ndarray, cos: bool) -> np.ndarray:
+    """sin(pi v) or cos(pi v) = sin(pi (1/2 - |r|)), r = v - 2 round(v / 2) (exact), the argument of
+    sin folded into [-1/2, 1/2] exactly in extended precision, so the result is good to far below an
+    ulp even next to a zero."""
+    r = (v - 2 * np.round(v / 2)).astype(np.longdouble)
+    t = 0.5 - np.abs(r) if cos else np.where(np.abs(r) > 0.5, np.sign(r) * (1 - np.abs(r)), r)
+    return np.sin(_PI_L * t).astype(np.float64)
 TRIG = lambda r: (np.concatenate([r.uniform(-10, 10, N // 2), r.uniform(-1e9, 1e9, N // 4),  # noqa: E731
                                   r.uniform(-1e300, 1e300, N // 4)]), None)
 # fn: (name, numpy reference, CUDA's bound in ulp, inputs)
@@ -70,6 +83,9 @@ FUNCS = {
     15: ("exp2", np.exp2, 1, lambda r: (r.uniform(-1000, 1000, N), None)),
     16: ("log10", np.log10, 1, lambda r: (np.exp(r.uniform(-700, 700, N)), None)),
     17: ("hypot", np.hypot, 2, lambda r: (r.uniform(-1e200, 1e200, N), r.uniform(-1e200, 1e200, N))),
+    # sincospi (NVIDIA's curand_normal.h calls it): sin(pi x), cos(pi x) in x86 extended precision
+    19: ("sincospi-sin", lambda v: _sinpi(v, False), 2, lambda r: (r.uniform(-10, 10, N), None)),
+    20: ("sincospi-cos", lambda v: _sinpi(v, True), 2, lambda r: (r.uniform(-10, 10, N), None)),
 }
 
 
@@ -91,6 +107,8 @@ FLOAT_FUNCS = {
     11: ("tgammaf", np.vectorize(math.gamma), 5, lambda r: (r.uniform(0.1, 30, N), None)),
     12: ("lgammaf", np.vectorize(math.lgamma), 6, lambda r: (r.uniform(3, 1e4, N), None)),
     13: ("normcdfinvf", np.vectorize(_NORMAL.inv_cdf), 5, lambda r: (r.uniform(0.001, 0.999, N), None)),
+    14: ("sincospif-sin", lambda v: np.sin(np.pi * v), 1, lambda r: (r.uniform(-0.49, 0.49, N), None)),
+    15: ("sincospi(float)-cos", lambda v: np.cos(np.pi * v), 1, lambda r: (r.uniform(-0.49, 0.49, N), None)),
 }
 
 

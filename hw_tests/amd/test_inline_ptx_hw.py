@@ -150,6 +150,10 @@ K ptx_exit(const int *a, const int *b, int *out) { I; out[t] = -1;
 K ptx_nanosleep(const int *a, const int *b, int *out) { I;
   asm volatile("nanosleep.u32 %0;" :: "r"(b[t] & 1023));
   out[t] = a[t]; }
+K ptx_prefetch(const int *a, const int *b, int *out) { I;
+  asm volatile("prefetch.global.L2 [%0];" :: "l"(a + t) : "memory");
+  asm volatile("prefetchu.L1 [%0];" :: "l"(b + t));
+  out[t] = a[t] - b[t]; }
 K ptx_globaltimer(const int *a, const int *b, int *out) { I; unsigned long long t0, t1; unsigned hi;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
@@ -299,6 +303,7 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
     "ptx_exit": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)),
                  lambda a, b: np.where(np.arange(N) // 64 == 1, -1, a)),
     "ptx_nanosleep": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a),
+    "ptx_prefetch": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a - b),
     "ptx_globaltimer": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a + 7),
     "cp_async_n": (lambda r: (r.integers(0, 1 << 32, 8 * N, dtype=np.uint64).astype(np.uint32),
                               r.integers(0, 1 << 20, N).astype(np.int32)), _cp_async_n),

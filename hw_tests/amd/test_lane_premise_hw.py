@@ -5,6 +5,7 @@ run-time check must send such waves to the plan for every lane (or the chain as 
 block shape gives CUDA's result, bit for bit, against numpy references that apply the code's
 conditions to threadIdx.x and the shuffles to the real lanes (the linear thread id % 32).
 
+Two scans in one loop sharing one guard (both chains' calls after the same line, none lost).
 Also the pair_chains and wide_chains families (multi-value chains, 64-bit and half2 values),
 whose shuffles are lowered for the lanes the later steps use, in the same block shapes."""
 from __future__ import annotations
@@ -69,6 +70,19 @@ extern "C" __global__ void two_scans_bounded(const int *in, int *out, int n) {
     if (lane >= d) w ^= t;
   }
   if (i < n) out[i] = v + 7 * w;
+}
+// Two scans in one loop, one guard for both (the pair a BlockScan of two values makes): both
+// chains' calls go after the guard's line; neither may be lost.
+extern "C" __global__ void pair_scan_tid_guard(const int *in, int *out) {
+  int i = linear_id();
+  int lane = threadIdx.x & 31;
+  int v = in[i], w = in[i] * 3 - 1;
+  for (int d = 1; d < 32; d <<= 1) {
+    int t = __shfl_up_sync(0xffffffffu, v, d);
+    int u = __shfl_up_sync(0xffffffffu, w, d);
+    if (lane >= d) { v += t; w += u; }
+  }
+  out[i] = v * 11 + w;
 }
 // A down-tree over a cooperative-groups tile whose rank-0 thread stores (NVIDIA's thread_rank():
 // the block's linear thread id & 31, exactly the lane in every block shape, no run-time check).
@@ -137,6 +151,16 @@ def two_scans_bounded(x, block_x):
     return np.where(inside, v + 7 * w, 0).astype(np.int32)
 
 
+def pair_scan_tid_guard(x, block_x):
+    lane = _tid_x(block_x) & 31
+    v = x.view(np.int32)
+    w = (v * 3 - 1).astype(np.int32)
+    for d in (1, 2, 4, 8, 16):
+        v, w = (np.where(lane >= d, v + R._shfl(v, "up", d), v).astype(np.int32),
+                np.where(lane >= d, w + R._shfl(w, "up", d), w).astype(np.int32))
+    return (v * 11 + w).astype(np.int32)
+
+
 def lane0_sum_tid(x, block_x):
     v = x.view(np.int32)
     for o in (16, 8, 4, 2, 1):
@@ -166,6 +190,7 @@ def lane0_fsum_tid(x, block_x):
 INLINE = {"scan_tid_guard": (lambda r: [R._small(r, N)], scan_tid_guard),
           "scan_tid_guard_bounded": (lambda r: [R._small(r, N)], scan_tid_guard_bounded),
           "two_scans_bounded": (lambda r: [R._small(r, N)], two_scans_bounded),
+          "pair_scan_tid_guard": (lambda r: [R._small(r, N)], pair_scan_tid_guard),
           "lane0_sum_tid": (lambda r: [R._small(r, N)], lane0_sum_tid),
           "wide_linear_guard": (lambda r: [R._small(r, N)], wide_linear_guard),
           "tile_rank0_sum": (lambda r: [R._small(r, N)], tile_rank0_sum),

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import InputError, UsageError
 from ..files import check_source_text
-from ..frontend.clang import FrontendOptions, fp_contract, optimizer_notes
+from ..frontend.clang import GPU_RDC, FrontendOptions, fp_contract, optimizer_notes
 from ..frontend import nvcc_syntax
 from ..frontend.host_only import skipped_headers
 from ..frontend.ptx_operands import compile_to_ir     # clang, plus inline PTX "=f"/"l"/"d"/"h" operands
@@ -31,6 +31,10 @@ BACK_END = ("shflx.ir.inline_ptx", "shflx.driver.lowering", "shflx.driver.chains
             "elftools.elf.elffile")
 
 EMITS = ("hsaco", "obj", "asm", "llvm")
+
+# -rdc=true on AMD (driver.flags.RDC): the file's device code is its own code object, as without it
+RDC_NOTE = ("relocatable device code (-rdc=true): AMD links this file's device code into its own code object; "
+            "what it uses must be defined in the file (an undefined one is an error)")
 
 
 def device_ir(source: Path, target: Target, opts: FrontendOptions = FrontendOptions(),
@@ -126,7 +130,8 @@ def _compile_file(source: Path, arch: str | Target, wave: int | None, emit: str,
         lowered = strip_debug_info(lowered)
     codegen = _codegen(lowered, target, opts)
     result = CompileResult(target.name, wave, lowered, reports, chains=found,
-                           notes=skipped_headers(ir) + nvcc_syntax.notes(ir) + optimizer_notes(ir))
+                           notes=skipped_headers(ir) + nvcc_syntax.notes(ir) + optimizer_notes(ir)
+                           + [RDC_NOTE] * (GPU_RDC in opts.extra))
     if emit == "llvm":
         result.output = lowered
         return result

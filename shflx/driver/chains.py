@@ -92,19 +92,27 @@ def lower_chains(ir: str, target: Target, fp_reassoc: bool = False) -> tuple[str
                 entry.cost = None
                 reports.append(entry)
                 continue
-            functions += written
-            needed |= need_w
-            functions.append(dispatcher_ir(f"{name}.guard", name, f"{name}.all", INLINE_ATTRS, len(conds)))
+            guarded = [*written, dispatcher_ir(f"{name}.guard", name, f"{name}.all", INLINE_ATTRS, len(conds))]
+            need = need | need_w
             place, again = position
             call = (f"call i32 @{name}.guard(i32 {chain.start}, i1 %{PREMISE}"
                     + "".join(f", i1 {c}.{name}.again" if c in again else f", i1 {c}" for c in conds) + ")")
             prelude = "\n".join(f"{c}.{name}.again = {rhs}" for c, rhs in again.items())   # one name per chain
+        merged = merge_edits(lines, edits, chain_edits(lines, chain, call, name, prelude=prelude, after=place))
+        if merged is None:
+            entry.reason = ("its call would replace a line another re-synthesized chain's edits change "
+                            "(the chain as written is kept)")
+            entry.cost = None
+            reports.append(entry)
+            continue
+        edits = merged
+        if chain.from_tid:
+            functions += guarded
             premises.add(chain.function)
             entry.cost += GUARD_COST
             premised = "; " + PREMISE_NOTE + " (the chain as written)"
         functions.append(fn)
         needed |= need
-        edits.update(chain_edits(lines, chain, call, name, prelude=prelude, after=place))
         entry.status, entry.family = "re-synthesized", out.family
         entry.lowering = [step_asm(s, target) for s in out.plan.steps]
         entry.reason = (f"{format_pattern(coll)}; {len(out.families)} proven plans compared "
@@ -193,6 +201,23 @@ def chain_edits(lines: list[str], chain: Any, call: str, name: str, call_type: s
         copy = f"{indent}{chain.result} = freeze {call_type} %{name}.v"
     edits[chain.result_line] = f"{edits[last]}\n{copy}" if chain.result_line == last else copy
     return edits
+
+
+def merge_edits(lines: list[str], edits: dict[int, str], new: dict[int, str]) -> dict[int, str] | None:
+    """`edits` with one more chain's `new` line edits. Two chains whose calls go after the same line
+    (the two values of a pair scan, each after the guard condition both pass) keep the line and
+    both insertions, in order; any other line both would change: None (a dict update would drop
+    the first chain's call and leave its result undefined)."""
+    out = dict(edits)
+    for k, text in new.items():
+        if k not in out:
+            out[k] = text
+            continue
+        line = lines[k]
+        if out[k].split("\n", 1)[0] != line or text.split("\n", 1)[0] != line:
+            return None
+        out[k] = out[k] + text[len(line):]
+    return out
 
 
 def insert_premises(lines: list[str], edits: dict[int, str], premises: set[str], wave: int) -> set[str]:

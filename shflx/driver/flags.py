@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Location, UsageError
+from .nvcc_spellings import nvcc_words
 
-# relocatable device code (nvcc's -rdc=true): sm_NN device code compiled to a relocatable object
-# for nvlink (an extern __device__ function, a kernel launch from device code with cudadevrt);
-# on AMD each file's device code is linked into its own code object
-RDC = ("-fgpu-rdc", "-rdc=true", "--relocatable-device-code=true")
-RDC_AMD = ("relocatable device code is not supported on AMD targets: shflx links each file's device code into "
-           "its own code object (a __device__ function or variable must be defined in the file that uses it)")
+# relocatable device code (nvcc's -rdc=true; its -dc is -c with it, driver.nvcc_spellings): sm_NN
+# device code compiled to a relocatable object for nvlink (an extern __device__ function, a kernel
+# launch from device code with cudadevrt). On AMD each file's device code is linked into its own
+# code object, as without the flag: a file that defines what its device code uses compiles the same;
+# one that does not is a one-line error naming what is undefined (driver.inputs.check_resolved)
+RDC = ("-fgpu-rdc", "-rdc=true", "--relocatable-device-code=true", "-dc")
 # flag -> (attribute, value) for flags that take no argument
 SWITCHES = {
     "-c": ("action", "c"), "-S": ("action", "S"), "-E": ("action", "E"), "--link": ("action", "link"),
@@ -194,10 +195,10 @@ def gencode_targets(value: str) -> list[str]:
 
 
 def parse_compile_args(argv: list[str]) -> CompileFlags:
-    """`shflx compile` words (after @file expansion) -> CompileFlags; a UsageError names the first
-    word it does not know. Each family of flags is read by its own function, in this order."""
+    """`shflx compile` words (after @file expansion and nvcc's spellings, driver.nvcc_spellings) ->
+    CompileFlags; a UsageError names the first word it does not know. Each family of flags is read by its own function, in this order."""
     f = CompileFlags()
-    words = _Words(expand_response_files(list(argv), read=f.response_files))
+    words = _Words(nvcc_words(expand_response_files(list(argv), read=f.response_files)))
     while words.k < len(words.all):
         w = words.all[words.k]
         if not w.startswith("-") or w == "-":
@@ -389,8 +390,6 @@ def _check(f: CompileFlags) -> None:
             _choice("--emit", f.emit, EMIT_NVIDIA, f" with NVIDIA target {a}")
         else:
             _choice("--emit", f.emit, EMIT_AMD, f" with AMD target {a}")
-            if f.rdc:
-                raise UsageError(f"{f.rdc}: {RDC_AMD} ({a})")
     if not f.archs and f.action != "E":
         raise UsageError("no target: give --offload-arch gfxNNN[,...] (AMD) or -arch=sm_NN (NVIDIA)")
     if not f.sources:

@@ -14,7 +14,7 @@ from ..ir.text import declared_names, locations
 
 def check_resolved(ir: str, source: Path, vendor: str = "AMD", provided: tuple[str, ...] = ()) -> None:
     """No call may be left to a function the code object does not define (ld.lld would accept it
-    in a shared object and the kernel would fail only when loaded). A CUDA function shflx's device
+    in a shared object and the kernel would fail only when loaded), nor a device variable. A CUDA function shflx's device
     side lacks (printf, malloc, ...) is named with the line of its first call in compiled code;
     `provided`: functions the target's loader supplies (vprintf on NVIDIA)."""
     declared = declared_names(ir)
@@ -25,11 +25,24 @@ def check_resolved(ir: str, source: Path, vendor: str = "AMD", provided: tuple[s
             what, why = DEVICE_GAPS[name]
             raise InputError(f"shflx does not support '{what}' in device code on {vendor} targets ({why})",
                              first_call(ir, name, source))
+    how = (SEPARATE_AMD if vendor == "AMD" else
+           "or compile with -fgpu-rdc for a relocatable object the device link resolves")
     if missing:
-        how = ("separate compilation of device code is not supported" if vendor == "AMD" else
-               "or compile with -fgpu-rdc for a relocatable object the device link resolves")
         raise InputError(f"call to undefined device function(s) {', '.join(missing)}: define them in "
                          f"the translation unit ({how})", Location(str(source)))
+    names = _EXTERN_VARIABLE.findall(ir)
+    if names:
+        raise InputError(f"undefined device variable(s) {', '.join(sorted(names))}: define them in the translation "
+                         f"unit ({how})", Location(str(source)))
+
+
+# AMD: each file's device code is linked into its own code object, with or without -rdc=true
+SEPARATE_AMD = "separate compilation of device code is not supported on AMD targets"
+# an `extern __device__` / `extern __constant__` variable no file defines: global (1) and constant (4)
+# memory; an `extern __shared__` array (3) is the launch's dynamic shared memory. nvcc's whole-program
+# mode refuses it; ptxas and ld.lld would accept or fail it without naming the variable.
+_EXTERN_VARIABLE = re.compile(r"^@([\w.$]+) = external\b[^=]*\baddrspace\((?:1|4)\) (?:externally_initialized )?global",
+                              re.M)
 
 
 def first_call(ir: str, name: str, source: Path) -> Location:

@@ -348,7 +348,6 @@ def _compile_cuda(source: Path, arch: str, emit: str, opts: FrontendOptions, bas
     rdc = GPU_RDC in opts.extra
     if not rdc:                 # relocatable device code: nvlink resolves them (RDC_NOTE)
         check_resolved(lowered, source, "NVIDIA", NVPTX_PROVIDED)
-        _check_variables_defined(lowered, source)
     result = CompileResult(arch, 32, lowered, reports, chains=chains, notes=skipped_headers(ir) + nvcc_syntax.notes(ir))
     if rdc:
         result.notes.append(RDC_NOTE)
@@ -380,22 +379,6 @@ def _compile_cuda(source: Path, arch: str, emit: str, opts: FrontendOptions, bas
     result.output = cubin
     result.kernels = kernel_summaries(info, result)
     return result
-
-
-# an `extern __device__` / `extern __constant__` variable no file defines: global (1) and constant (4)
-# memory; an `extern __shared__` array (3) is the launch's dynamic shared memory
-_EXTERN_VARIABLE = re.compile(r"^@([\w.$]+) = external\b[^=]*\baddrspace\((?:1|4)\) (?:externally_initialized )?global",
-                              re.M)
-
-
-def _check_variables_defined(ir: str, source: Path) -> None:
-    """nvcc's whole-program mode refuses an extern device variable the file does not define; ptxas
-    accepts it and the module would fail only when loaded."""
-    names = _EXTERN_VARIABLE.findall(ir)
-    if names:
-        raise InputError(f"undefined device variable(s) {', '.join(sorted(names))}: define them in the translation "
-                         "unit, or compile with -fgpu-rdc for a relocatable object the device link resolves",
-                         Location(str(source)))
 
 
 def _version_tuple(text: str) -> tuple[int, int]:

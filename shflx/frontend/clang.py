@@ -9,7 +9,7 @@ import re
 import signal
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import InputError, Location, ToolchainError
@@ -76,11 +76,16 @@ def cc1_args(source: Path, cpu: str, wave: int, out: Path, opts: FrontendOptions
     args = [*_amdgpu_target(cpu, wave, selectable_wave), "-aux-triple", HOST_TRIPLE, "-fcuda-is-device",
             "-x", "hip", *host, *amd_header_args(), *_printf_args(opts), *_cuda_not_hip(source),
             *(["-D__SHFLX_LIBDEVICE"] if libdevice_path() is not None else []),
-            *_hidden_visibility(opts), *_common_args(source, wave, out, opts)]
+            *_hidden_visibility(opts), *_common_args(source, wave, out, _without_rdc(opts))]
     cccl = cccl_include()
     if cccl is not None:
         args[-1:-1] = ["-isystem", str(cccl)]
     return args[:-1] + nvidia_header_overlay(scratch) + host_after() + args[-1:]
+
+
+def _without_rdc(opts: FrontendOptions) -> FrontendOptions:
+    """AMD links each file's device code into its own code object, relocatable or not (driver.flags.RDC)."""
+    return replace(opts, extra=tuple(w for w in opts.extra if w != GPU_RDC))
 
 
 # Host headers searched after everything else, as nvcc's host compiler finds them: libstdc++-only
@@ -387,7 +392,7 @@ def explain_diagnostics(stderr: str, vendor: str) -> str:
         if m and stack is not None and str(INCLUDE) in m.group("where"):     # a stub's #error: at its #include
             out.append(f"{_include_site(stack)}: error: {m.group('what')}")
             continue
-        named = named_missing_header(line, vendor) or said_by_shflx(line, vendor)
+        named = named_missing_header(line, vendor) or said_by_shflx(line, vendor, lines[k + 1:k + 8])
         if named:
             out.append(named)
             continue

@@ -14,7 +14,9 @@ error: `file:line:col: error: shflx does not support 'X' on <vendor> targets (wh
   (<math.h>, <cstdlib>: <type_traits> includes <cstdint>); a typedef of the name's width and
   unsigned is read as nvcc reads it (own_typedefs.py), but library code must not see uint32_t of 64
   bits or a signed uint64_t, so this one is an error. (sm_NN compiles it as nvcc does:
-  cuda_sdk.CUDA_H_FIRST.)"""
+  cuda_sdk.CUDA_H_FIRST.)
+- A program's own function with the name of one of clang's builtins that GCC, nvcc's host compiler,
+  does not have (`__rdtsc`): named, with the builtin's type."""
 from __future__ import annotations
 
 import re
@@ -27,12 +29,25 @@ _DEVICE_LAUNCH = re.compile(r"^(?P<where>.+?:\d+:\d+): error: (?:kernel launch f
                             r"supported)$")
 _TYPEDEF_CLASH = re.compile(r"^(?P<where>(?P<file>.+?):(?P<line>\d+):(?P<col>\d+)): error: typedef redefinition "
                             r"with different types \('(?P<mine>[^']+)' vs '[^']+'(?: \(aka '(?P<lib>[^']+)'\))?\)$")
+# A program's own function named as one of clang's builtins that GCC lacks (VanitySearch's and
+# Kangaroo's `static uint64_t __rdtsc()`; clang's x86 builtin is `unsigned long long __rdtsc()`, which
+# the device pass also knows through its host triple): GCC compiles it, clang refuses the
+# redeclaration whatever its error says, and notes the builtin at the same place.
+_ERROR = re.compile(r"^(?P<where>.+?:\d+:\d+): error: ")
+_BUILTIN_NOTE = re.compile(r"^(?P<where>.+?:\d+:\d+): note: '(?P<name>\w+)' is a builtin with type '(?P<type>[^']+)'$")
 # the <stdint.h> names nvcc's implicit headers leave undeclared (see the module docstring)
 NOT_IMPLICIT_IN_NVCC = tuple(own_typedefs.NAME_BITS)
 
 
-def said_by_shflx(line: str, vendor: str) -> str | None:
-    """shflx's error for one of clang's diagnostic lines, or None where clang's stands."""
+def said_by_shflx(line: str, vendor: str, after: list[str] = ()) -> str | None:
+    """shflx's error for one of clang's diagnostic lines (`after`: the lines that follow it), or None
+    where clang's stands."""
+    m = _ERROR.match(line)
+    builtin = next((b for b in map(_BUILTIN_NOTE.match, after) if b and m and b["where"] == m["where"]), None)
+    if builtin:
+        return (f"{m['where']}: error: shflx does not support '{builtin['name']}' declared by the program on "
+                f"{vendor} targets (clang, shflx's front end, declares it as a builtin of type '{builtin['type']}'; "
+                "GCC, nvcc's host compiler, does not: give the program's function another name)")
     m = _DEVICE_LAUNCH.match(line)
     if m and vendor == "NVIDIA":
         return (f"{m['where']}: error: a kernel launch from device code (dynamic parallelism) needs relocatable "

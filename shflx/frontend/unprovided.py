@@ -24,6 +24,10 @@ UNPROVIDED = {
     r"device_double_functions|host_(?:config|defines)|common_functions)\.hp?p?":
         "an NVIDIA CUDA toolkit header that the CUDA layer for AMD does not provide",
 }
+# on NVIDIA targets: a library's device headers come with its own wheel, not with shflx's cuda extra
+# (cuda_sdk.library_includes reads the include directory of every NVIDIA wheel installed)
+NVIDIA_WHEELS = {r"curand(?:_\w+)?\.h": CURAND_MISSING}
+NVIDIA_MISSING = "NVIDIA's CUDA headers are not installed: install shflx's cuda extra, pip install '.[cuda]' in the shflx checkout"
 _NOT_FOUND = re.compile(r"^(?P<where>.+?:\d+:\d+): fatal error: '(?P<name>[^']+)' file not found$")
 
 
@@ -36,7 +40,6 @@ def named_missing_header(line: str, vendor: str) -> str | None:
     m = _NOT_FOUND.match(line.strip())
     if not m or why_unprovided(m["name"]) is None:
         return None
-    why = why_unprovided(m["name"])
-    if vendor != "AMD" and why != CURAND_MISSING:
-        why = "NVIDIA's CUDA headers are not installed: install shflx's cuda extra, pip install '.[cuda]' in the shflx checkout"
+    why = why_unprovided(m["name"]) if vendor == "AMD" else \
+        next((why for pat, why in NVIDIA_WHEELS.items() if re.fullmatch(pat, m["name"])), NVIDIA_MISSING)
     return f"{m['where']}: error: shflx does not support '{m['name']}' on {vendor} targets ({why})"

@@ -32,11 +32,8 @@ BOOL_OPS = {"band": "and", "bor": "or"}
 # Float instructions (symbolic leaves them as `uf` nodes named by opcode). PTX ISA §9.7.3: add/sub/
 # mul.f32 round to nearest even by default (.rn), min/max return the non-NaN operand (llvm's
 # minnum/maxnum); setp's float comparisons: eq..ge are ordered (false on NaN), the *u forms are not.
-MEMORY_OPCODES = ("ld", "ldu", "st", "cp", "atom", "red", "fence", "membar", "exit", "nanosleep", "mbarrier")
-# Cache hints that change no value (PTX ISA, "Data Movement and Conversion Instructions: prefetch,
-# prefetchu" and "applypriority"): they move or prioritize cache lines only, so a block reads as if
-# they were absent (CUB's transform kernel prefetches with `prefetch.global.L2 [$0]`).
-CACHE_HINTS = ("prefetch", "prefetchu", "applypriority")
+MEMORY_OPCODES = ("ld", "ldu", "st", "cp", "atom", "red", "fence", "membar", "exit", "nanosleep", "mbarrier",
+                  "prefetch", "prefetchu")
 FLOAT_TYPES = {"f32": ("float", "i32", 32), "f64": ("double", "i64", 64)}
 CVT_INTS = {t: (int(t[1:]), t[0] == "s") for t in ("s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64")}
 IRND = {"rni": "rint", "rzi": "trunc", "rmi": "floor", "rpi": "ceil"}
@@ -140,8 +137,6 @@ def _execute(template: str, inputs: dict[str, Expr], accesses: list | None = Non
             ptxmbarrier.record(run, st, accesses, out_widths or {})
         elif isinstance(st, ptxir.Instruction) and accesses is not None and st.base in MEMORY_OPCODES:
             memory(run, st, accesses, out_widths or {})
-        elif isinstance(st, ptxir.Instruction) and st.base in CACHE_HINTS and not st.dests():
-            continue
         elif isinstance(st, ptxir.Instruction):
             if accesses is not None:
                 read_timer(run, st, accesses)

@@ -109,6 +109,8 @@ def memory(run: StraightLine, inst: ptxir.Instruction, accesses: list[Access], o
                 (inst.base == "nanosleep" and mods != ["u32"]):
             raise PtxBlockError(f"PTX instruction '{_text(inst)}': only unguarded exit and nanosleep.u32 t are supported")
         accesses.append(Access(inst.base, "", None, 0, 0, [], [], None))
+    elif inst.base in ("prefetch", "prefetchu"):
+        _prefetch(inst, mods)
     elif inst.base in ("fence", "membar"):
         _fence(run, inst, mods, accesses)
     elif inst.base == "cp":
@@ -140,6 +142,23 @@ def read_timer(run: StraightLine, inst: ptxir.Instruction, accesses: list[Access
         shift = TIMER_REGISTERS[reg]
         run.env[reg] = timer if shift is None else \
             symbolic.resize(symbolic.mk("lshr", 64, timer, symbolic.const(shift, 64)), 32, False)
+
+
+# prefetch{.global,.local}.{L1,L2}, prefetch.global.L2::evict_{last,normal}, prefetchu.L1 (PTX ISA
+# 9.7.9.15 "prefetch, prefetchu"): a hint that brings a line closer, with no effect on what the
+# program computes; CUB's DeviceTransform prefetches its inputs (cub/device/dispatch/kernels/
+# transform.cuh). It is translated to nothing. (.tensormap prefetches a TMA descriptor: not read.)
+PREFETCH_FORMS = ({"L1"}, {"L2"}, {"global", "L1"}, {"global", "L2"}, {"local", "L1"}, {"local", "L2"},
+                  {"global", "L2::evict_last"}, {"global", "L2::evict_normal"})
+
+
+def _prefetch(inst: ptxir.Instruction, mods: list[str]) -> None:
+    """A prefetch of one address: no access to record (PREFETCH_FORMS)."""
+    form = set(mods)
+    if len(inst.operands) != 1 or not inst.operands[0].strip().startswith("[") or \
+            (inst.base == "prefetchu" and form != {"L1"}) or (inst.base == "prefetch" and form not in PREFETCH_FORMS):
+        raise PtxBlockError(f"PTX instruction '{_text(inst)}': only prefetch{{.global,.local}}.{{L1,L2}}, "
+                            "prefetch.global.L2::evict_{last,normal} and prefetchu.L1 [a] are supported")
 
 
 def _fence(run: StraightLine, inst: ptxir.Instruction, mods: list[str], accesses: list[Access]) -> None:

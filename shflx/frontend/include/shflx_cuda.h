@@ -299,19 +299,25 @@ __device__ __forceinline__ unsigned __match_all_sync(unsigned mask, T v, int *pr
   __device__ __forceinline__ T NAME##S(T *p, T v) { return __SHFLX_ATOMIC_OP(OP, p, v, S); }
 #define __SHFLX_ATOMIC(NAME, OP, T) \
   __SHFLX_ATOMIC_S(NAME, OP, T, ) __SHFLX_ATOMIC_S(NAME, OP, T, _block) __SHFLX_ATOMIC_S(NAME, OP, T, _system)
+// Each function's overloads are NVIDIA's, no more (device_atomic_functions.h, sm_20/sm_32/sm_60_
+// atomic_functions.h of CUDA 12.9): atomicSub takes int and unsigned only, atomicAdd and atomicExch
+// no long long. A program may define the others for itself (stdgpu's atomicSub(unsigned long long *)),
+// as it does with nvcc.
+#define __SHFLX_ATOMIC_INTS32(NAME, OP) __SHFLX_ATOMIC(NAME, OP, int) __SHFLX_ATOMIC(NAME, OP, unsigned)
 #define __SHFLX_ATOMIC_INTS(NAME, OP) \
-  __SHFLX_ATOMIC(NAME, OP, int) __SHFLX_ATOMIC(NAME, OP, unsigned) __SHFLX_ATOMIC(NAME, OP, unsigned long long) \
-  __SHFLX_ATOMIC(NAME, OP, long long)
-__SHFLX_ATOMIC_INTS(atomicAdd, fetch_add)
+  __SHFLX_ATOMIC_INTS32(NAME, OP) __SHFLX_ATOMIC(NAME, OP, unsigned long long) __SHFLX_ATOMIC(NAME, OP, long long)
+__SHFLX_ATOMIC_INTS32(atomicAdd, fetch_add)
+__SHFLX_ATOMIC(atomicAdd, fetch_add, unsigned long long)
 __SHFLX_ATOMIC(atomicAdd, fetch_add, float)
 __SHFLX_ATOMIC(atomicAdd, fetch_add, double)
-__SHFLX_ATOMIC_INTS(atomicSub, fetch_sub)
+__SHFLX_ATOMIC_INTS32(atomicSub, fetch_sub)
 __SHFLX_ATOMIC_INTS(atomicMin, fetch_min)
 __SHFLX_ATOMIC_INTS(atomicMax, fetch_max)
 __SHFLX_ATOMIC_INTS(atomicAnd, fetch_and)
 __SHFLX_ATOMIC_INTS(atomicOr, fetch_or)
 __SHFLX_ATOMIC_INTS(atomicXor, fetch_xor)
-__SHFLX_ATOMIC_INTS(atomicExch, exchange)
+__SHFLX_ATOMIC_INTS32(atomicExch, exchange)
+__SHFLX_ATOMIC(atomicExch, exchange, unsigned long long)
 #if defined(__NVPTX__)      // the scoped exchange builtin takes integers only
 #define __SHFLX_EXCH_F(S) __device__ __forceinline__ float atomicExch##S(float *p, float v) { \
   return __builtin_bit_cast(float, atomicExch##S((unsigned *)p, __builtin_bit_cast(unsigned, v))); }

@@ -343,6 +343,11 @@ __SHFLX_NV_D2(pow) __SHFLX_NV_D2(atan2) __SHFLX_NV_D2(hypot) __SHFLX_NV_D2(fmod)
 __SHFLX_NV_D2(fdim)
 extern "C" __device__ void __nv_sincos(double, double *, double *);
 __device__ __forceinline__ void sincos(double x, double *s, double *c) { __nv_sincos(x, s, c); }
+extern "C" __device__ void __nv_sincospi(double, double *, double *);
+__device__ __forceinline__ void sincospi(double x, double *s, double *c) { __nv_sincospi(x, s, c); }
+extern "C" __device__ void __nv_sincospif(float, float *, float *);
+__device__ __forceinline__ void sincospif(float x, float *s, float *c) { __nv_sincospif(x, s, c); }
+__device__ __forceinline__ void sincospi(float x, float *s, float *c) { __nv_sincospif(x, s, c); }
 // single-precision functions the layer does not write itself, with their std:: float overloads
 #define __SHFLX_NV_F1(NAME) extern "C" __device__ float __nv_##NAME##f(float); \
   __device__ __forceinline__ float NAME##f(float x) { return __nv_##NAME##f(x); } \
@@ -404,8 +409,6 @@ __device__ __forceinline__ double scalbln(double x, long n) {
 __device__ __forceinline__ float scalblnf(float x, long n) {
   return __nv_scalbnf(x, n > 2147483647L ? 2147483647 : n < -2147483647L - 1 ? -2147483647 - 1 : (int)n); }
 __device__ __forceinline__ float scalbln(float x, long n) { return scalblnf(x, n); }
-__SHFLX_NV(void, sincospi, (double x, double *s, double *c), (x, s, c))
-__SHFLX_NV(void, sincospif, (float x, float *s, float *c), (x, s, c))
 // Apple's names, which clang's CUDA headers give every sm_NN too
 __SHFLX_NV(int, __isfinited, (double x), (x)) __SHFLX_NV(int, __signbitd, (double x), (x))
 #undef __SHFLX_NV
