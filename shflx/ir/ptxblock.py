@@ -17,7 +17,7 @@ from ..amd import general
 from ..errors import InputError
 from ..nvidia import ptxir, symbolic
 from ..nvidia.symbolic import Expr, StraightLine, UnsupportedInstruction
-from . import ptxenv, ptxfloat, ptxmbarrier
+from . import directed, ptxenv, ptxfloat, ptxmbarrier
 from .ptxmemory import Access, PtxBlockError, emit_access, memory, read_timer
 from .sites import MARKER
 
@@ -324,6 +324,11 @@ class _Emitter:
             r = self.emit(f"fptrunc double {q} to float")
         elif base == "sqrt" and (mods == ["rn"] or (mods == ["approx"] and ftype == "f32")) and len(args) == 1:
             r = self.call(fty, f"llvm.sqrt.{ftype}", f"{fty} {self.emit(f'bitcast {ity} {args[0]} to {fty}')}")
+        elif len(mods) == 1 and f"{base}.{mods[0]}.{ftype}" in directed.HELPERS \
+                and len(args) == directed.OPERATIONS[base]:
+            # .rz/.rm/.rp: ir.directed's function, defined in the module by directed.define_declared
+            xs = ", ".join(f"{fty} {self.emit(f'bitcast {ity} {v} to {fty}')}" for v in args)
+            r = self.call(fty, directed.symbol(f"{base}.{mods[0]}.{ftype}"), xs)
         else:
             return None
         return self.emit(f"bitcast {fty} {r} to {ity}")
