@@ -318,3 +318,19 @@ def test_add_f32_near_overflow_by_characterization(run, mode, op):
     assert ok.all(), [(hex(int(p)), hex(int(q)), float(r)) for p, q, r in zip(a[~ok][:8], b[~ok][:8], y[~ok][:8])]
     assert (np.abs(y) == np.float32(3.4028235e38)).any()            # both overflow outcomes seen (rz never gives inf)
     assert (~np.isfinite(y)).any() == (mode != "rz")
+
+
+@pytest.mark.parametrize("key", [k for k in KEYS if k.endswith(".f64") and k.split(".")[0] in ("add", "sub", "mul")])
+def test_f64_near_overflow(run, key):
+    """Doubles in the top binades with close exponents, against the reference: 2Sum and the scaled
+    product residual where the nearest result is the largest double or overflows."""
+    rng = np.random.default_rng(sum(map(ord, key)) + 5)
+    n = 2000
+    e = 2046 - rng.integers(0, 3, (2, n)) * rng.integers(0, 2, (2, n))
+    if key.startswith("mul"):
+        e = np.stack([1023 + rng.integers(500, 524, n), 1023 + rng.integers(500, 524, n)])
+    cols = [(rng.integers(0, 2, n, dtype=np.uint64) << np.uint64(63) | e[k].astype(np.uint64) << np.uint64(52)
+             | rng.integers(0, 1 << 52, n, dtype=np.uint64)) for k in range(2)]
+    got = run(key, *cols)
+    _check(key, cols, got)
+    assert (got & np.uint64(0x7FFFFFFFFFFFFFFF) >= np.uint64(0x7FEFFFFFFFFFFFFF)).any()
