@@ -616,14 +616,14 @@ def test_directed_rounding_intrinsics_are_defined_in_the_module(tmp_path):
     src = tmp_path / "k.cu"
     src.write_text("__global__ void k(float *p, double *d) {\n"
                    "  p[0] = __fadd_rz(p[1], p[2]) + __frcp_rz(p[3]) + __fmaf_ru(p[4], p[5], p[6]) + __fsqrt_rd(p[7]);\n"
-                   "  d[0] = __dmul_ru(d[1], d[2]) + __ddiv_rd(d[3], d[4]) + __dsqrt_rz(d[5]);\n"
+                   "  d[0] = __dmul_ru(d[1], d[2]) + __ddiv_rd(d[3], d[4]) + __dsqrt_rz(d[5]) + __double2float_ru(d[6]);\n"
                    "  float r; asm(\"div.rm.f32 %0, %1, %2;\" : \"=f\"(r) : \"f\"(p[8]), \"f\"(p[9])); p[10] = r;\n}\n")
     ir = compile_file(src, "gfx942", emit="llvm").output
     ir = ir if isinstance(ir, str) else ir.decode()
     assert not re.search(r"^declare .*@__shflx_directed_", ir, re.M)
     defined = set(re.findall(r"^define internal \w+ @__shflx_directed_(\w+)\(", ir, re.M))
     assert defined == {"add_rz_f32", "rcp_rz_f32", "fma_rp_f32", "sqrt_rm_f32", "mul_rp_f64", "div_rm_f64",
-                       "sqrt_rz_f64", "div_rm_f32"}, defined
+                       "sqrt_rz_f64", "div_rm_f32", "d2f_rp_f32"}, defined
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "sm_90"])

@@ -22,21 +22,28 @@ NP = {"f32": (np.uint32, np.float32, 32), "f64": (np.uint64, np.float64, 64)}
 KEYS = sorted(D.HELPERS)
 
 
+def arg_type(key: str) -> str:
+    """The operands' type: the result's but for d2f (double -> float)."""
+    op, _, ty = key.split(".")
+    return "f64" if op == "d2f" else ty
+
+
 def _loops(keys: list[str]) -> str:
     """Each helper's definition and a loop over arrays of bit patterns: loop_<symbol>(a, b, c, out, n)."""
     out, decls = [], {}
     for key in keys:
         ty = key.rsplit(".", 1)[1]
         fty, ity = D.TYPES[ty][:2]
+        aty, aity = D.TYPES[arg_type(key)][:2]
         out.append(D.definition(key))
         for line in D.HELPERS[key][3].splitlines():
             decls[line] = None
         n_args = len(D.HELPERS[key][1])
         loads = []
         for k in range(n_args):
-            loads.append(f"  %p{k} = getelementptr {ity}, ptr %{'abc'[k]}, i64 %i\n  %w{k} = load {ity}, ptr %p{k}\n"
-                         f"  %x{k} = bitcast {ity} %w{k} to {fty}")
-        args = ", ".join(f"{fty} %x{k}" for k in range(n_args))
+            loads.append(f"  %p{k} = getelementptr {aity}, ptr %{'abc'[k]}, i64 %i\n  %w{k} = load {aity}, ptr %p{k}\n"
+                         f"  %x{k} = bitcast {aity} %w{k} to {aty}")
+        args = ", ".join(f"{aty} %x{k}" for k in range(n_args))
         out.append(f"define void @loop_{D.symbol(key)}(ptr %a, ptr %b, ptr %c, ptr %o, i64 %n) {{\nentry:\n"
                    f"  br label %head\nhead:\n  %i = phi i64 [0, %entry], [%i1, %body]\n"
                    f"  %done = icmp eq i64 %i, %n\n  br i1 %done, label %exit, label %body\nbody:\n"
@@ -66,11 +73,10 @@ class Runner:
         self.engine, self.prefix, self.fns = engine, prefix, {}
 
     def __call__(self, key: str, *cols) -> np.ndarray:
-        ty = key.rsplit(".", 1)[1]
-        ut = NP[ty][0]
-        cols = [np.ascontiguousarray(c, dtype=ut) for c in cols]
+        ut, at = NP[key.rsplit(".", 1)[1]][0], NP[arg_type(key)][0]
+        cols = [np.ascontiguousarray(c, dtype=at) for c in cols]
         n = len(cols[0])
-        cols += [np.zeros(n, ut)] * (3 - len(cols))
+        cols += [np.zeros(n, at)] * (3 - len(cols))
         out = np.zeros(n, ut)
         if key not in self.fns:
             addr = self.engine.get_function_address(f"{self.prefix}{D.symbol(key)}")
@@ -112,8 +118,7 @@ def _edges(ty: str) -> list[int]:
 
 @pytest.mark.parametrize("key", KEYS)
 def test_edge_values_in_every_combination(run, key):
-    op, mode, ty = key.split(".")
-    e = np.array(_edges(ty), dtype=NP[ty][0])
+    e = np.array(_edges(arg_type(key)), dtype=NP[arg_type(key)][0])
     arity = len(D.HELPERS[key][1])
     if arity == 3:
         e = e[::3]
@@ -145,9 +150,8 @@ def _structured(rng, ty: str, n: int, arity: int) -> list[np.ndarray]:
 
 @pytest.mark.parametrize("key", KEYS)
 def test_random_operands(run, key):
-    op, mode, ty = key.split(".")
     rng = np.random.default_rng(sum(map(ord, key)))
-    cols = _structured(rng, ty, 3000, len(D.HELPERS[key][1]))
+    cols = _structured(rng, arg_type(key), 3000, len(D.HELPERS[key][1]))
     _check(key, cols, run(key, *cols))
 
 
@@ -155,10 +159,9 @@ def test_random_operands(run, key):
 @given(data=st.data())
 def test_property_random_bit_patterns(run, data):
     key = data.draw(st.sampled_from(KEYS))
-    ty = key.rsplit(".", 1)[1]
-    w = NP[ty][2]
+    ut, _, w = NP[arg_type(key)]
     bits = [data.draw(st.integers(0, (1 << w) - 1)) for _ in D.HELPERS[key][1]]
-    _check(key, [np.array([b], dtype=NP[ty][0]) for b in bits], run(key, *[np.array([b]) for b in bits]))
+    _check(key, [np.array([b], dtype=ut) for b in bits], run(key, *[np.array([b], dtype=ut) for b in bits]))
 
 
 def _next(y: np.ndarray, up: bool) -> np.ndarray:
@@ -246,7 +249,8 @@ def test_one_source_for_the_three_paths():
     for key, (res, args, body, _) in D.HELPERS.items():
         op, mode, ty = key.split(".")
         if op != "sub":
-            assert L.NVVM_IR[f"{op}.{mode}.{'f' if ty == 'f32' else 'd'}"] == (res, args, body)
+            nvvm = f"d2f.{mode}" if op == "d2f" else f"{op}.{mode}.{'f' if ty == 'f32' else 'd'}"
+            assert L.NVVM_IR[nvvm] == (res, args, body)
     assert "fma.rz.d" not in L.NVVM_IR
     from pathlib import Path
     header = (Path(D.__file__).parent.parent / "frontend" / "include" / "shflx_math_amd.h").read_text()
@@ -260,7 +264,7 @@ PTX_FORMS = [("add.rz.f32 $0, $1, $2;", "add.rz.f32"), ("sub.rm.f64 $0, $1, $2;"
              ("div.rz.f32 $0, $1, $2;", "div.rz.f32"), ("div.rp.f64 $0, $1, $2;", "div.rp.f64"),
              ("fma.rp.f32 $0, $1, $2, $3;", "fma.rp.f32"), ("rcp.rz.f64 $0, $1;", "rcp.rz.f64"),
              ("rcp.rm.f32 $0, $1;", "rcp.rm.f32"), ("sqrt.rp.f32 $0, $1;", "sqrt.rp.f32"),
-             ("sqrt.rz.f64 $0, $1;", "sqrt.rz.f64")]
+             ("sqrt.rz.f64 $0, $1;", "sqrt.rz.f64"), ("cvt.rp.f32.f64 $0, $1;", "d2f.rp.f32")]
 
 
 @pytest.mark.parametrize("block,key", PTX_FORMS)
@@ -268,23 +272,24 @@ def test_inline_ptx_calls_the_same_functions(block, key):
     """The asm statement through ptxblock, its helper defined by define_declared, run on random
     operands against the reference."""
     from shflx.ir.ptxblock import translate
-    op, mode, ty = key.split(".")
-    fty, ity = D.TYPES[ty][:2]
-    n = len(D.HELPERS[key][1])
-    tr = translate(block, [fty], [(fty, f"%x{k}") for k in range(n)], {}, "t", 32, "%res")
+    fty, atys = D.HELPERS[key][0], D.HELPERS[key][1]
+    n = len(atys)
+    tr = translate(block, [fty], [(t, f"%x{k}") for k, t in enumerate(atys)], {}, "t", 32, "%res")
     assert any(D.symbol(key) in line for line in tr.lines)
-    params = ", ".join(f"{fty} %x{k}" for k in range(n))
+    params = ", ".join(f"{t} %x{k}" for k, t in enumerate(atys))
     text = (f"define {fty} @f({params}) {{\nentry:\n" + "\n".join(tr.lines) + f"\n  ret {fty} %res\n}}\n"
             + "\n".join(tr.declarations.values()) + "\n")
     text = D.define_declared(text)
     assert not re.search(rf"^declare .*@{D.PREFIX}", text, re.M)
     engine = _jit(text)
-    ct = ctypes.c_float if ty == "f32" else ctypes.c_double
-    fn = ctypes.CFUNCTYPE(ct, *[ct] * n)(engine.get_function_address("f"))
+    ct = {"float": ctypes.c_float, "double": ctypes.c_double}
+    fn = ctypes.CFUNCTYPE(ct[fty], *[ct[t] for t in atys])(engine.get_function_address("f"))
     rng = np.random.default_rng(3)
-    cols = _structured(rng, ty, 300, n)
-    ut, ft, _ = NP[ty]
-    got = np.array([fn(*map(float, args)) for args in zip(*[c.view(ft) for c in cols])], dtype=ft).view(ut)
+    aty = arg_type(key)
+    cols = _structured(rng, aty, 300, n)
+    ty = key.rsplit(".", 1)[1]
+    got = np.array([fn(*map(float, args)) for args in zip(*[c.view(NP[aty][1]) for c in cols])],
+                   dtype=NP[ty][1]).view(NP[ty][0])
     _check(key, cols, got)
 
 
@@ -334,3 +339,15 @@ def test_f64_near_overflow(run, key):
     got = run(key, *cols)
     _check(key, cols, got)
     assert (got & np.uint64(0x7FFFFFFFFFFFFFFF) >= np.uint64(0x7FEFFFFFFFFFFFFF)).any()
+
+
+@pytest.mark.parametrize("mode", D.MODES)
+def test_double_to_float_in_and_near_the_float_range(run, mode):
+    """20,000 doubles with exponents from below float's subnormals to above its largest value."""
+    rng = np.random.default_rng(21 + D.MODES.index(mode))
+    n = 20_000
+    e = rng.integers(1023 - 152, 1023 + 130, n).astype(np.uint64)
+    m = rng.integers(0, 1 << 52, n, dtype=np.uint64)
+    m = np.where(rng.random(n) < 0.3, m & ~np.uint64((1 << 28) - 1), m)     # exact floats and ties
+    x = rng.integers(0, 2, n, dtype=np.uint64) << np.uint64(63) | e << np.uint64(52) | m
+    _check(f"d2f.{mode}.f32", [x], run(f"d2f.{mode}.f32", x))

@@ -229,14 +229,14 @@ def test_a_function_without_an_amd_form_is_named_at_its_call(tmp_path):
 
 
 def test_directed_roundings_link():
-    """libdevice's directed-rounding functions (add/mul/div/rcp/sqrt in float and double, fmaf)
-    link, through ir.directed's functions; only the double fma's stay refused."""
+    """libdevice's directed-rounding functions (add/mul/div/rcp/sqrt in float and double, fmaf,
+    double2float) link, through ir.directed's functions; only the double fma's stay refused."""
     path = libdevice_path()
     if path is None:
         pytest.skip("NVIDIA's libdevice is not installed (the nvcc wheel of shflx's cuda extra)")
     lib = L.library(path)
     names = [f"__nv_{f}_{m}" for f in ("fadd", "fmul", "fdiv", "frcp", "fsqrt", "fmaf", "fmaf_ieee", "dadd", "dmul",
-                                       "ddiv", "drcp", "dsqrt") for m in ("rz", "ru", "rd")]
+                                       "ddiv", "drcp", "dsqrt", "double2float") for m in ("rz", "ru", "rd")]
     assert not [n for n in names if n in lib.refused]
     assert all(f"__nv_fma_{m}" in lib.refused for m in ("rz", "ru", "rd"))
 

@@ -20,11 +20,11 @@ LAYER = [("f32", "__fadd", 2, "add"), ("f32", "__fsub", 2, "sub"), ("f32", "__fm
          ("f32", "__fdiv", 2, "div"), ("f32", "__fmaf", 3, "fma"), ("f32", "__frcp", 1, "rcp"),
          ("f32", "__fsqrt", 1, "sqrt"), ("f64", "__dadd", 2, "add"), ("f64", "__dsub", 2, "sub"),
          ("f64", "__dmul", 2, "mul"), ("f64", "__ddiv", 2, "div"), ("f64", "__drcp", 1, "rcp"),
-         ("f64", "__dsqrt", 1, "sqrt")]
+         ("f64", "__dsqrt", 1, "sqrt"), ("f64", "__double2float", 1, "d2f")]
 PTX = [("f32", "add.rz.f32", "add", "rz", 2), ("f32", "mul.rp.f32", "mul", "rp", 2),
        ("f32", "fma.rm.f32", "fma", "rm", 3), ("f32", "rcp.rz.f32", "rcp", "rz", 1),
        ("f64", "div.rm.f64", "div", "rm", 2), ("f64", "sqrt.rp.f64", "sqrt", "rp", 1),
-       ("f64", "sub.rz.f64", "sub", "rz", 2)]
+       ("f64", "sub.rz.f64", "sub", "rz", 2), ("f64", "cvt.rm.f32.f64", "d2f", "rm", 1)]
 # the round-to-nearest quotients the directed ones start from: where the device gets these wrong
 # (amdemu's V_DIV_SCALE / V_DIV_FIXUP with subnormal or extreme operands: its V_LDEXP computes
 # S0 * 2^S1 rounded in the format) a directed quotient cannot be right, so on the emulator those
@@ -32,7 +32,8 @@ PTX = [("f32", "add.rz.f32", "add", "rz", 2), ("f32", "mul.rp.f32", "mul", "rp",
 NEAREST = [("f32", "__fdiv_rn", 2, "div"), ("f32", "__frcp_rn", 1, "rcp"), ("f64", "__ddiv_rn", 2, "div"),
            ("f64", "__drcp_rn", 1, "rcp")]
 LIBDEVICE = [("f32", "__nv_fadd_rd", "add", "rm", 2), ("f32", "__nv_frcp_rz", "rcp", "rz", 1),
-             ("f64", "__nv_dmul_ru", "mul", "rp", 2), ("f64", "__nv_dsqrt_rd", "sqrt", "rm", 1)]
+             ("f64", "__nv_dmul_ru", "mul", "rp", 2), ("f64", "__nv_dsqrt_rd", "sqrt", "rm", 1),
+             ("f64", "__nv_double2float_rz", "d2f", "rz", 1)]
 C = {"f32": ("float", "unsigned", "__uint_as_float", "__float_as_uint", "f", np.uint32),
      "f64": ("double", "unsigned long long", "__longlong_as_double", "__double_as_longlong", "d", np.uint64)}
 
@@ -50,14 +51,19 @@ def _source() -> str:
     out = []
     for ty in ("f32", "f64"):
         fty, uty, from_bits, to_bits, reg, _ = C[ty]
-        out += [f'extern "C" __device__ {fty} {name}({", ".join([fty] * n)});'
-                for t, name, _, _, n in LIBDEVICE if t == ty]
+        out += [f'extern "C" __device__ {"float" if op == "d2f" else fty} {name}({", ".join([fty] * n)});'
+                for t, name, op, _, n in LIBDEVICE if t == ty]
         body = ["  int i = blockIdx.x * blockDim.x + threadIdx.x;",
                 f"  {fty} x = {from_bits}(a[i]), y = {from_bits}(b[i]), z = {from_bits}(c[i]), r;",
                 f"  {uty} *o = out + i * {len(_columns(ty))};"]
         for k, (what, op, n, mode) in enumerate(_columns(ty)):
             args = ", ".join("xyz"[:n])
-            if "." in what:
+            if op == "d2f":         # a float result, its bits in the low half
+                if "." in what:
+                    body.append(f'  {{ float f; asm("{what} %0, %1;" : "=f"(f) : "d"(x)); o[{k}] = __float_as_uint(f); }}')
+                else:
+                    body.append(f"  o[{k}] = __float_as_uint({what}(x));")
+            elif "." in what:
                 ins = ", ".join(f'"{reg}"({v})' for v in "xyz"[:n])
                 ops = ", ".join(f"%{j}" for j in range(n + 1))
                 body.append(f'  asm("{what} {ops};" : "={reg}"(r) : {ins}); o[{k}] = {to_bits}(r);')
@@ -113,10 +119,11 @@ def test_directed_rounding_is_exact(device, ty, tmp_path_factory):
     for j, (name, op, arity, mode) in enumerate(what):
         for i in range(n):
             args = [int(cols[k][i]) for k in range(arity)]
-            want = R.OPS[op](*args, ty, mode)
+            rty = "f32" if op == "d2f" else ty
+            want = R.OPS[op](*args, rty, mode)
             g = int(got[i, j])
             shown = "NaN" if want is None else hex(want)
-            results[name, i] = (R.value(g, ty) is None if want is None else g == want,
+            results[name, i] = (R.value(g, rty) is None if want is None else g == want,
                                 f"{name}{tuple(hex(a) for a in args)} = {g:#x}, want {shown}")
     gaps = {(op, i) for name, op, _, mode in what if mode == "rn" for i in range(n) if not results[name, i][0]}
     emulated = getattr(device, "kind", "") == "emulator"

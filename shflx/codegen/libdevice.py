@@ -62,11 +62,13 @@ for _t, _s, _w in ((_D, "d", "f64"), (_F, "f", "f32")):
     _nvvm(f"fmin.{_s}", _t, (_t, _t), f"%r = call {_t} @llvm.minnum.{_w}({_t} %a, {_t} %b)\n  ret {_t} %r")
     _nvvm(f"fmax.{_s}", _t, (_t, _t), f"%r = call {_t} @llvm.maxnum.{_w}({_t} %a, {_t} %b)\n  ret {_t} %r")
     _nvvm(f"fabs.{_w}", _t, (_t,), f"%r = call {_t} @llvm.fabs.{_w}({_t} %a)\n  ret {_t} %r")
-# the directed roundings (add.rz.f, mul.rp.d, div.rm.f, fma.rz.f, sqrt.rp.d, rcp.rz.f, ...): the
+# the directed roundings (add.rz.f, mul.rp.d, div.rm.f, fma.rz.f, sqrt.rp.d, rcp.rz.f, d2f.rz, ...): the
 # bodies of ir.directed, which the CUDA layer's intrinsics and inline PTX call too (not fma.r?.d)
 for _key, (_res, _args, _body, _) in directed.HELPERS.items():
     _op, _m, _ty = _key.split(".")
-    if _op != "sub":
+    if _op == "d2f":
+        _nvvm(f"d2f.{_m}", _res, _args, _body)
+    elif _op != "sub":
         _nvvm(f"{_op}.{_m}.{'f' if _ty == 'f32' else 'd'}", _res, _args, _body)
 # float -> integer, saturating (cvt.rni/rzi/rmi/rpi): round in the float type, then convert
 _ROUND = {"rn": "rint", "rz": "trunc", "rm": "floor", "rp": "ceil"}

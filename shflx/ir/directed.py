@@ -1,6 +1,6 @@
 """Directed-rounding float arithmetic on AMD: PTX's `.rz`/`.rm`/`.rp` forms of add, sub, mul, div,
-rcp, sqrt (f32, f64) and fma (f32), as CUDA's `__fadd_rz`, `__dmul_ru`, `__frcp_rd`, ... call them,
-exact to the last bit. One LLVM IR function per (operation, mode, type), written once here and used
+rcp, sqrt (f32, f64), fma (f32) and cvt.f32.f64, as CUDA's `__fadd_rz`, `__dmul_ru`, `__frcp_rd`,
+`__double2float_rz`, ... call them, exact to the last bit. One LLVM IR function per (operation, mode, type), written once here and used
 by the three paths that need them: the CUDA layer's intrinsics (shflx_math_amd.h declares the
 functions, `define_declared` defines them), libdevice's NVVM intrinsics (codegen.libdevice takes
 the bodies for `llvm.nvvm.add.rz.f`, ...) and inline PTX (ptxblock calls them).
@@ -23,7 +23,8 @@ transformations:
     rounded to float: rounding is monotonic, so s lies strictly between the same two floats as the
     exact value, or is the exact value's float, and n is one of those two; the exact value's side
     of n is s's where s != n, t's where s == n. A directed result needs no more than that (n need
-    not be the nearest). fma.f64 has no wider format to do this in: not provided (named where called).
+    not be the nearest). fma.f64 has no wider format to do this in: not provided (named where called);
+  cvt.f32.f64 (d2f): the float nearest x compared with x in double.
 Signs of zero (IEEE 754-2019 §6.3; PTX ISA 8.7, "Floating Point Instructions: add"): an exact
 zero sum of operands not both +0 is -0 in round-toward-negative (.rm) and as round-to-nearest gives
 it otherwise; products, quotients and square roots keep their round-to-nearest signs. NaN and
@@ -36,7 +37,7 @@ import re
 MODES = ("rz", "rm", "rp")
 # PTX type -> (LLVM type, integer type, fraction bits, exponent field mask, bias)
 TYPES = {"f32": ("float", "i32", 23, 0xFF, 127), "f64": ("double", "i64", 52, 0x7FF, 1023)}
-OPERATIONS = {"add": 2, "sub": 2, "mul": 2, "div": 2, "rcp": 1, "sqrt": 1, "fma": 3}
+OPERATIONS = {"add": 2, "sub": 2, "mul": 2, "div": 2, "rcp": 1, "sqrt": 1, "fma": 3, "d2f": 1}
 PREFIX = "__shflx_directed_"
 
 
@@ -196,6 +197,13 @@ def _fma_f32(b: _Body, mode: str, x: str, y: str, z: str) -> str:
     return _zero_sum_rm(b, "f32", r, s, p, zd, "f64") if mode == "rm" else r
 
 
+def _d2f(b: _Body, mode: str, x: str) -> str:
+    """cvt.rz/rm/rp.f32.f64: the float nearest x, and x's side of it (compared in double, exact)."""
+    n = b.emit(f"fptrunc double {x} to float")
+    nd = b.emit(f"fpext float {n} to double")
+    return _step(b, "f32", mode, n, b.emit(f"fcmp ogt double {x}, {nd}"), b.emit(f"fcmp olt double {x}, {nd}"))
+
+
 def _build(op: str, mode: str, ty: str) -> tuple[str, str]:
     """(body, declarations) of one helper."""
     b = _Body()
@@ -212,20 +220,24 @@ def _build(op: str, mode: str, ty: str) -> tuple[str, str]:
         r = _div(b, ty, mode, "1.0", "%a")
     elif op == "sqrt":
         r = _sqrt(b, ty, mode, "%a")
+    elif op == "d2f":
+        r = _d2f(b, mode, "%a")
     else:
         r = _fma_f32(b, mode, "%a", "%b", "%c")
     return "\n  ".join([*b.lines, f"ret {fty} {r}"]), "\n".join(b.declares.values())
 
 
-# "add.rz.f32" -> (result type, argument types, body over %a, %b, %c, the intrinsics' declarations)
+# "add.rz.f32" -> (result type, argument types, body over %a, %b, %c, the intrinsics' declarations);
+# the type is the result's, which is the operands' but for d2f (double -> float)
 HELPERS: dict[str, tuple[str, tuple[str, ...], str, str]] = {}
 for _op, _arity in OPERATIONS.items():
     for _ty in TYPES:
-        if _op == "fma" and _ty == "f64":
+        if (_op == "fma" or _op == "d2f") and _ty == "f64":
             continue
         for _mode in MODES:
             _fty = TYPES[_ty][0]
-            HELPERS[f"{_op}.{_mode}.{_ty}"] = (_fty, (_fty,) * _arity, *_build(_op, _mode, _ty))
+            _args = ("double",) if _op == "d2f" else (_fty,) * _arity
+            HELPERS[f"{_op}.{_mode}.{_ty}"] = (_fty, _args, *_build(_op, _mode, _ty))
 
 
 def symbol(key: str) -> str:

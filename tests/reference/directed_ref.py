@@ -171,4 +171,14 @@ def fma(a: int, b: int, c: int, fmt: str, mode: str) -> int | None:
     return round_to(t, fmt, mode)
 
 
-OPS = {"add": add, "sub": sub, "mul": mul, "div": div, "rcp": rcp, "sqrt": sqrt, "fma": fma}
+def d2f(a: int, fmt: str, mode: str) -> int | None:
+    """A double (the bits a) converted to float (fmt is the result's, f32)."""
+    x = value(a, "f64")
+    if x is None:
+        return None
+    if isinstance(x, float):
+        return _inf(int(x < 0), fmt)
+    return _exact_or_zero(x, sign(a, "f64"), fmt, mode)
+
+
+OPS = {"d2f": d2f, "add": add, "sub": sub, "mul": mul, "div": div, "rcp": rcp, "sqrt": sqrt, "fma": fma}
