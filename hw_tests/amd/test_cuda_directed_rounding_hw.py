@@ -38,25 +38,26 @@ C = {"f32": ("float", "unsigned", "__uint_as_float", "__float_as_uint", "f", np.
      "f64": ("double", "unsigned long long", "__longlong_as_double", "__double_as_longlong", "d", np.uint64)}
 
 
-def _columns(ty: str) -> list[tuple[str, str, int, str]]:
-    """The results one thread writes: (what, operation, arity, mode), in order."""
+def _columns(ty: str, libdevice: list) -> list[tuple[str, str, int, str]]:
+    """The results one thread writes: (what, operation, arity, mode), in order; `libdevice`: the
+    LIBDEVICE rows, where NVIDIA's libdevice is installed."""
     cols = [(f"{name}_{cuda}", op, n, mode) for t, name, n, op in LAYER if t == ty for cuda, mode in MODES]
     cols += [(form, op, n, mode) for t, form, op, mode, n in PTX if t == ty]
-    cols += [(name, op, n, mode) for t, name, op, mode, n in LIBDEVICE if t == ty]
+    cols += [(name, op, n, mode) for t, name, op, mode, n in libdevice if t == ty]
     cols += [(name, op, n, "rn") for t, name, n, op in NEAREST if t == ty]
     return cols
 
 
-def _source() -> str:
+def _source(libdevice: list) -> str:
     out = []
     for ty in ("f32", "f64"):
         fty, uty, from_bits, to_bits, reg, _ = C[ty]
         out += [f'extern "C" __device__ {"float" if op == "d2f" else fty} {name}({", ".join([fty] * n)});'
-                for t, name, op, _, n in LIBDEVICE if t == ty]
+                for t, name, op, _, n in libdevice if t == ty]
         body = ["  int i = blockIdx.x * blockDim.x + threadIdx.x;",
                 f"  {fty} x = {from_bits}(a[i]), y = {from_bits}(b[i]), z = {from_bits}(c[i]), r;",
-                f"  {uty} *o = out + i * {len(_columns(ty))};"]
-        for k, (what, op, n, mode) in enumerate(_columns(ty)):
+                f"  {uty} *o = out + i * {len(_columns(ty, libdevice))};"]
+        for k, (what, op, n, mode) in enumerate(_columns(ty, libdevice)):
             args = ", ".join("xyz"[:n])
             if op == "d2f":         # a float result, its bits in the low half
                 if "." in what:
@@ -107,12 +108,11 @@ def _cases(device):
 def test_directed_rounding_is_exact(device, ty, tmp_path_factory):
     require(device)
     from shflx.frontend.cuda_sdk import libdevice_path
-    if libdevice_path() is None:
-        pytest.skip("NVIDIA's libdevice is not installed (the nvcc wheel of shflx's cuda extra)")
-    hsaco = code_object(_source(), "directed_rounding.cu", device.arch, str(tmp_path_factory.getbasetemp()))
+    libdevice = LIBDEVICE if libdevice_path() is not None else []      # the cuda extra's nvcc wheel
+    hsaco = code_object(_source(libdevice), "directed_rounding.cu", device.arch, str(tmp_path_factory.getbasetemp()))
     n = 256
     cols = _inputs(ty, n)
-    what = _columns(ty)
+    what = _columns(ty, libdevice)
     got = np.asarray(device.run_kernel(hsaco, f"k_{ty}", cols, n * len(what), C[ty][5], block=(64, 1, 1),
                                        grid=(n // 64, 1, 1))).reshape(n, len(what))
     results = {}
