@@ -1,7 +1,8 @@
 """Directed-rounding float arithmetic on AMD: PTX's `.rz`/`.rm`/`.rp` forms of add, sub, mul, div,
 rcp, sqrt (f32, f64), fma (f32) and cvt.f32.f64, as CUDA's `__fadd_rz`, `__dmul_ru`, `__frcp_rd`,
-`__double2float_rz`, ... call them, exact to the last bit. One LLVM IR function per (operation, mode, type), written once here and used
-by the three paths that need them: the CUDA layer's intrinsics (shflx_math_amd.h declares the
+`__double2float_rz`, ... call them, exact to the last bit. One LLVM IR function per (operation,
+mode, type), written once here and used by the three paths that need them: the CUDA layer's
+intrinsics (shflx_math_amd.h declares the
 functions, `define_declared` defines them), libdevice's NVVM intrinsics (codegen.libdevice takes
 the bodies for `llvm.nvvm.add.rz.f`, ...) and inline PTX (ptxblock calls them).
 
@@ -11,11 +12,13 @@ computes the round-to-nearest result n (LLVM's fadd/fmul/fdiv/llvm.sqrt/llvm.fma
 requested direction where it lies on the wrong side (the bits of n plus or minus 1: the next float
 away from or toward zero, max finite <-> inf included). The error's sign comes from error-free
 transformations:
-  add/sub: 2Sum (Knuth; Muller et al., Handbook of Floating-Point Arithmetic, 2nd ed., §4.3.2): exact
-    unless the sum overflows; an infinite n from finite operands is an overflow, whose exact value
-    lies toward zero from n;
-  mul, div, rcp, sqrt: the fma residual (Handbook §4.4 and §4.7), on operands scaled by powers of 2
-    (ldexp, exact) to mantissas near 1, so the residual cannot underflow: ma*mb - P for a product
+  add/sub: 2Sum (Knuth; Muller et al., Handbook of Floating-Point Arithmetic, 2nd ed., 2018, ch. 4):
+    exact unless the sum overflows; an infinite n from finite operands is an overflow, whose exact
+    value lies toward zero from n;
+  mul, div, rcp, sqrt: the fma residual (Boldo and Daumas, "Representable correcting terms for
+    possibly underflowing floating point operations", ARITH 2003: exact unless it underflows), on
+    operands scaled by powers of 2 (ldexp, exact) to significands near 1, so the residual cannot
+    underflow and only its sign is read: ma*mb - P for a product
     with P = n 2^-(ea+eb); ma - Q*mb for a quotient with Q = n 2^(eb-ea); mx - S*S for a square
     root with x = mx 4^h, S = n 2^-h. An overflowed or underflowed n gives the residual's sign too
     (inf and 0 scale to themselves);
@@ -23,7 +26,7 @@ transformations:
     rounded to float: rounding is monotonic, so s lies strictly between the same two floats as the
     exact value, or is the exact value's float, and n is one of those two; the exact value's side
     of n is s's where s != n, t's where s == n. A directed result needs no more than that (n need
-    not be the nearest). fma.f64 has no wider format to do this in: not provided (named where called);
+    not be the nearest). fma.f64 has no wider format to do this in: not provided (a named error);
   cvt.f32.f64 (d2f): the float nearest x compared with x in double.
 Signs of zero (IEEE 754-2019 §6.3; PTX ISA 8.7, "Floating Point Instructions: add"): an exact
 zero sum of operands not both +0 is -0 in round-toward-negative (.rm) and as round-to-nearest gives
