@@ -1,5 +1,5 @@
-"""Directed-rounding arithmetic (shflx/ir/directed.py: .rz/.rm/.rp add, sub, mul, div, rcp, sqrt in
-f32 and f64, fma in f32): the functions, compiled for this host by llvmlite's JIT, against the exact
+"""Directed-rounding arithmetic (shflx/ir/directed.py: .rz/.rm/.rp add, sub, mul, div, rcp, sqrt, fma
+in f32 and f64, double -> float): the functions, compiled for this host by llvmlite's JIT, against the exact
 reference of tests/reference/directed_ref.py (Fraction, IEEE 754 directed rounding), bit for bit
 (any NaN for a NaN). Edge values (zeros, subnormals, the extremes, overflow, inf, NaN) in every
 combination, structured random operands (close exponents: cancellation, ties, subnormal results)
@@ -251,7 +251,7 @@ def test_one_source_for_the_three_paths():
         if op != "sub":
             nvvm = f"d2f.{mode}" if op == "d2f" else f"{op}.{mode}.{'f' if ty == 'f32' else 'd'}"
             assert L.NVVM_IR[nvvm] == (res, args, body)
-    assert "fma.rz.d" not in L.NVVM_IR
+    assert "fma.rz.d" in L.NVVM_IR and "i2f.rz" not in L.NVVM_IR
     from pathlib import Path
     header = (Path(D.__file__).parent.parent / "frontend" / "include" / "shflx_math_amd.h").read_text()
     for key in D.HELPERS:
@@ -264,7 +264,8 @@ PTX_FORMS = [("add.rz.f32 $0, $1, $2;", "add.rz.f32"), ("sub.rm.f64 $0, $1, $2;"
              ("div.rz.f32 $0, $1, $2;", "div.rz.f32"), ("div.rp.f64 $0, $1, $2;", "div.rp.f64"),
              ("fma.rp.f32 $0, $1, $2, $3;", "fma.rp.f32"), ("rcp.rz.f64 $0, $1;", "rcp.rz.f64"),
              ("rcp.rm.f32 $0, $1;", "rcp.rm.f32"), ("sqrt.rp.f32 $0, $1;", "sqrt.rp.f32"),
-             ("sqrt.rz.f64 $0, $1;", "sqrt.rz.f64"), ("cvt.rp.f32.f64 $0, $1;", "d2f.rp.f32")]
+             ("sqrt.rz.f64 $0, $1;", "sqrt.rz.f64"), ("cvt.rp.f32.f64 $0, $1;", "d2f.rp.f32"),
+             ("fma.rz.f64 $0, $1, $2, $3;", "fma.rz.f64")]
 
 
 @pytest.mark.parametrize("block,key", PTX_FORMS)
@@ -293,9 +294,9 @@ def test_inline_ptx_calls_the_same_functions(block, key):
     _check(key, cols, got)
 
 
-def test_inline_ptx_leaves_fma_f64_and_ftz_directed_unsupported():
+def test_inline_ptx_leaves_ftz_directed_unsupported():
     from shflx.ir.ptxblock import PtxBlockError, translate
-    for block, ty in (("fma.rz.f64 $0, $1, $2, $3;", "double"), ("add.rz.ftz.f32 $0, $1, $2;", "float")):
+    for block, ty in (("add.rz.ftz.f32 $0, $1, $2;", "float"), ("sqrt.rm.ftz.f32 $0, $1;", "float")):
         n = block.count("$") - 1
         with pytest.raises(PtxBlockError):
             translate(block, [ty], [(ty, f"%x{k}") for k in range(n)], {}, "t", 32, "%res")
@@ -351,3 +352,46 @@ def test_double_to_float_in_and_near_the_float_range(run, mode):
     m = np.where(rng.random(n) < 0.3, m & ~np.uint64((1 << 28) - 1), m)     # exact floats and ties
     x = rng.integers(0, 2, n, dtype=np.uint64) << np.uint64(63) | e << np.uint64(52) | m
     _check(f"d2f.{mode}.f32", [x], run(f"d2f.{mode}.f32", x))
+
+
+def _f64(rng, n: int, exp_lo: int, exp_hi: int, short: float = 0.3) -> np.ndarray:
+    """n doubles with biased exponents in [exp_lo, exp_hi] (0: subnormal), random signs, a share of
+    them with few significant bits (exact sums, ties)."""
+    e = rng.integers(exp_lo, exp_hi + 1, n).astype(np.uint64)
+    m = rng.integers(0, 1 << 52, n, dtype=np.uint64)
+    m = np.where(rng.random(n) < short, m & ~np.uint64((1 << 45) - 1), m)
+    return rng.integers(0, 2, n, dtype=np.uint64) << np.uint64(63) | e << np.uint64(52) | m
+
+
+@pytest.mark.parametrize("mode", D.MODES)
+@pytest.mark.parametrize("case", ["cancel", "z_far_below", "z_far_above", "subnormal", "overflow", "product_over"])
+def test_fma_f64_regimes(run, mode, case):
+    """The double fma where its error term is hardest to get: the sum cancelling (z = -x*y rounded,
+    nudged), z far below or above the product (the +-2^-300 stand-in, n = z), products and sums in
+    the subnormal range, overflow of the sum, a product beyond the largest double with a finite sum."""
+    rng = np.random.default_rng(hash((mode, case)) % 2**32 if False else 99 + D.MODES.index(mode) * 7 + len(case))
+    n = 1500
+    if case == "cancel":
+        x, y = _f64(rng, n, 900, 1150), _f64(rng, n, 900, 1150)
+        p = -(x.view(np.float64) * y.view(np.float64))
+        z = (p.view(np.uint64) + rng.integers(-3, 4, n).astype(np.uint64)).astype(np.uint64)
+    elif case == "z_far_below":
+        x, y = _f64(rng, n, 700, 1300), _f64(rng, n, 700, 1300)
+        z = _f64(rng, n, 0, 400)
+    elif case == "z_far_above":
+        x, y = _f64(rng, n, 400, 700), _f64(rng, n, 400, 700)
+        z = _f64(rng, n, 1300, 2046)
+    elif case == "subnormal":
+        x, y = _f64(rng, n, 0, 520), _f64(rng, n, 0, 520)
+        z = _f64(rng, n, 0, 40)
+    elif case == "overflow":
+        x, y = _f64(rng, n, 1530, 1560), _f64(rng, n, 1530, 1560)
+        z = _f64(rng, n, 2040, 2046)
+    else:
+        x, y = _f64(rng, n, 1535, 1537), _f64(rng, n, 1535, 1537)
+        z = _f64(rng, n, 2046, 2046) | np.uint64(1 << 63)
+        x &= np.uint64(0x7FFFFFFFFFFFFFFF)
+        y &= np.uint64(0x7FFFFFFFFFFFFFFF)
+    with np.errstate(all="ignore"):
+        cols = [x.astype(np.uint64), y.astype(np.uint64), z.astype(np.uint64)]
+    _check(f"fma.{mode}.f64", cols, run(f"fma.{mode}.f64", *cols))

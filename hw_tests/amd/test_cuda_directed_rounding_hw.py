@@ -20,11 +20,12 @@ LAYER = [("f32", "__fadd", 2, "add"), ("f32", "__fsub", 2, "sub"), ("f32", "__fm
          ("f32", "__fdiv", 2, "div"), ("f32", "__fmaf", 3, "fma"), ("f32", "__frcp", 1, "rcp"),
          ("f32", "__fsqrt", 1, "sqrt"), ("f64", "__dadd", 2, "add"), ("f64", "__dsub", 2, "sub"),
          ("f64", "__dmul", 2, "mul"), ("f64", "__ddiv", 2, "div"), ("f64", "__drcp", 1, "rcp"),
-         ("f64", "__dsqrt", 1, "sqrt"), ("f64", "__double2float", 1, "d2f")]
+         ("f64", "__dsqrt", 1, "sqrt"), ("f64", "__fma", 3, "fma"), ("f64", "__double2float", 1, "d2f")]
 PTX = [("f32", "add.rz.f32", "add", "rz", 2), ("f32", "mul.rp.f32", "mul", "rp", 2),
        ("f32", "fma.rm.f32", "fma", "rm", 3), ("f32", "rcp.rz.f32", "rcp", "rz", 1),
        ("f64", "div.rm.f64", "div", "rm", 2), ("f64", "sqrt.rp.f64", "sqrt", "rp", 1),
-       ("f64", "sub.rz.f64", "sub", "rz", 2), ("f64", "cvt.rm.f32.f64", "d2f", "rm", 1)]
+       ("f64", "sub.rz.f64", "sub", "rz", 2), ("f64", "cvt.rm.f32.f64", "d2f", "rm", 1),
+       ("f64", "fma.rp.f64", "fma", "rp", 3)]
 # the round-to-nearest quotients the directed ones start from: where the device gets these wrong
 # (amdemu's V_DIV_SCALE / V_DIV_FIXUP with subnormal or extreme operands: its V_LDEXP computes
 # S0 * 2^S1 rounded in the format) a directed quotient cannot be right, so on the emulator those
@@ -33,7 +34,7 @@ NEAREST = [("f32", "__fdiv_rn", 2, "div"), ("f32", "__frcp_rn", 1, "rcp"), ("f64
            ("f64", "__drcp_rn", 1, "rcp")]
 LIBDEVICE = [("f32", "__nv_fadd_rd", "add", "rm", 2), ("f32", "__nv_frcp_rz", "rcp", "rz", 1),
              ("f64", "__nv_dmul_ru", "mul", "rp", 2), ("f64", "__nv_dsqrt_rd", "sqrt", "rm", 1),
-             ("f64", "__nv_double2float_rz", "d2f", "rz", 1)]
+             ("f64", "__nv_double2float_rz", "d2f", "rz", 1), ("f64", "__nv_fma_rd", "fma", "rm", 3)]
 C = {"f32": ("float", "unsigned", "__uint_as_float", "__float_as_uint", "f", np.uint32),
      "f64": ("double", "unsigned long long", "__longlong_as_double", "__double_as_longlong", "d", np.uint64)}
 

@@ -1,5 +1,5 @@
 """Directed-rounding float arithmetic on AMD: PTX's `.rz`/`.rm`/`.rp` forms of add, sub, mul, div,
-rcp, sqrt (f32, f64), fma (f32) and cvt.f32.f64, as CUDA's `__fadd_rz`, `__dmul_ru`, `__frcp_rd`,
+rcp, sqrt, fma (f32, f64) and cvt.f32.f64, as CUDA's `__fadd_rz`, `__dmul_ru`, `__frcp_rd`,
 `__double2float_rz`, ... call them, exact to the last bit. One LLVM IR function per (operation,
 mode, type), written once here and used by the three paths that need them: the CUDA layer's
 intrinsics (shflx_math_amd.h declares the
@@ -26,7 +26,8 @@ transformations:
     rounded to float: rounding is monotonic, so s lies strictly between the same two floats as the
     exact value, or is the exact value's float, and n is one of those two; the exact value's side
     of n is s's where s != n, t's where s == n. A directed result needs no more than that (n need
-    not be the nearest). fma.f64 has no wider format to do this in: not provided (a named error);
+    not be the nearest);
+  fma.f64: ErrFma on scaled operands (_fma_f64);
   cvt.f32.f64 (d2f): the float nearest x compared with x in double.
 Signs of zero (IEEE 754-2019 §6.3; PTX ISA 8.7, "Floating Point Instructions: add"): an exact
 zero sum of operands not both +0 is -0 in round-toward-negative (.rm) and as round-to-nearest gives
@@ -200,6 +201,95 @@ def _fma_f32(b: _Body, mode: str, x: str, y: str, z: str) -> str:
     return _zero_sum_rm(b, "f32", r, s, p, zd, "f64") if mode == "rm" else r
 
 
+def _two_sum(b: _Body, fty: str, x: str, y: str) -> tuple[str, str]:
+    s = b.emit(f"fadd {fty} {x}, {y}")
+    x1 = b.emit(f"fsub {fty} {s}, {y}")
+    y1 = b.emit(f"fsub {fty} {s}, {x1}")
+    return s, b.emit(f"fadd {fty} {b.emit(f'fsub {fty} {x}, {x1}')}, {b.emit(f'fsub {fty} {y}, {y1}')}")
+
+
+def _fma_f64(b: _Body, mode: str, x: str, y: str, z: str) -> str:
+    """fma.f64: n = fma(x, y, z) and the sign of x*y + z - n, computed at the scale where x and y
+    are significands (k = ex + ey): the scaled sum's nearest value R1 and its exact error (ErrFma:
+    Boldo and Muller, "Exact and approximated error of the FMA", IEEE TC 2011: x'y' + z' = R1 + g
+    exactly, g = gamma + alpha2, |g| <= ulp(R1)/2), and D = R1 - n 2^-k (exact; not 0 only where n
+    is subnormal and rounded on its own grid, then |D| >= ulp(R1) > |g|): the sign is D's, else g's.
+    z far above x*y (z 2^-k > 2^300): n = z, and the sign is x*y's; z far below (< 2^-300): only its
+    sign can matter, so it stands as +-2^-300. A zero product or a non-finite operand gives an exact
+    result; an infinite n from finite operands is an overflow, whose exact value lies toward zero.
+    (With a nonzero product, n is subnormal only where k < 0, so n 2^-k is exact.)"""
+    ex, ey, ez = (_exponent(b, "f64", v) for v in (x, y, z))
+    n = _fma(b, "f64", x, y, z)
+    k = b.emit(f"add i32 {ex}, {ey}")
+    mx = _ldexp(b, "f64", x, b.emit(f"sub i32 0, {ex}"))
+    my = _ldexp(b, "f64", y, b.emit(f"sub i32 0, {ey}"))
+    zk = b.emit(f"sub i32 {ez}, {k}")                        # z's exponent at the scale
+    far_above = b.emit(f"icmp sgt i32 {zk}, 300")
+    far_below = b.emit(f"icmp slt i32 {zk}, -300")
+    tiny = b.emit(f"select i1 {b.emit(f'fcmp olt double {z}, 0.0')}, double {_pow2(b, -300, True)}, "
+                  f"double {_pow2(b, -300, False)}")
+    z_scaled = _ldexp_wide(b, "f64", z, b.emit(f"sub i32 0, {k}"))
+    z_zero = b.emit(f"fcmp oeq double {z}, 0.0")
+    z_nonzero = b.emit(f"xor i1 {z_zero}, true")
+    use_tiny = b.emit(f"and i1 {far_below}, {z_nonzero}")
+    zs = b.emit(f"select i1 {use_tiny}, double {tiny}, double {z_scaled}")
+    ns = _ldexp_wide(b, "f64", n, b.emit(f"sub i32 0, {k}"))
+    r1 = _fma(b, "f64", mx, my, zs)                            # ErrFma on the scaled operands
+    u1 = b.emit(f"fmul double {mx}, {my}")
+    u2 = _fma(b, "f64", mx, my, b.emit(f"fneg double {u1}"))
+    alpha1, alpha2 = _two_sum(b, "double", zs, u2)
+    beta1, beta2 = _two_sum(b, "double", u1, alpha1)
+    gamma = b.emit(f"fadd double {b.emit(f'fsub double {beta1}, {r1}')}, {beta2}")
+    g = b.emit(f"fadd double {gamma}, {alpha2}")
+    d = b.emit(f"fsub double {r1}, {ns}")
+    d_zero = b.emit(f"fcmp oeq double {d}, 0.0")
+    e = b.emit(f"select i1 {d_zero}, double {g}, double {d}")
+    above, below = _signs(b, "f64", e)
+    xy_sign = b.emit(f"fmul double {_sign1(b, x)}, {_sign1(b, y)}")      # z far above: x*y's sign
+    xy_nonzero = b.emit(f"and i1 {b.emit(f'fcmp one double {x}, 0.0')}, {b.emit(f'fcmp one double {y}, 0.0')}")
+    xy_above = b.emit(f"and i1 {xy_nonzero}, {b.emit(f'fcmp ogt double {xy_sign}, 0.0')}")
+    xy_below = b.emit(f"and i1 {xy_nonzero}, {b.emit(f'fcmp olt double {xy_sign}, 0.0')}")
+    above = b.emit(f"select i1 {far_above}, i1 {xy_above}, i1 {above}")
+    below = b.emit(f"select i1 {far_above}, i1 {xy_below}, i1 {below}")
+    inf = b.emit(f"bitcast i64 {0x7FF0000000000000} to double")
+    finite = "true"
+    for v in (x, y, z):
+        f = b.emit(f"fcmp olt double {b.call('double', 'llvm.fabs.f64', f'double {v}')}, {inf}")
+        finite = b.emit(f"and i1 {finite}, {f}")
+    overflow = b.emit(f"fcmp oeq double {b.call('double', 'llvm.fabs.f64', f'double {n}')}, {inf}")
+    n_neg = b.emit(f"fcmp olt double {n}, 0.0")
+    above = b.emit(f"select i1 {overflow}, i1 {n_neg}, i1 {above}")
+    below = b.emit(f"select i1 {overflow}, i1 {b.emit(f'xor i1 {n_neg}, true')}, i1 {below}")
+    inexact = b.emit(f"and i1 {finite}, {xy_nonzero}")      # a zero product: n is z, exact
+    above = b.emit(f"and i1 {inexact}, {above}")
+    below = b.emit(f"and i1 {inexact}, {below}")
+    r = _step(b, "f64", mode, n, above, below)
+    if mode != "rm":
+        return r
+    # an exact zero sum: x*y and z cancel (or are zeros); its sign as _zero_sum_rm, the product's
+    # zero sign being x's xor y's
+    n_zero = b.emit(f"fcmp oeq double {n}, 0.0")
+    no_step = b.emit(f"xor i1 {b.emit(f'or i1 {above}, {below}')}, true")
+    exact_zero = b.emit(f"and i1 {n_zero}, {no_step}")
+    p0 = b.emit(f"fmul double {_sign1(b, x)}, {_sign1(b, y)}")
+    p_pos_zero = b.emit(f"fcmp ogt double {p0}, 0.0")             # the product's zero would be +0
+    z_pos_zero = b.emit(f"icmp eq i64 {_bits(b, 'f64', z)}, 0")
+    xy_zero = b.emit(f"xor i1 {xy_nonzero}, true")
+    both_pos = b.emit(f"and i1 {b.emit(f'and i1 {xy_zero}, {p_pos_zero}')}, {z_pos_zero}")
+    zero = b.emit(f"select i1 {both_pos}, double 0.0, double -0.0")
+    return b.emit(f"select i1 {exact_zero}, double {zero}, double {r}")
+
+
+def _sign1(b: _Body, x: str) -> str:
+    """+-1.0 with x's sign bit."""
+    return b.call("double", "llvm.copysign.f64", f"double 1.0, double {x}")
+
+
+def _pow2(b: _Body, e: int, negative: bool) -> str:
+    bits = (e + 1023) << 52 | (1 << 63 if negative else 0)
+    return b.emit(f"bitcast i64 {bits - (1 << 64) if negative else bits} to double")
+
+
 def _d2f(b: _Body, mode: str, x: str) -> str:
     """cvt.rz/rm/rp.f32.f64: the float nearest x, and x's side of it (compared in double, exact)."""
     n = b.emit(f"fptrunc double {x} to float")
@@ -225,6 +315,8 @@ def _build(op: str, mode: str, ty: str) -> tuple[str, str]:
         r = _sqrt(b, ty, mode, "%a")
     elif op == "d2f":
         r = _d2f(b, mode, "%a")
+    elif ty == "f64":
+        r = _fma_f64(b, mode, "%a", "%b", "%c")
     else:
         r = _fma_f32(b, mode, "%a", "%b", "%c")
     return "\n  ".join([*b.lines, f"ret {fty} {r}"]), "\n".join(b.declares.values())
@@ -235,7 +327,7 @@ def _build(op: str, mode: str, ty: str) -> tuple[str, str]:
 HELPERS: dict[str, tuple[str, tuple[str, ...], str, str]] = {}
 for _op, _arity in OPERATIONS.items():
     for _ty in TYPES:
-        if (_op == "fma" or _op == "d2f") and _ty == "f64":
+        if _op == "d2f" and _ty == "f64":
             continue
         for _mode in MODES:
             _fty = TYPES[_ty][0]

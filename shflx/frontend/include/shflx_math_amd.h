@@ -286,6 +286,7 @@ __SHFLX_DIRECTED(float, sqrt, f32, float)
 __SHFLX_DIRECTED(double, add, f64, double, double) __SHFLX_DIRECTED(double, sub, f64, double, double)
 __SHFLX_DIRECTED(double, mul, f64, double, double) __SHFLX_DIRECTED(double, div, f64, double, double)
 __SHFLX_DIRECTED(double, rcp, f64, double) __SHFLX_DIRECTED(double, sqrt, f64, double)
+__SHFLX_DIRECTED(double, fma, f64, double, double, double)
 __SHFLX_DIRECTED(float, d2f, f32, double)
 #undef __SHFLX_DIRECTED
 #define __SHFLX_DIRECTED_FNS(M, CM)                                                              \
@@ -304,7 +305,7 @@ __SHFLX_DIRECTED(float, d2f, f32, double)
   __device__ __forceinline__ double __drcp_##CM(double a) { return __shflx_directed_rcp_##M##_f64(a); } \
   __device__ __forceinline__ double __dsqrt_##CM(double a) { return __shflx_directed_sqrt_##M##_f64(a); } \
   __device__ __forceinline__ float __double2float_##CM(double a) { return __shflx_directed_d2f_##M##_f32(a); } \
-  __device__ double __fma_##CM(double, double, double) __shflx_unsupported("__fma_" #CM " (directed rounding of a double fma)");
+  __device__ __forceinline__ double __fma_##CM(double a, double b, double c) { return __shflx_directed_fma_##M##_f64(a, b, c); }
 __SHFLX_DIRECTED_FNS(rz, rz) __SHFLX_DIRECTED_FNS(rp, ru) __SHFLX_DIRECTED_FNS(rm, rd)
 #undef __SHFLX_DIRECTED_FNS
 __device__ __forceinline__ float ldexpf(float x, int e) { return __builtin_ldexpf(x, e); }
