@@ -704,16 +704,22 @@ def test_host_code_calling_cublaslt_compiles_without_its_wheel(tmp_path, arch):
     compile_for(src, arch)
 
 
-@pytest.mark.parametrize("call", ["__fadd_rz(p[1], p[2])", "(float)__fma_rd(d[1], d[2], d[3])", "__fsqrt_ru(p[1])"])
-def test_a_directed_rounding_intrinsic_is_a_named_error(tmp_path, call):
+def test_directed_rounding_intrinsics_are_defined_in_the_module(tmp_path):
+    """__fadd_rz, __frcp_rz (nvdiffrast's texture kernel), __dsqrt_ru, ... and inline PTX's .rz/.rm/.rp
+    forms call shflx/ir/directed.py's functions, which the module defines (values: tests/test_directed.py
+    on this host, hw_tests/amd/test_cuda_directed_rounding_hw.py on the device)."""
     src = tmp_path / "k.cu"
-    src.write_text(f"__global__ void k(float *p, double *d) {{\n  d[0] = __dsub_rn(d[1], d[2]);\n  p[0] = {call};\n}}\n")
-    with pytest.raises(InputError) as e:
-        compile_file(src, "gfx942")
-    name = call.split("(")[0] if not call.startswith("(float)") else "__fma_rd"
-    first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
-    assert re.fullmatch(rf".*k\.cu:3:\d+: error: shflx does not support '{name} \(directed rounding\)' on AMD targets",
-                        first), first
+    src.write_text("__global__ void k(float *p, double *d) {\n"
+                   "  p[0] = __fadd_rz(p[1], p[2]) + __frcp_rz(p[3]) + __fmaf_ru(p[4], p[5], p[6]) + __fsqrt_rd(p[7]);\n"
+                   "  d[0] = __dmul_ru(d[1], d[2]) + __ddiv_rd(d[3], d[4]) + __dsqrt_rz(d[5]) + __double2float_ru(d[6])\n"
+                   "    + __fma_rz(d[7], d[8], d[9]);\n"
+                   "  float r; asm(\"div.rm.f32 %0, %1, %2;\" : \"=f\"(r) : \"f\"(p[8]), \"f\"(p[9])); p[10] = r;\n}\n")
+    ir = compile_file(src, "gfx942", emit="llvm").output
+    ir = ir if isinstance(ir, str) else ir.decode()
+    assert not re.search(r"^declare .*@__shflx_directed_", ir, re.M)
+    defined = set(re.findall(r"^define internal \w+ @__shflx_directed_(\w+)\(", ir, re.M))
+    assert defined == {"add_rz_f32", "rcp_rz_f32", "fma_rp_f32", "sqrt_rm_f32", "mul_rp_f64", "div_rm_f64",
+                       "sqrt_rz_f64", "div_rm_f32", "d2f_rp_f32", "fma_rz_f64"}, defined
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "sm_90"])

@@ -211,21 +211,33 @@ def test_linked_functions_leave_no_nvvm_and_verify():
 
 
 def test_a_function_without_an_amd_form_is_named_at_its_call(tmp_path):
-    """Directed rounding (libdevice's __nv_fadd_rd: add.rm.f) has no AMD translation: the call is
-    one line naming the function, at the user's line."""
+    """A directed integer-to-float conversion (libdevice's __nv_int2float_rd: i2f.rm) has no AMD
+    translation: the call is one line naming the function, at the user's line."""
     path = libdevice_path()
     if path is None:
         pytest.skip("NVIDIA's libdevice is not installed (the nvcc wheel of shflx's cuda extra)")
     from shflx.driver.amd import compile_file
     from shflx.errors import InputError
     src = tmp_path / "k.cu"
-    src.write_text('extern "C" __device__ float __nv_fadd_rd(float, float);\n'
-                   "__global__ void k(float *p) {\n  p[0] = __nv_fadd_rd(p[1], p[2]);\n}\n")
+    src.write_text('extern "C" __device__ float __nv_int2float_rd(int);\n'
+                   "__global__ void k(float *p, int *q) {\n  p[0] = __nv_int2float_rd(q[0]);\n}\n")
     with pytest.raises(InputError) as e:
         compile_file(src, "gfx942")
-    assert re.fullmatch(rf"{re.escape(str(src))}:3:\d+: error: shflx does not support 'fadd_rd' on AMD targets "
-                        r"\(NVIDIA's libdevice version: its NVVM form llvm\.nvvm\.add\.rm\.f has no AMD translation\)",
+    assert re.fullmatch(rf"{re.escape(str(src))}:3:\d+: error: shflx does not support 'int2float_rd' on AMD targets "
+                        r"\(NVIDIA's libdevice version: its NVVM form llvm\.nvvm\.i2f\.rm has no AMD translation\)",
                         str(e.value)), str(e.value)
+
+
+def test_directed_roundings_link():
+    """libdevice's directed-rounding functions (add/mul/div/rcp/sqrt/fma in float and double,
+    double2float) link, through ir.directed's functions."""
+    path = libdevice_path()
+    if path is None:
+        pytest.skip("NVIDIA's libdevice is not installed (the nvcc wheel of shflx's cuda extra)")
+    lib = L.library(path)
+    names = [f"__nv_{f}_{m}" for f in ("fadd", "fmul", "fdiv", "frcp", "fsqrt", "fmaf", "fmaf_ieee", "dadd", "dmul",
+                                       "ddiv", "drcp", "dsqrt", "double2float", "fma") for m in ("rz", "ru", "rd")]
+    assert not [n for n in names if n in lib.refused]
 
 
 def test_without_libdevice_double_math_is_named(tmp_path, monkeypatch):

@@ -314,7 +314,7 @@ def test_cvta_forms_without_an_amd_meaning_are_named(block):
 
 
 @pytest.mark.parametrize("block,fragment", [
-    ("cvt.rm.f32.f64 $0, $1;", "cvt.rm.f32.f64"),           # directed rounding to float: not provided
+    ("cvt.rm.f32.s64 $0, $1;", "cvt.rm.f32.s64"),           # directed rounding of an integer to float: not provided
     ("cvt.rn.f32.f16 $0, $1;", "cvt.rn.f32.f16"),           # widening takes no rounding modifier
     ("{ .reg .pred p; setp.ne.b32 p, $2, 0; @p ld.acquire.gpu.global.u32 $0, [$1]; }", "guarded"),
 ])

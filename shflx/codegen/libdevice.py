@@ -9,10 +9,11 @@ intrinsics. Retargeting (text, once per process):
 - `__nvvm_reflect("__CUDA_ARCH")` is 800 (the layer's `__CUDA_ARCH__`), `__CUDA_FTZ` 0 (denormals
   kept, nvcc's default), `__CUDA_PREC_SQRT` 1 (nvcc's default -prec-sqrt=true);
 - each `llvm.nvvm.*` intrinsic becomes a call of a helper of generic LLVM IR (NVVM_IR below). The
-  round-to-nearest arithmetic, conversions and bit moves are exact translations; the `.approx`
+  round-to-nearest arithmetic, conversions and bit moves are exact translations, and so are the
+  directed roundings of add/mul/div/rcp/sqrt/fma and d2f (ir.directed's functions); the `.approx`
   forms (only starting values that libdevice refines, or CUDA's own fast intrinsics) become
   AMDGPU's approximate instructions (v_rcp_f64, v_rsq_f64, ...): an assumption, stated in
-  docs/cuda-layer.md. A function that needs a form with no helper (directed rounding, ...) is
+  docs/cuda-layer.md. A function that needs a form with no helper (directed integer conversions, ...) is
   left out, and a call to it is shflx's one-line error;
 - allocas move to AMDGPU's private address space (5), cast back to flat;
 - the triple and data layout are AMDGPU's.
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ..ir import directed
 from ..ir.ptxfloat import nan_as_integer
 
 REFLECT = {"__CUDA_ARCH": 800, "__CUDA_FTZ": 0, "__CUDA_PREC_SQRT": 1}
@@ -60,6 +62,14 @@ for _t, _s, _w in ((_D, "d", "f64"), (_F, "f", "f32")):
     _nvvm(f"fmin.{_s}", _t, (_t, _t), f"%r = call {_t} @llvm.minnum.{_w}({_t} %a, {_t} %b)\n  ret {_t} %r")
     _nvvm(f"fmax.{_s}", _t, (_t, _t), f"%r = call {_t} @llvm.maxnum.{_w}({_t} %a, {_t} %b)\n  ret {_t} %r")
     _nvvm(f"fabs.{_w}", _t, (_t,), f"%r = call {_t} @llvm.fabs.{_w}({_t} %a)\n  ret {_t} %r")
+# the directed roundings (add.rz.f, mul.rp.d, div.rm.f, fma.rz.f, sqrt.rp.d, rcp.rz.f, d2f.rz, ...): the
+# bodies of ir.directed, which the CUDA layer's intrinsics and inline PTX call too
+for _key, (_res, _args, _body, _) in directed.HELPERS.items():
+    _op, _m, _ty = _key.split(".")
+    if _op == "d2f":
+        _nvvm(f"d2f.{_m}", _res, _args, _body)
+    elif _op != "sub":
+        _nvvm(f"{_op}.{_m}.{'f' if _ty == 'f32' else 'd'}", _res, _args, _body)
 # float -> integer, saturating (cvt.rni/rzi/rmi/rpi): round in the float type, then convert
 _ROUND = {"rn": "rint", "rz": "trunc", "rm": "floor", "rp": "ceil"}
 for _src, _t, _w in (("d", _D, "f64"), ("f", _F, "f32")):

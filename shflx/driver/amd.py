@@ -52,13 +52,15 @@ def device_ir(source: Path, target: Target, opts: FrontendOptions = FrontendOpti
         if nvcc_names and source.suffix != ".hip":     # CUDA sources: kernel symbols as nvcc names them
             ir = nvcc_kernel_names(ir)
         ir = _with_libdevice(ir, source)
+    from ..ir.directed import define_declared
     from ..ir.inline_ptx import InlinePtxError, translate_inline_ptx
 
     try:
         with stage("inline PTX"):
-            return translate_inline_ptx(ir, wave, fp_contract(opts).startswith("fast"))
+            ir = translate_inline_ptx(ir, wave, fp_contract(opts).startswith("fast"))
     except InlinePtxError as e:
         raise InputError(e.what, source_location(e.location, source)) from None
+    return define_declared(ir)      # directed roundings the layer's intrinsics and inline PTX call
 
 
 def _with_libdevice(ir: str, source: Path) -> str:

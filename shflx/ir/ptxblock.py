@@ -17,7 +17,7 @@ from ..amd import general
 from ..errors import InputError
 from ..nvidia import ptxir, symbolic
 from ..nvidia.symbolic import Expr, StraightLine, UnsupportedInstruction
-from . import ptxenv, ptxfloat, ptxmbarrier
+from . import directed, ptxenv, ptxfloat, ptxmbarrier
 from .ptxmemory import Access, PtxBlockError, emit_access, memory, read_timer
 from .sites import MARKER
 
@@ -325,6 +325,11 @@ class _Emitter:
             r = self.emit(f"fptrunc double {q} to float")
         elif base == "sqrt" and (mods == ["rn"] or (mods == ["approx"] and ftype == "f32")) and len(args) == 1:
             r = self.call(fty, f"llvm.sqrt.{ftype}", f"{fty} {self.emit(f'bitcast {ity} {args[0]} to {fty}')}")
+        elif len(mods) == 1 and f"{base}.{mods[0]}.{ftype}" in directed.HELPERS \
+                and len(args) == directed.OPERATIONS[base]:
+            # .rz/.rm/.rp: ir.directed's function, defined in the module by directed.define_declared
+            xs = ", ".join(f"{fty} {self.emit(f'bitcast {ity} {v} to {fty}')}" for v in args)
+            r = self.call(fty, directed.symbol(f"{base}.{mods[0]}.{ftype}"), xs)
         else:
             return None
         return self.emit(f"bitcast {fty} {r} to {ity}")
@@ -332,7 +337,8 @@ class _Emitter:
     def cvt(self, mods: list[str], dst: str, src: str, x: str, w: int) -> str | None:
         """cvt between float and integer types (PTX ISA 9.7.9.21): float -> integer rounds as
         .rni/.rzi/.rmi/.rpi say and saturates to the type, NaN as measured (ptxfloat.nan_as_integer); integer
-        -> float and narrowing float conversions round to nearest even (.rn); widening ones (f16 ->
+        -> float and narrowing float conversions round to nearest even (.rn), f64 -> f32 also toward
+        .rz/.rm/.rp (ir.directed); widening ones (f16 ->
         f32 -> f64) are exact. The result, dst's bits, is extended (by dst's signedness) or
         truncated to the register width w."""
         if "ftz" in mods:                    # flushes subnormal inputs: a rounding of its own
@@ -348,6 +354,10 @@ class _Emitter:
             fty, ity, fw = FLOAT_TYPES[dst]
             sw, signed = CVT_INTS[src]
             f = self.emit(f"{'s' if signed else 'u'}itofp i{sw} {x} to {fty}")
+        elif src == "f64" and dst == "f32" and len(mods) == 1 and mods[0] in directed.MODES:
+            fty, ity, fw = FLOAT_TYPES[dst]         # .rz/.rm/.rp: ir.directed's function
+            g = self.emit(f"bitcast i64 {x} to double")
+            f = self.call(fty, directed.symbol(f"d2f.{mods[0]}.f32"), f"double {g}")
         elif src in CVT_FLOATS and dst in CVT_FLOATS and src != dst \
                 and mods == ([] if CVT_FLOATS[dst][2] > CVT_FLOATS[src][2] else ["rn"]):
             (sty, sity, _), (fty, ity, fw) = CVT_FLOATS[src], CVT_FLOATS[dst]

@@ -276,21 +276,43 @@ __device__ __forceinline__ double __dadd_rn(double a, double b) { return a + b; 
 __device__ __forceinline__ double __dmul_rn(double a, double b) { return a * b; }
 __device__ __forceinline__ double __fma_rn(double a, double b, double c) { return __builtin_fma(a, b, c); }
 __device__ __forceinline__ double __dsub_rn(double a, double b) { return a - b; }
-// The directed roundings (_rz, _ru, _rd) need the float mode register set around one instruction,
-// which LLVM's AMDGPU backend does not offer for these operations: named where device code calls one.
-#define __SHFLX_NO_DIRECTED(T, NAME, ...)                                                        \
-  __device__ T NAME##_rz(__VA_ARGS__) __shflx_unsupported(#NAME "_rz (directed rounding)");      \
-  __device__ T NAME##_ru(__VA_ARGS__) __shflx_unsupported(#NAME "_ru (directed rounding)");      \
-  __device__ T NAME##_rd(__VA_ARGS__) __shflx_unsupported(#NAME "_rd (directed rounding)");
-__SHFLX_NO_DIRECTED(float, __fadd, float, float) __SHFLX_NO_DIRECTED(float, __fsub, float, float)
-__SHFLX_NO_DIRECTED(float, __fmul, float, float) __SHFLX_NO_DIRECTED(float, __fdiv, float, float)
-__SHFLX_NO_DIRECTED(float, __fmaf, float, float, float) __SHFLX_NO_DIRECTED(float, __frcp, float)
-__SHFLX_NO_DIRECTED(float, __fsqrt, float)
-__SHFLX_NO_DIRECTED(double, __dadd, double, double) __SHFLX_NO_DIRECTED(double, __dsub, double, double)
-__SHFLX_NO_DIRECTED(double, __dmul, double, double) __SHFLX_NO_DIRECTED(double, __ddiv, double, double)
-__SHFLX_NO_DIRECTED(double, __fma, double, double, double) __SHFLX_NO_DIRECTED(double, __drcp, double)
-__SHFLX_NO_DIRECTED(double, __dsqrt, double)
-#undef __SHFLX_NO_DIRECTED
+// The directed roundings (_rz, _ru, _rd): AMD's backend sets no rounding mode per instruction, so
+// each is a function shflx defines in the module (shflx/ir/directed.py: the nearest result stepped
+// by the sign of its exact error, bit-exact), the same that libdevice's and inline PTX's .rz/.rm/.rp
+// forms call. CUDA's _ru is toward +inf (rp), _rd toward -inf (rm).
+#define __SHFLX_DIRECTED(T, OP, SFX, ...)                                                        \
+  extern "C" __device__ T __shflx_directed_##OP##_rz_##SFX(__VA_ARGS__);                         \
+  extern "C" __device__ T __shflx_directed_##OP##_rp_##SFX(__VA_ARGS__);                         \
+  extern "C" __device__ T __shflx_directed_##OP##_rm_##SFX(__VA_ARGS__);
+__SHFLX_DIRECTED(float, add, f32, float, float) __SHFLX_DIRECTED(float, sub, f32, float, float)
+__SHFLX_DIRECTED(float, mul, f32, float, float) __SHFLX_DIRECTED(float, div, f32, float, float)
+__SHFLX_DIRECTED(float, fma, f32, float, float, float) __SHFLX_DIRECTED(float, rcp, f32, float)
+__SHFLX_DIRECTED(float, sqrt, f32, float)
+__SHFLX_DIRECTED(double, add, f64, double, double) __SHFLX_DIRECTED(double, sub, f64, double, double)
+__SHFLX_DIRECTED(double, mul, f64, double, double) __SHFLX_DIRECTED(double, div, f64, double, double)
+__SHFLX_DIRECTED(double, rcp, f64, double) __SHFLX_DIRECTED(double, sqrt, f64, double)
+__SHFLX_DIRECTED(double, fma, f64, double, double, double)
+__SHFLX_DIRECTED(float, d2f, f32, double)
+#undef __SHFLX_DIRECTED
+#define __SHFLX_DIRECTED_FNS(M, CM)                                                              \
+  __device__ __forceinline__ float __fadd_##CM(float a, float b) { return __shflx_directed_add_##M##_f32(a, b); } \
+  __device__ __forceinline__ float __fsub_##CM(float a, float b) { return __shflx_directed_sub_##M##_f32(a, b); } \
+  __device__ __forceinline__ float __fmul_##CM(float a, float b) { return __shflx_directed_mul_##M##_f32(a, b); } \
+  __device__ __forceinline__ float __fdiv_##CM(float a, float b) { return __shflx_directed_div_##M##_f32(a, b); } \
+  __device__ __forceinline__ float __fmaf_##CM(float a, float b, float c) { return __shflx_directed_fma_##M##_f32(a, b, c); } \
+  __device__ __forceinline__ float __fmaf_ieee_##CM(float a, float b, float c) { return __shflx_directed_fma_##M##_f32(a, b, c); } \
+  __device__ __forceinline__ float __frcp_##CM(float a) { return __shflx_directed_rcp_##M##_f32(a); } \
+  __device__ __forceinline__ float __fsqrt_##CM(float a) { return __shflx_directed_sqrt_##M##_f32(a); } \
+  __device__ __forceinline__ double __dadd_##CM(double a, double b) { return __shflx_directed_add_##M##_f64(a, b); } \
+  __device__ __forceinline__ double __dsub_##CM(double a, double b) { return __shflx_directed_sub_##M##_f64(a, b); } \
+  __device__ __forceinline__ double __dmul_##CM(double a, double b) { return __shflx_directed_mul_##M##_f64(a, b); } \
+  __device__ __forceinline__ double __ddiv_##CM(double a, double b) { return __shflx_directed_div_##M##_f64(a, b); } \
+  __device__ __forceinline__ double __drcp_##CM(double a) { return __shflx_directed_rcp_##M##_f64(a); } \
+  __device__ __forceinline__ double __dsqrt_##CM(double a) { return __shflx_directed_sqrt_##M##_f64(a); } \
+  __device__ __forceinline__ float __double2float_##CM(double a) { return __shflx_directed_d2f_##M##_f32(a); } \
+  __device__ __forceinline__ double __fma_##CM(double a, double b, double c) { return __shflx_directed_fma_##M##_f64(a, b, c); }
+__SHFLX_DIRECTED_FNS(rz, rz) __SHFLX_DIRECTED_FNS(rp, ru) __SHFLX_DIRECTED_FNS(rm, rd)
+#undef __SHFLX_DIRECTED_FNS
 __device__ __forceinline__ float ldexpf(float x, int e) { return __builtin_ldexpf(x, e); }
 __device__ __forceinline__ float frexpf(float x, int *e) { return __builtin_frexpf(x, e); }
 __device__ __forceinline__ float rintf(float x) { return __builtin_rintf(x); }
