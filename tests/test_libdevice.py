@@ -210,6 +210,33 @@ def test_linked_functions_leave_no_nvvm_and_verify():
     binding_for(TRIPLE, "AMDGPU").parse_assembly(linked).verify()
 
 
+def test_every_function_links_alone_with_each_intrinsic_declared_once():
+    """Each libdevice function AMD can take, linked alone into a module that calls it: the module
+    parses and verifies. (ynf's text once declared llvm.fabs.f32 twice, its own and a directed
+    rounding helper's: LLVM's 'invalid redefinition of function'.)"""
+    path = libdevice_path()
+    if path is None:
+        pytest.skip("NVIDIA's libdevice is not installed (the nvcc wheel of shflx's cuda extra)")
+    from shflx.codegen.llvm import TRIPLE, binding_for
+    llvm = binding_for(TRIPLE, "AMDGPU")
+    lib = L.library(path)
+    signature = re.compile(r"^define [^@]*?(?P<ret>\S+) @(?P<name>__nv_\w+)\((?P<params>[^)]*)\)", re.M)
+    failed = []
+    for m in (signature.search(body) for name, body in lib.functions.items()          # the __nv_ API, not
+              if name.startswith("__nv_") and name not in lib.refused):                   # its internal helpers
+        params = [" ".join(p.split()[:-1]) if p.split()[-1].startswith("%") else p for p in m["params"].split(", ") if p]
+        ir = (f'target datalayout = "{L.DATALAYOUT}"\ntarget triple = "{L.TRIPLE}"\n'
+              f'declare {m["ret"]} @{m["name"]}({", ".join(params)})\n')
+        linked, refused = L.link_libdevice(ir)
+        assert not refused
+        try:
+            llvm.parse_assembly(linked).verify()
+        except RuntimeError as e:
+            failed.append(f"{m['name']}: {' '.join(str(e).split())[:120]}")
+    assert not failed, failed
+    assert len(lib.functions) - len(lib.refused) > 300
+
+
 def test_a_function_without_an_amd_form_is_named_at_its_call(tmp_path):
     """A directed integer-to-float conversion (libdevice's __nv_int2float_rd: i2f.rm) has no AMD
     translation: the call is one line naming the function, at the user's line."""

@@ -315,8 +315,15 @@ def link_libdevice(ir: str) -> tuple[str, dict[str, str]]:
     base = 1 + max((int(n) for n in re.findall(r"^attributes #(\d+) ", ir, re.M)), default=0)
     text = re.sub(r"(?<![\w\"])#(\d+)\b", lambda m: f"#{base + int(m.group(1))}", text)
     have = set(re.findall(r"^declare [^@]*@([\w.$]+)\(", ir, re.M))
-    text = "\n".join(line for line in text.splitlines()
-                     if not (line.startswith("declare ") and re.search(r"@([\w.$]+)\(", line).group(1) in have))
+    kept = []
+    for line in text.splitlines():           # each intrinsic declared once: the module's, else the first
+        if line.startswith("declare "):      # (libdevice's and the helpers' bodies may both declare one)
+            name = re.search(r"@([\w.$]+)\(", line).group(1)
+            if name in have:
+                continue
+            have.add(name)
+        kept.append(line)
+    text = "\n".join(kept)
     linked = set(names)
     ir = "\n".join(line for line in ir.splitlines()
                    if not (line.startswith("declare ") and (m := re.search(r"@(__nv_\w+)\(", line)) and m.group(1) in linked))

@@ -204,10 +204,10 @@ __device__ __forceinline__ float __uint2float_rn(unsigned x) { return (float)x; 
 __device__ __forceinline__ float __ll2float_rn(long long x) { return (float)x; }
 __device__ __forceinline__ float __ull2float_rn(unsigned long long x) { return (float)x; }
 // toward zero / +inf / -inf: the nearest value, one step back where it lies beyond x on the wrong
-// side (CUDA's __int2float_rz/_ru/_rd ..., which cuda_bf16.hpp rounds with, and the narrowing
-// conversions). `cmp` is the sign of nearest - x; stepping the bit pattern moves one ulp (across
-// binades, zero and the infinities: FLT_MAX is inf's pattern less one).
-template <class F, class B> __device__ __forceinline__ F __shflx_directed(F nearest, int cmp, int dir) {  // 0 rz, 1 ru, -1 rd
+// side (CUDA's __int2float_rz/_ru/_rd ..., which cuda_bf16.hpp rounds with, and __ll2double_rz ...;
+// the float arithmetic's directed forms are shflx_math_amd.h's). `cmp` is the sign of nearest - x;
+// stepping the bit pattern moves one ulp (across binades and zero; FLT_MAX is inf's pattern less one).
+template <class F, class B> __device__ __forceinline__ F __shflx_round_step(F nearest, int cmp, int dir) {  // 0 rz, 1 ru, -1 rd
   bool neg = __builtin_signbit(nearest);
   bool back = dir == 1 ? cmp < 0 : dir == -1 ? cmp > 0 : (neg ? cmp < 0 : cmp > 0);
   if (!back) return nearest;
@@ -217,7 +217,7 @@ template <class F, class B> __device__ __forceinline__ F __shflx_directed(F near
 template <class F, class B, class I> __device__ __forceinline__ F __shflx_i2f(I x, int dir) {
   F f = (F)x;                                   // integral where inexact
   const F above = (F)__builtin_ldexp(1.0, 8 * (int)sizeof(I) - (I(-1) < 0));   // past I's largest value
-  return __shflx_directed<F, B>(f, f >= above ? 1 : (I)f > x ? 1 : (I)f < x ? -1 : 0, dir);
+  return __shflx_round_step<F, B>(f, f >= above ? 1 : (I)f > x ? 1 : (I)f < x ? -1 : 0, dir);
 }
 #define __SHFLX_I2F(NAME, F, B, I) \
   __device__ __forceinline__ F NAME##_rz(I x) { return __shflx_i2f<F, B>(x, 0); } \
@@ -235,10 +235,6 @@ __device__ __forceinline__ double __uint2double_rn(unsigned x) { return (double)
 __device__ __forceinline__ double __ll2double_rn(long long x) { return (double)x; }
 __device__ __forceinline__ double __ull2double_rn(unsigned long long x) { return (double)x; }
 __device__ __forceinline__ float __double2float_rn(double x) { return (float)x; }
-#define __SHFLX_D2F(S, DIR) __device__ __forceinline__ float __double2float##S(double x) { \
-  float f = (float)x; return __shflx_directed<float, unsigned>(f, (double)f > x ? 1 : (double)f < x ? -1 : 0, DIR); }
-__SHFLX_D2F(_rz, 0) __SHFLX_D2F(_ru, 1) __SHFLX_D2F(_rd, -1)
-#undef __SHFLX_D2F
 
 // ------------------------------------------------------------------ classification
 // CUDA declares these for device code in the global namespace (math_functions.hpp)

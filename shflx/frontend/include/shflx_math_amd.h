@@ -269,9 +269,6 @@ __device__ __forceinline__ float __fsub_rn(float a, float b) { return a - b; }
 __device__ __forceinline__ float __fmul_rn(float a, float b) { return a * b; }
 __device__ __forceinline__ float __fmaf_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 __device__ __forceinline__ float __fmaf_ieee_rn(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
-__device__ float __fmaf_ieee_rz(float, float, float) __shflx_unsupported("__fmaf_ieee_rz (directed rounding)");
-__device__ float __fmaf_ieee_ru(float, float, float) __shflx_unsupported("__fmaf_ieee_ru (directed rounding)");
-__device__ float __fmaf_ieee_rd(float, float, float) __shflx_unsupported("__fmaf_ieee_rd (directed rounding)");
 __device__ __forceinline__ double __dadd_rn(double a, double b) { return a + b; }
 __device__ __forceinline__ double __dmul_rn(double a, double b) { return a * b; }
 __device__ __forceinline__ double __fma_rn(double a, double b, double c) { return __builtin_fma(a, b, c); }
