@@ -266,10 +266,8 @@ def test_nvcc_ftz_sets_the_single_precision_denormal_mode(word, mode):
         parse_compile_args(["k.cu", "--offload-arch", "gfx942", "-ftz=yes"])
 
 
-@pytest.mark.parametrize("arch,flushed,kept", [("gfx942", ".amdhsa_float_denorm_mode_32 0", ".amdhsa_float_denorm_mode_32 3"),
-                                               ("sm_90", "fma.rn.ftz.f32", "fma.rn.f32")])
-def test_ftz_true_reaches_the_code(tmp_path, arch, flushed, kept):
-    """-ftz=true: AMD's kernel descriptor flushes FP32 denormals; NVIDIA's PTX uses the .ftz forms."""
+def _asm_with_each(tmp_path, arch: str, flags: tuple[str, ...]) -> dict[str, str]:
+    """The assembly of `a * b + c` compiled for `arch` with each of `flags`."""
     import subprocess
     import sys
     src = tmp_path / "k.cu"
@@ -280,56 +278,20 @@ def test_ftz_true_reaches_the_code(tmp_path, arch, flushed, kept):
         if cuda_headers(FrontendOptions()) is None:
             pytest.skip("NVIDIA's CUDA headers are not installed")
     asm = {}
-    for flag in ("-ftz=true", "-ftz=false"):
+    for flag in flags:
         run = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", arch, flag, "-S",
                               "-o", "-"], capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr
         asm[flag] = run.stdout
+    return asm
+
+
+@pytest.mark.parametrize("arch,flushed,kept", [("gfx942", ".amdhsa_float_denorm_mode_32 0", ".amdhsa_float_denorm_mode_32 3"),
+                                               ("sm_90", "fma.rn.ftz.f32", "fma.rn.f32")])
+def test_ftz_true_reaches_the_code(tmp_path, arch, flushed, kept):
+    """-ftz=true: AMD's kernel descriptor flushes FP32 denormals; NVIDIA's PTX uses the .ftz forms."""
+    asm = _asm_with_each(tmp_path, arch, ("-ftz=true", "-ftz=false"))
     assert flushed in asm["-ftz=true"] and kept in asm["-ftz=false"]
-
-
-@pytest.mark.parametrize("words,where,expected", [
-    # the `=` form of the forwarding flags (BitCrack's -Xptxas=-v, lightseq's CMake -Xcompiler=-fPIC)
-    (["-Xcompiler=-fPIC,-Wall"], "host", ["-fPIC", "-Wall"]), (["--compiler-options=-fPIC"], "host", ["-fPIC"]),
-    (["-Xptxas=-v,-O3"], "xptxas", ["-v", "-O3"]),
-    # nvcc's long names (VanitySearch's --compile) and separate values
-    (["--compile"], "action", "c"), (["--output-file", "k.o"], "output", "k.o"), (["--output-file=k.o"], "output", "k.o"),
-    (["--include-path", "inc", "--system-include=sys", "--define-macro", "A=1", "--undefine-macro=B",
-      "--pre-include", "p.h"], "preprocessor", ["-I", "inc", "-isystem", "sys", "-D", "A=1", "-U", "B", "-include", "p.h"]),
-    (["--optimize", "2"], "opt", "2"), (["--std", "c++14"], "device", ["-std=c++14"]),
-    (["-std", "c++14"], "device", ["-std=c++14"]), (["--std=c++20"], "device", ["-std=c++20"]),
-    (["--disable-warnings"], "device", ["-w"]), (["--x", "cu"], "language", "cuda"),
-    (["-Xlinker", "-rpath,/opt/x"], "host", ["-Wl,-rpath,/opt/x"]), (["--linker-options=-s"], "host", ["-Wl,-s"]),
-    # -dc: -c with relocatable device code (nvcc manual, "--device-c")
-    (["-dc"], "rdc", "-dc"), (["--device-c"], "action", "c"),
-    # -fmad=false forbids contraction into FMA; true is the default
-    (["-fmad=false"], "device", ["-ffp-contract=off"]), (["--fmad", "true"], "device", []),
-    # about nvcc's own process, or licenses the code as compiled meets: accepted, no word
-    (["-ccbin", "g++-12", "--compiler-bindir=/usr/bin/g++", "-t", "4", "--threads=0", "-res-usage", "--resource-usage",
-      "-keep", "--keep-dir", "/tmp", "-src-in-ptx", "--display-error-number", "-allow-unsupported-compiler",
-      "--extra-device-vectorization", "-restrict", "-Xcudafe", "--diag_suppress=177", "--diag-suppress=550",
-      "-cudart", "static", "--cudart=shared", "--default-stream", "per-thread", "-prec-div=false", "--prec-sqrt=true"],
-     "all", ([], [], [], [], ["k.cu"])),
-])
-def test_nvcc_spellings_are_read_as_nvcc_reads_them(words, where, expected):
-    """nvcc's long names, `=`-joined values and separate values (nvcc manual, "NVCC Command Options")
-    land where their short spellings do; nvcc's flags about its own process add no word."""
-    f = parse("k.cu", "-arch=sm_90", *words)
-    got = (f.device, f.host, f.xptxas, f.preprocessor, f.sources) if where == "all" else getattr(f, where)
-    assert got == expected
-
-
-@pytest.mark.parametrize("words, fragment", [
-    (["--cudart", "dynamic"], "invalid value 'dynamic' for -cudart; valid values: none, shared, static"),
-    (["-fmad=maybe"], "invalid value 'maybe' for -fmad; valid values: true, false"),
-    (["--default-stream=per-process"], "valid values: legacy, null, per-thread"),
-    (["-ccbin"], "-ccbin needs a value"), (["--output-file"], "--output-file needs a value"),
-    (["--compile-everything"], "unknown flag '--compile-everything'"),
-])
-def test_nvcc_spellings_with_bad_values_are_named(words, fragment):
-    with pytest.raises(UsageError) as e:
-        parse("k.cu", "--offload-arch=gfx942", *words)
-    assert fragment in str(e.value) and "\n" not in str(e.value)
 
 
 def test_words_after_double_dash_are_inputs_not_nvcc_flags():
@@ -339,19 +301,5 @@ def test_words_after_double_dash_are_inputs_not_nvcc_flags():
 @pytest.mark.parametrize("arch,fused,split", [("gfx942", "v_fma", "v_mul_f32"), ("sm_90", "fma.rn.f32", "mul.rn.f32")])
 def test_fmad_false_reaches_the_code(tmp_path, arch, fused, split):
     """nvcc's -fmad=false: a * b + c stays a multiply and an add (no FMA), on both vendors."""
-    import subprocess
-    import sys
-    src = tmp_path / "k.cu"
-    src.write_text("__global__ void k(float *p) { p[0] = p[1] * p[2] + p[3]; }\n")
-    if arch.startswith("sm_"):
-        from shflx.driver.nvidia import cuda_headers
-        from shflx.frontend.clang import FrontendOptions
-        if cuda_headers(FrontendOptions()) is None:
-            pytest.skip("NVIDIA's CUDA headers are not installed")
-    asm = {}
-    for flag in ("-fmad=false", "-fmad=true"):
-        run = subprocess.run([sys.executable, "-m", "shflx", "compile", str(src), "--offload-arch", arch, flag, "-S",
-                              "-o", "-"], capture_output=True, text=True, timeout=300)
-        assert run.returncode == 0, run.stderr
-        asm[flag] = run.stdout
+    asm = _asm_with_each(tmp_path, arch, ("-fmad=false", "-fmad=true"))
     assert fused not in asm["-fmad=false"] and split in asm["-fmad=false"] and fused in asm["-fmad=true"]
