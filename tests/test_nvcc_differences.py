@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from shflx.errors import InputError
+from shflx.frontend.nvcc_differences import builtin_clashes
 from tests.conftest import clean_error, compile_for
 
 OWN_UINT = """typedef unsigned long long uint64_t;
@@ -197,13 +198,20 @@ def test_without_rdc_an_extern_device_variable_is_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
-def test_a_function_named_as_a_clang_builtin_is_one_line(arch, tmp_path):
+def test_a_function_named_as_a_clang_builtin_compiles_renamed(arch, tmp_path):
     """VanitySearch's Int.h defines `static uint64_t __rdtsc()`: GCC (nvcc's host compiler) has no
-    such builtin, clang has one of type unsigned long long (); the program's function is named."""
+    such builtin, clang has one of type unsigned long long (); the device pass compiles the
+    program's function under another name, and the report says so."""
     (tmp_path / "k.cu").write_text("#include <stdint.h>\nstatic uint64_t inline __rdtsc() { return 1; }\n"
-                                   "__global__ void k(int *p) { p[0] = 1; }\n")
-    msg = _fails(tmp_path / "k.cu", arch)
-    errors = [ln for ln in msg.splitlines() if re.match(r".*:\d+:\d+: error:", ln)]
-    assert len(errors) == 1 and errors[0].startswith(
-        f"{tmp_path / 'k.cu'}:2:24: error: shflx does not support '__rdtsc' declared by the program on "), msg
-    assert "builtin of type 'unsigned long long ()'" in errors[0], msg
+                                   "uint64_t now() { return __rdtsc(); }\n__global__ void k(int *p) { p[0] = 1; }\n")
+    res = compile_for(tmp_path / "k.cu", arch)
+    assert [n for n in res.notes if "'__rdtsc' is compiled as '__shflx_program___rdtsc'" in n], res.notes
+
+
+def test_the_builtin_clash_is_read_from_clangs_error_and_note():
+    stderr = ("k.cu:2:24: error: conflicting types for '__rdtsc'\n"
+              "    2 | static uint64_t inline __rdtsc() { return 1; }\n"
+              "k.cu:2:24: note: '__rdtsc' is a builtin with type 'unsigned long long ()'\n"
+              "k.cu:9:3: error: use of undeclared identifier 'x'\n")
+    assert builtin_clashes(stderr) == ["__rdtsc"]
+    assert builtin_clashes("k.cu:9:3: error: use of undeclared identifier 'x'\n") == []

@@ -19,7 +19,7 @@ from .cuda_sdk import (CCCL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include,
                        runtime_version)
 from .host_only import leading_notes, library_of, missing_host_header, note, stand_in, stood_in
 from .unprovided import named_missing_header
-from .nvcc_differences import said_by_shflx
+from .nvcc_differences import RENAMED, builtin_clashes, renamed_note, said_by_shflx
 from .toolchain import HOST_TRIPLE, find_clang, gcc_include_dir, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
@@ -268,6 +268,11 @@ def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AM
                 yaml = nvcc_syntax.overlay(read_as_nvcc, Path(tmp))     # rewritten in place each round
                 if str(yaml) not in args:                   # (NVIDIA's headers have an overlay of their own)
                     args[-1:-1] = ["-ivfsoverlay", str(yaml)]
+                continue
+            clashes = [n for n in builtin_clashes(proc.stderr) if f"-D{n}={RENAMED}{n}" not in args]
+            if clashes:                                 # a program's function named as a clang builtin
+                args[-1:-1] = [f"-D{n}={RENAMED}{n}" for n in clashes]
+                notes += [renamed_note(n) for n in clashes]
                 continue
             missing = missing_host_header(proc.stderr)
             if missing is None or stood_in(standins, missing[0]):

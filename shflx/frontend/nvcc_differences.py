@@ -16,13 +16,16 @@ error: `file:line:col: error: shflx does not support 'X' on <vendor> targets (wh
   bits or a signed uint64_t, so this one is an error. (sm_NN compiles it as nvcc does:
   cuda_sdk.CUDA_H_FIRST.)
 - A program's own function with the name of one of clang's builtins that GCC, nvcc's host compiler,
-  does not have (`__rdtsc`): named, with the builtin's type."""
+  does not have (`__rdtsc`): the device pass compiles again with the program's name renamed by a
+  macro in every file (`builtin_clashes`; clang's own builtin is then never named, and a device pass
+  needs no x86 builtin), noted in the report; named, with the builtin's type, if that still fails."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
 from . import own_typedefs
+from .nvcc_syntax import NOTE_PREFIX
 
 _DEVICE_LAUNCH = re.compile(r"^(?P<where>.+?:\d+:\d+): error: (?:kernel launch from __device__ or __global__ "
                             r"function requires relocatable device code.*|device-side kernel call/launch is not "
@@ -37,6 +40,26 @@ _ERROR = re.compile(r"^(?P<where>.+?:\d+:\d+): error: ")
 _BUILTIN_NOTE = re.compile(r"^(?P<where>.+?:\d+:\d+): note: '(?P<name>\w+)' is a builtin with type '(?P<type>[^']+)'$")
 # the <stdint.h> names nvcc's implicit headers leave undeclared (see the module docstring)
 NOT_IMPLICIT_IN_NVCC = tuple(own_typedefs.NAME_BITS)
+
+
+RENAMED = "__shflx_program_"               # the prefix a clashing name of the program is given
+
+
+def builtin_clashes(stderr: str) -> list[str]:
+    """The names of clang builtins that the program declares again, from one run's diagnostics."""
+    lines = stderr.splitlines()
+    found = []
+    for k, line in enumerate(lines):
+        m = _ERROR.match(line)
+        b = next((b for b in map(_BUILTIN_NOTE.match, lines[k + 1:k + 8]) if b and m and b["where"] == m["where"]), None)
+        if b and b["name"] not in found:
+            found.append(b["name"])
+    return found
+
+
+def renamed_note(name: str) -> str:
+    return (f"{NOTE_PREFIX}the program's own '{name}' is compiled as '{RENAMED}{name}' (clang, shflx's front end, "
+            "has a builtin of that name; GCC, nvcc's host compiler, does not)")
 
 
 def said_by_shflx(line: str, vendor: str, after: list[str] = ()) -> str | None:
