@@ -197,12 +197,13 @@ def test_without_rdc_an_extern_device_variable_is_one_line(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
-@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
-def test_a_function_named_as_a_clang_builtin_compiles_renamed(arch, tmp_path):
+@pytest.mark.parametrize("arch,first", [("gfx942", ""), ("sm_90", ""), ("gfx942", "#include <cooperative_groups.h>\n")])
+def test_a_function_named_as_a_clang_builtin_compiles_renamed(arch, first, tmp_path):
     """VanitySearch's Int.h defines `static uint64_t __rdtsc()`: GCC (nvcc's host compiler) has no
     such builtin, clang has one of type unsigned long long (); the device pass compiles the
-    program's function under another name, and the report says so."""
-    (tmp_path / "k.cu").write_text("#include <stdint.h>\nstatic uint64_t inline __rdtsc() { return 1; }\n"
+    program's function under another name, and the report says so (also on the path that compiles
+    preprocessed text, which a file reading NVIDIA's cooperative groups takes)."""
+    (tmp_path / "k.cu").write_text(first + "#include <stdint.h>\nstatic uint64_t inline __rdtsc() { return 1; }\n"
                                    "uint64_t now() { return __rdtsc(); }\n__global__ void k(int *p) { p[0] = 1; }\n")
     res = compile_for(tmp_path / "k.cu", arch)
     assert [n for n in res.notes if "'__rdtsc' is compiled as '__shflx_program___rdtsc'" in n], res.notes

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..errors import InputError, Location
 from ..files import tool_text
 from . import nvcc_syntax
+from .nvcc_differences import RENAMED, builtin_clashes, renamed_note
 from .asm_constraints import rewrite_constraints
 from .cuda_sdk import AMD_READS_AS_IS, NO_ASM
 from .clang import (PRELUDE, FrontendOptions, cc1_args, check_failure, compile_to_ir as clang_compile_to_ir,
@@ -42,8 +43,12 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
     with tempfile.TemporaryDirectory(prefix="shflx-ptxops-") as tmp:
         pre, ll = Path(tmp) / "device.hipi", Path(tmp) / "device.ll"
         read_as_nvcc: list[nvcc_syntax.Fix] = []
+        renamed: list[str] = []              # the program's names that clash with clang builtins
         for _ in range(16):                  # rounds of the fixes of frontend/nvcc_syntax.py
+            opts = replace(opts, defines=(*opts.defines, *(f"{n}={RENAMED}{n}" for n in renamed
+                                                            if f"{n}={RENAMED}{n}" not in opts.defines)))
             text, notes = preprocess(source, cpu, wave, opts, selectable_wave, read_as_nvcc)
+            notes += [renamed_note(n) for n in renamed]
             rewritten = rewrite_constraints(text)
             pre.write_text(rewritten)
             # the -E run wrote the depfile; debug info names the source's directory, not this one
@@ -58,9 +63,11 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
             # diagnostics name the original files (line markers), their columns the expanded lines
             compiled = nvcc_syntax.preprocessed_lines(rewritten.encode())
             new_fixes = [f for f in nvcc_syntax.fixes(proc.stderr, compiled=compiled) if f not in read_as_nvcc]
-            if not new_fixes:
+            clashes = [n for n in builtin_clashes(proc.stderr) if n not in renamed]
+            if not new_fixes and not clashes:
                 break
             read_as_nvcc += new_fixes
+            renamed += clashes
         _check(proc, source)
         return "".join(n + "\n" for n in notes) + tool_text(ll)
 
