@@ -187,7 +187,9 @@ def test_tied_operand_and_several_outputs():
     ("@q add.u32 $0, $1, 1", "'q' before any write"),
     ("{ .reg .u32 r0; mov.u32 r0, $1; }", "never writes its output $0"),
     ("{ .reg .pred p; setp.ne.s32 p, $1, 0; @p mov.u32 $0, 1; }", "without a value where its guard is false"),
-    ("mul.hi.s32 $0, $1, $1", "mul.hi.s32"),
+    ("mul24.hi.u32 $0, $1, $1", "mul24.hi.u32"),
+    ("addc.u32 $0, $1, $1", "reads the carry flag, which no instruction has set"),   # no carry given
+    ("@p addc.cc.u32 $0, $1, $1", "unguarded"),
     ("add.ftz.f32 $0, $1, $1", "add.ftz.f32"),
     ("ld.global.u32 $0, [$1]", "ld.global.u32"),
     ("bra L; L: mov.u32 $0, 1", "bra"),

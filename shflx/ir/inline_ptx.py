@@ -27,6 +27,12 @@ _AMDGPU_CONSTRAINT = re.compile(r"[=+&*]*\{?[vsa]")
 # cp-size, which must be an integer constant (PTX ISA 8.7, 9.7.9.25 cp.async), as "n"(_Copy_size).
 _IMMEDIATE_CONSTRAINTS = ("n", "i")
 _OPERAND_REF = re.compile(r"\$(?:\{(\d+)\}|(\d+))")
+# PTX's extended-precision instructions (PTX ISA 9.7.2) pass a carry flag, CC.CF, from one to the
+# next, also from one asm statement to the next (bignum code writes one add.cc/addc per statement,
+# as BitCrack and VanitySearch do): such statements read and write it in a slot of their function
+# (an alloca that LLVM's SROA turns into a value), which starts at 0.
+_CARRY_USE = re.compile(r"\b(?:(?:add|sub|mad)(?:\.(?:lo|hi))?\.cc|addc|subc|madc)\b")
+CARRY_SLOT = "%__shflx.cc.cf"
 
 
 class InlinePtxError(ValueError):
@@ -47,7 +53,11 @@ def translate_inline_ptx(ir: str, wave: int = 64, contract: bool = True) -> str:
     lines = ir.splitlines()
     locs = ptx = None
     changed = False
+    function = None                        # the line that opens the function being read
+    carry_functions: set[int] = set()      # those whose asm statements pass the carry flag along
     for k, line in enumerate(lines):
+        if line.startswith("define "):
+            function = k
         if " asm " not in line:
             continue
         m = _ASM.match(line)
@@ -67,14 +77,21 @@ def translate_inline_ptx(ir: str, wave: int = 64, contract: bool = True) -> str:
         refused = _refused(lambda: locs.frames(dbg.group(1)), tmpl) if dbg else None
         if refused:
             raise InlinePtxError(refused, where)
+        carry = _CARRY_USE.search(tmpl) is not None and function is not None
         try:
-            tr = _translate_asm(m, tmpl, f"ptx{k}", wave, contract)
+            tr = _translate_asm(m, tmpl, f"ptx{k}", wave, contract, f"%ptx{k}.cc.in" if carry else None)
         except ptx.PtxBlockError as e:
             from .ptxmemory import UnsupportedPtx
             what = str(e) if isinstance(e, UnsupportedPtx) else f"shflx does not support this inline PTX on AMD targets ({e})"
             raise InlinePtxError(what, where) from None
         dbg_tail = f", !dbg {dbg.group(1)}" if dbg else ""
-        lines[k] = "\n".join(ln + dbg_tail for ln in tr.lines)
+        body = tr.lines
+        if carry:                          # CC.CF lives in a slot of the function between statements
+            carry_functions.add(function)
+            body = [f"  %ptx{k}.cc.in = load i32, ptr addrspace(5) {CARRY_SLOT}, align 4", *body]
+            if tr.carry_out is not None:
+                body.append(f"  store i32 {tr.carry_out}, ptr addrspace(5) {CARRY_SLOT}, align 4")
+        lines[k] = "\n".join(ln + dbg_tail for ln in body)
         for mode in tr.pred_modes:
             extra_fns[mode] = ptx.inrange_ir(mode, wave)
         extra_fns.update(tr.functions)
@@ -82,6 +99,10 @@ def translate_inline_ptx(ir: str, wave: int = 64, contract: bool = True) -> str:
         changed = True
     if not changed:
         return ir
+    for start in carry_functions:          # the slot, in the entry block (after its label, if named)
+        at = start + 1 if start + 1 < len(lines) and re.match(r"^[\w.$-]+:", lines[start + 1]) else start
+        lines[at] += (f"\n  {CARRY_SLOT} = alloca i32, align 4, addrspace(5)"
+                      f"\n  store i32 0, ptr addrspace(5) {CARRY_SLOT}, align 4")
     text = "\n".join(lines) + "\n"
     declared = declared_names(text)
     missing = [line for name, line in sorted(decls.items()) if name not in declared]
@@ -111,9 +132,10 @@ def _refused(frames: Callable[[], list[str]], tmpl: str) -> str | None:
     return next((why for header, why in candidates if any(w.endswith(header) for w in where)), None)
 
 
-def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int, contract: bool) -> Translation:
+def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int, contract: bool,
+                   carry: str | None = None) -> Translation:
     """One asm call (`m` matched by _ASM) through ptxblock: operand types from the call, "+r"
-    operands from the tied-constraint digits."""
+    operands from the tied-constraint digits; `carry`, the carry flag's value on entry."""
     from .ptxblock import PtxBlockError, translate
 
     types = re.findall(r"\{[^}]*\}|<[^>]*>|\b(?:void|i\d+|half|bfloat|float|double|ptr)\b", m.group("ty"))
@@ -129,7 +151,7 @@ def _translate_asm(m: re.Match, tmpl: str, prefix: str, wave: int, contract: boo
     tied = {int(c): len(outs) + j for j, c in enumerate(ins) if c.isdigit()}
     res = m.group("lhs").strip().rstrip("=").strip() or None
     return translate(immediates_in_template(tmpl, ins, args, len(outs)), outputs, inputs, tied, prefix, wave, res,
-                     contract)
+                     contract, carry)
 
 
 def immediates_in_template(tmpl: str, ins: list[str], args: list[str], first: int) -> str:

@@ -61,13 +61,16 @@ class Translation:
     pred_modes: set[str] = field(default_factory=set)
     declarations: dict[str, str] = field(default_factory=dict)   # function name -> `declare` line
     functions: dict[str, str] = field(default_factory=dict)      # helper name -> its `define` (and declares)
+    carry_out: str | None = None                # the i32 carry flag the block leaves, where it writes one
 
 
 def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], tied: dict[int, int],
-              prefix: str, wave: int, result_name: str | None = None, contract: bool = True) -> Translation:
+              prefix: str, wave: int, result_name: str | None = None, contract: bool = True,
+              carry: str | None = None) -> Translation:
     """IR for an asm block: `outputs` are the IR types of $0..$n-1, `inputs` (type, IR value) of
     $n.., `tied[k]` = the input operand number that gives output k its value on entry ("+r");
-    `contract`: float add/mul without a rounding modifier may fuse (ptxfloat)."""
+    `contract`: float add/mul without a rounding modifier may fuse (ptxfloat); `carry`: the i32
+    carry flag (0 or 1) on entry, for blocks with extended-precision instructions (symbolic.CARRY)."""
     for ty in outputs + [t for t, _ in inputs]:
         if ty.split()[0] not in IR_TYPES or (ty.startswith("ptr") and ty in outputs):
             raise PtxBlockError(f"an asm operand of LLVM type '{ty}' is not supported "
@@ -80,6 +83,9 @@ def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], 
         leaves[name] = symbolic.sym(name, IR_TYPES[ty.split()[0]][0])
     for out, src in tied.items():
         leaves[f"${out}"] = leaves[f"${src}"]
+    if carry is not None:
+        em.inputs[symbolic.CARRY] = carry
+        leaves[symbolic.CARRY] = symbolic.sym(symbolic.CARRY, 32)
     accesses: list[Access] = []
     out_widths = {f"${k}": IR_TYPES[ty.split()[0]][0] for k, ty in enumerate(outputs)}
     env = _execute(template, leaves, accesses, out_widths)
@@ -93,8 +99,11 @@ def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], 
         if f"${k}" not in env.env:
             raise PtxBlockError(f"the block never writes its output ${k}")
         values.append(em.value(env.env[f"${k}"], env.origin, None))
+    carry_out = None
+    if carry is not None and env.env[symbolic.CARRY] is not leaves[symbolic.CARRY]:
+        carry_out = em.value(env.env[symbolic.CARRY], env.origin, None)
     result = em.results(values, outputs, result_name) if outputs else None
-    return Translation(em.lines, result, em.modes, em.decls, em.functions)
+    return Translation(em.lines, result, em.modes, em.decls, em.functions, carry_out)
 
 
 def _execute(template: str, inputs: dict[str, Expr], accesses: list | None = None,

@@ -323,6 +323,20 @@ def _brev32(a: Expr) -> Expr:
     return x
 
 
+def _halves64(a: Expr) -> tuple[Expr, Expr]:
+    return resize(a, 32, False), resize(binop("lshr", a, const(32, 64)), 32, False)
+
+
+def _bit_count64(base: str, a: Expr) -> Expr:
+    """clz.b64, popc.b64 (32-bit results) and brev.b64 from the 32-bit forms of the two halves."""
+    lo, hi = _halves64(a)
+    if base == "popc":
+        return binop("add", _popc32(lo), _popc32(hi))
+    if base == "clz":
+        return ite(cmp("eq", hi, const(0, 32)), binop("add", const(32, 32), _clz32(lo)), _clz32(hi))
+    return binop("or", binop("shl", resize(_brev32(lo), 64, False), const(32, 64)), resize(_brev32(hi), 64, False))
+
+
 def _s(v: int, w: int) -> int:
     return v - (1 << w) if v >> (w - 1) else v
 
@@ -715,6 +729,8 @@ class _Emu:
             return [_bfind32(rd(1), signed, bool(mods[:-1]))]
         if base in ("clz", "popc", "brev") and w == 32 and len(ops) == 2:
             return [{"clz": _clz32, "popc": _popc32, "brev": _brev32}[base](rd(1))]
+        if base in ("clz", "popc", "brev") and w == 64 and len(ops) == 2:
+            return [_bit_count64(base, rd(1))]
         if base == "shf" and w == 32 and len(mods) == 3 and mods[0] in ("l", "r") and mods[1] in ("clamp", "wrap") \
                 and len(ops) == 4:
             return [_shf(rd(1), rd(2), rd(3), mods[0] == "l", mods[1] == "clamp")]
@@ -845,6 +861,12 @@ class UnsupportedInstruction(ValueError):
         super().__init__(f"'{inst.render().rstrip(';')}': {reason}" if inst is not None else reason)
 
 
+# The extended-precision instructions that read the carry flag, and the register that holds it
+# (CC.CF: one per thread, kept across asm statements: ir.inline_ptx)
+CARRY_OPS = ("addc", "subc", "madc")
+CARRY = "%cc.cf"
+
+
 class StraightLine(_Emu):
     """Straight-line PTX executed over given inputs, for translators that must understand every
     value (inline PTX blocks on AMD): each instruction means what it means to `emulate` (guards,
@@ -871,6 +893,10 @@ class StraightLine(_Emu):
             vals = self.shfl(inst)
         elif inst.base == "vote":
             vals = self.vote(inst)
+        elif inst.base in CARRY_OPS or (inst.base in ("add", "sub", "mad") and "cc" in inst.modifiers):
+            vals = self.carry(inst)
+        elif inst.base in ("mul", "mad") and inst.modifiers[:1] == ("hi",):
+            vals = self.high_product(inst)
         else:
             vals = self.semantics(self.env, inst, inst.base, inst.modifiers, dests)
         if vals is None or len(vals) != len(dests):
@@ -879,6 +905,58 @@ class StraightLine(_Emu):
         for d, v in zip(dests, vals):
             self.write(self.env, inst, d, v, guard=guard)
             self.origin.setdefault(self.env[d].id, inst)
+
+    def carry(self, inst: ptxir.Instruction) -> list[Expr]:
+        """The extended-precision instructions (PTX ISA 9.7.2: add.cc, addc{.cc}, sub.cc,
+        subc{.cc}, mad{.lo,.hi}.cc, madc{.lo,.hi}{.cc} on .u32/.s32/.u64/.s64): the sum or difference
+        in twice the width, with the carry flag CC.CF read from and written to the `CARRY` register
+        (0 or 1, 32 bits: a carry-in, a carry-out; for subtraction a borrow). Unguarded only."""
+        base, mods, ops = inst.base, inst.modifiers, inst.operands
+        tname = mods[-1] if mods else ""
+        half = [m for m in mods[:-1] if m in ("lo", "hi")]
+        rest = [m for m in mods[:-1] if m not in ("lo", "hi", "cc")]
+        w = {"u32": 32, "s32": 32, "u64": 64, "s64": 64}.get(tname)
+        mad = base in ("mad", "madc")
+        if w is None or rest or inst.pred is not None or len(ops) != (4 if mad else 3) or \
+                (mad and len(half) != 1) or (not mad and half):
+            raise UnsupportedInstruction(inst, "expected add.cc, addc{.cc}, sub.cc, subc{.cc}, mad{.lo,.hi}.cc "
+                                               "or madc{.lo,.hi}{.cc} on .u32/.s32/.u64/.s64, unguarded")
+        signed, ww = tname.startswith("s"), 2 * w
+        rd = lambda k: self.read(self.env, ops[k], w)              # noqa: E731
+        wide = lambda e: resize(e, ww, False)                      # noqa: E731
+        if base in ("addc", "subc", "madc"):
+            if CARRY not in self.env:
+                raise UnsupportedInstruction(inst, "reads the carry flag, which no instruction has set")
+            cin = resize(self.env[CARRY], ww, False)
+        else:
+            cin = const(0, ww)
+        if mad:
+            product = binop("mul", resize(rd(1), ww, signed), resize(rd(2), ww, signed))
+            a = wide(resize(product if half[0] == "lo" else binop("lshr", product, const(w, ww)), w, False))
+            b = rd(3)
+        else:
+            a, b = wide(rd(1)), rd(2)
+        if base in ("sub", "subc"):
+            total = binop("sub", binop("sub", a, wide(b)), cin)       # negative: a borrow
+            out = binop("lshr", total, const(ww - 1, ww))
+        else:
+            total = binop("add", binop("add", a, wide(b)), cin)
+            out = binop("lshr", total, const(w, ww))
+        if "cc" in mods:
+            self.env[CARRY] = resize(out, 32, False)
+        return [resize(total, w, False)]
+
+    def high_product(self, inst: ptxir.Instruction) -> list[Expr]:
+        """mul.hi / mad.hi on .u16-.u64 and .s16-.s64 (PTX ISA 9.7.1 "mul", "mad"): the upper half of
+        the full product (plus c for mad, wrapping), the operands extended as the type's sign says."""
+        mods, ops = inst.modifiers, inst.operands
+        w = {"u16": 16, "s16": 16, "u32": 32, "s32": 32, "u64": 64, "s64": 64}.get(mods[-1])
+        if w is None or len(mods) != 2 or len(ops) != (4 if inst.base == "mad" else 3):
+            raise UnsupportedInstruction(inst, "expected mul.hi or mad.hi on a 16-, 32- or 64-bit integer type")
+        signed = mods[-1].startswith("s")
+        a, b = (resize(self.read(self.env, ops[k], w), 2 * w, signed) for k in (1, 2))
+        high = resize(binop("lshr", binop("mul", a, b), const(w, 2 * w)), w, False)
+        return [binop("add", high, self.read(self.env, ops[3], w)) if inst.base == "mad" else high]
 
     def shfl(self, inst: ptxir.Instruction) -> list[Expr]:
         mods = inst.modifiers
