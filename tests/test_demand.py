@@ -197,3 +197,15 @@ def test_one_body_per_function_for_the_site_and_demand_passes(monkeypatch):
     assert [s.function for s in sites] == ["k_one_body"]
     assert demanded_lanes(ir, sites)[sites[0].line_index].lanes == 0xFFFFFFFF
     assert built == ["k_one_body"]
+
+
+def test_operands_of_vector_instructions_are_whole_constants():
+    """A vector select (inline PTX on 16-bit pairs gives `select <2 x i1> %c, <2 x i64> <i64 1, i64 1>,
+    ...`) has three operands: the demand pass unpacked five ('too many values to unpack', bitsandbytes'
+    gemm_4bit_simt.cu on gfx1100)."""
+    from shflx.ir.evaluate import instruction_operands
+    assert instruction_operands("select <2 x i1> %c, <2 x i64> <i64 1, i64 1>, <2 x i64> <i64 -1, i64 -1>, !dbg !7") == \
+        ("%c", "<i64 1, i64 1>", "<i64 -1, i64 -1>")
+    assert instruction_operands("add <2 x i32> %a, <i32 1, i32 2>") == ("%a", "<i32 1, i32 2>")
+    assert instruction_operands("select i1 %c, i32 %a, i32 7") == ("%c", "%a", "7")
+    assert instruction_operands("icmp eq <2 x i64> %x, zeroinitializer") == ("%x", "zeroinitializer")

@@ -93,8 +93,35 @@ def instruction_operands(inst: str) -> tuple[str, ...]:
         body = body.split(" ", 1)[1]
     if " to " in body:                                    # casts
         body = body.split(" to ")[0]
-    toks = [t.strip() for t in body.split(",")]
-    return tuple(t.split()[-1] for t in toks if t)
+    if "<" not in body:
+        toks = [t.strip() for t in body.split(",")]
+        return tuple(t.split()[-1] for t in toks if t)
+    return tuple(_last_operand(t) for t in _vector_parts(body) if t)   # `<2 x i64> <i64 1, i64 1>`
+
+
+def _vector_parts(body: str) -> list[str]:
+    """`body` split at the commas outside vector types and constants (`<...>`)."""
+    parts, depth, cur = [], 0, ""
+    for ch in body:
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+            continue
+        depth += (ch == "<") - (ch == ">")
+        cur += ch
+    return parts + [cur.strip()]
+
+
+def _last_operand(part: str) -> str:
+    """The operand of one comma part: its last word, or a whole trailing vector constant."""
+    if not part.endswith(">"):
+        return part.split()[-1]
+    depth = 0
+    for k in range(len(part) - 1, -1, -1):
+        depth += (part[k] == ">") - (part[k] == "<")
+        if depth == 0:
+            return part[k:]
+    return part.split()[-1]
 
 
 def mbcnt_kind(inst: str) -> str | None:
