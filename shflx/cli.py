@@ -148,7 +148,7 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                    "default); also --offload-device-only")
     g.add_argument("-fgpu-rdc", dest="rdc", action="store_true", help="relocatable device code (sm_NN), as "
                    "nvcc's -rdc=true: a ptxas relocatable object for the device link (nvlink; cudadevrt for "
-                   "device-side launches); also -rdc=true, --relocatable-device-code=true")
+                   "device-side launches); also -rdc=true, --relocatable-device-code=true, and -dc (-c with it)")
     g.add_argument("-MD, -MMD, -MF F, -MT T, -MQ T, -MP", dest="deps", action="store_true",
                    help="a depfile (default OUTPUT.d, target OUTPUT)")
     g = co.add_argument_group("reports")
@@ -543,13 +543,25 @@ def _compile_in_worker(job: tuple) -> dict:
         return {"file": job[0], "arch": job[1], "error": "shflx: interrupted", "exit_code": 130}
 
 
+def _drop_interrupts_in_finalizers(unraisable) -> None:
+    """sys.unraisablehook for the workers: a Ctrl-C that lands in a finalizer (z3's AstRef.__del__
+    runs often) cannot stop it, and Python would print that exception's traceback; the parent stops
+    the pool anyway. Anything else goes to Python's hook."""
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        sys.__unraisablehook__(unraisable)
+
+
+def _quiet_worker() -> None:
+    sys.unraisablehook = _drop_interrupts_in_finalizers
+
+
 def _compile_parallel(jobs: list[tuple], workers: int, progress) -> list[dict]:
     """The jobs in worker processes, in input order; Ctrl-C stops the workers at once (no partial
     outputs: each is written atomically by its worker, or not at all)."""
     import multiprocessing
 
     results: list[dict] = []
-    pool = multiprocessing.Pool(workers)
+    pool = multiprocessing.Pool(workers, initializer=_quiet_worker)
     try:
         for r in pool.imap_unordered(_compile_in_worker, jobs):
             progress.advance(f"{r['file']} ({r['arch']})")
