@@ -246,7 +246,11 @@ int gemm(cublasHandle_t h, const float *a, float *c, cudaStream_t s) {
   if (cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS) return 1;
   return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, 4, 4, 4, &one, a, 4, a, 4, &one, c, 4) +
          cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, a, CUDA_R_32F, 4, a, CUDA_R_32F, 4, &one, c,
-                      CUDA_R_32F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                      CUDA_R_32F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) +
+         // before CUDA 11 the compute type was a cudaDataType; cublas_api.h keeps a C++ overload for it
+         // (NVIDIA's parallel-forall simpleTensorCoreGEMM.cu)
+         cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, a, CUDA_R_32F, 4, a, CUDA_R_32F, 4, &one, c,
+                      CUDA_R_32F, 4, CUDA_R_32F, CUBLAS_GEMM_DEFAULT);
 }
 """
 

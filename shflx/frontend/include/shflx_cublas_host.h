@@ -93,6 +93,25 @@ cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double *x, int 
 cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result);
 cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result);
 }
+#if defined(__cplusplus)
+// cublas_api.h's C++ overloads for code written before CUDA 11, whose computeType is a cudaDataType
+// (CUDA_R_32F, ...): NVIDIA's migrate it to a cublasComputeType_t (cublasMigrateComputeType)
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                            int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B,
+                            cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc,
+                            cudaDataType computeType, cublasGemmAlgo_t algo);
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                          int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype,
+                                          int lda, long long strideA, const void *B, cudaDataType Btype, int ldb,
+                                          long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc,
+                                          long long strideC, int batchCount, cudaDataType computeType,
+                                          cublasGemmAlgo_t algo);
+cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                   int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype,
+                                   int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta,
+                                   void *const Carray[], cudaDataType Ctype, int ldc, int batchCount,
+                                   cudaDataType computeType, cublasGemmAlgo_t algo);
+#endif
 #undef __SHFLX_GEMM_ARGS
 #undef __SHFLX_GEMM_STRIDED_ARGS
 #undef __SHFLX_GEMM_BATCHED_ARGS
