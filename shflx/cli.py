@@ -536,11 +536,18 @@ def _check_outputs(sources: list[Path], outputs: list[Path], into_dir: bool, out
 def _compile_in_worker(job: tuple) -> dict:
     """_compile_one in a pool worker: Ctrl-C reaches the workers with the parent, which stops the
     pool and says "interrupted" once; a worker ends its job quietly instead of printing a
-    traceback of its own (its temporary files are removed on the way out, as any exception does)."""
+    traceback of its own (its temporary files are removed on the way out, as any exception does).
+    Between jobs the worker ignores Ctrl-C (_quiet_worker): an interrupt in the pool's own loop
+    would print multiprocessing's "Process ForkPoolWorker-N" traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return _compile_one(job)
     except KeyboardInterrupt:
         return {"file": job[0], "arch": job[1], "error": "shflx: interrupted", "exit_code": 130}
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _drop_interrupts_in_finalizers(unraisable) -> None:
@@ -552,6 +559,11 @@ def _drop_interrupts_in_finalizers(unraisable) -> None:
 
 
 def _quiet_worker() -> None:
+    """A pool worker's set-up: Ctrl-C is ignored until a job starts (_compile_in_worker), and one
+    that lands in a finalizer is dropped quietly."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.unraisablehook = _drop_interrupts_in_finalizers
 
 
