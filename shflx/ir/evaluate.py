@@ -17,7 +17,7 @@ import numpy as np
 
 from ..lanes import s32
 from .constants import NO_CONSTANTS, ModuleConstants, read_image, table_read
-from .text import DEF, LABEL, LABEL_REF, call_args
+from .text import DEF, LABEL, LABEL_REF, call_args, split_args
 
 LOW_BIT_OPS = {"add", "sub", "mul", "and", "or", "xor", "shl"}
 CASTS = {"zext", "sext", "trunc"}
@@ -96,20 +96,7 @@ def instruction_operands(inst: str) -> tuple[str, ...]:
     if "<" not in body:
         toks = [t.strip() for t in body.split(",")]
         return tuple(t.split()[-1] for t in toks if t)
-    return tuple(_last_operand(t) for t in _vector_parts(body) if t)   # `<2 x i64> <i64 1, i64 1>`
-
-
-def _vector_parts(body: str) -> list[str]:
-    """`body` split at the commas outside vector types and constants (`<...>`)."""
-    parts, depth, cur = [], 0, ""
-    for ch in body:
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-            continue
-        depth += (ch == "<") - (ch == ">")
-        cur += ch
-    return parts + [cur.strip()]
+    return tuple(_last_operand(t) for t in split_args(body) if t)      # `<2 x i64> <i64 1, i64 1>`
 
 
 def _last_operand(part: str) -> str:

@@ -57,21 +57,21 @@ cublasStatus_t cublasHgemmStridedBatched(__SHFLX_GEMM_STRIDED_ARGS(__half));
   const T *beta, T *const Carray[], int ldc, int batchCount
 cublasStatus_t cublasSgemmBatched(__SHFLX_GEMM_BATCHED_ARGS(float));
 cublasStatus_t cublasDgemmBatched(__SHFLX_GEMM_BATCHED_ARGS(double));
-cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
-                            int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B,
-                            cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc,
-                            cublasComputeType_t computeType, cublasGemmAlgo_t algo);
-cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                          int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype,
-                                          int lda, long long strideA, const void *B, cudaDataType Btype, int ldb,
-                                          long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc,
-                                          long long strideC, int batchCount, cublasComputeType_t computeType,
-                                          cublasGemmAlgo_t algo);
-cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
-                                   int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype,
-                                   int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta,
-                                   void *const Carray[], cudaDataType Ctype, int ldc, int batchCount,
-                                   cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+#define __SHFLX_GEMM_EX_ARGS(COMPUTE) cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,  \
+  int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B,             \
+  cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc, COMPUTE computeType,      \
+  cublasGemmAlgo_t algo
+#define __SHFLX_GEMM_STRIDED_EX_ARGS(COMPUTE) cublasHandle_t handle, cublasOperation_t transa,                    \
+  cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda,  \
+  long long strideA, const void *B, cudaDataType Btype, int ldb, long long strideB, const void *beta, void *C,   \
+  cudaDataType Ctype, int ldc, long long strideC, int batchCount, COMPUTE computeType, cublasGemmAlgo_t algo
+#define __SHFLX_GEMM_BATCHED_EX_ARGS(COMPUTE) cublasHandle_t handle, cublasOperation_t transa,                    \
+  cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype, \
+  int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta, void *const Carray[],      \
+  cudaDataType Ctype, int ldc, int batchCount, COMPUTE computeType, cublasGemmAlgo_t algo
+cublasStatus_t cublasGemmEx(__SHFLX_GEMM_EX_ARGS(cublasComputeType_t));
+cublasStatus_t cublasGemmStridedBatchedEx(__SHFLX_GEMM_STRIDED_EX_ARGS(cublasComputeType_t));
+cublasStatus_t cublasGemmBatchedEx(__SHFLX_GEMM_BATCHED_EX_ARGS(cublasComputeType_t));
 #define __SHFLX_GEAM_ARGS(T) cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, \
   const T *alpha, const T *A, int lda, const T *beta, const T *B, int ldb, T *C, int ldc
 cublasStatus_t cublasSgeam(__SHFLX_GEAM_ARGS(float));
@@ -96,21 +96,9 @@ cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int
 #if defined(__cplusplus)
 // cublas_api.h's C++ overloads for code written before CUDA 11, whose computeType is a cudaDataType
 // (CUDA_R_32F, ...): NVIDIA's migrate it to a cublasComputeType_t (cublasMigrateComputeType)
-cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
-                            int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B,
-                            cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc,
-                            cudaDataType computeType, cublasGemmAlgo_t algo);
-cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                          int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype,
-                                          int lda, long long strideA, const void *B, cudaDataType Btype, int ldb,
-                                          long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc,
-                                          long long strideC, int batchCount, cudaDataType computeType,
-                                          cublasGemmAlgo_t algo);
-cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
-                                   int n, int k, const void *alpha, const void *const Aarray[], cudaDataType Atype,
-                                   int lda, const void *const Barray[], cudaDataType Btype, int ldb, const void *beta,
-                                   void *const Carray[], cudaDataType Ctype, int ldc, int batchCount,
-                                   cudaDataType computeType, cublasGemmAlgo_t algo);
+cublasStatus_t cublasGemmEx(__SHFLX_GEMM_EX_ARGS(cudaDataType));
+cublasStatus_t cublasGemmStridedBatchedEx(__SHFLX_GEMM_STRIDED_EX_ARGS(cudaDataType));
+cublasStatus_t cublasGemmBatchedEx(__SHFLX_GEMM_BATCHED_EX_ARGS(cudaDataType));
 #endif
 #undef __SHFLX_GEMM_ARGS
 #undef __SHFLX_GEMM_STRIDED_ARGS
