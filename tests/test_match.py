@@ -222,6 +222,34 @@ def test_cache_keys_change_with_isa_data_and_model(monkeypatch):
     assert cache.key("xor 1", resolve_target("gfx942", 64)) != k1
 
 
+def test_creating_the_store_waits_out_another_process_lock():
+    """Several compiles creating the store at once: SQLite may answer 'database is locked' to the
+    WAL switch without its busy wait; the store must not be given up (its plans would be lost)."""
+    import sqlite3
+
+    from shflx.driver import cache
+
+    class Contended:
+        def __init__(self, refusals):
+            self.refusals, self.ran = refusals, []
+
+        def execute(self, sql):
+            if self.refusals:
+                self.refusals -= 1
+                raise sqlite3.OperationalError("database is locked")
+            self.ran.append(sql)
+
+    conn = Contended(3)
+    cache._while_busy(conn, "PRAGMA journal_mode=WAL")
+    assert conn.ran == ["PRAGMA journal_mode=WAL"] and conn.refusals == 0
+
+    class Broken(Contended):
+        def execute(self, sql):
+            raise sqlite3.OperationalError("no such table: plans")
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        cache._while_busy(Broken(0), "SELECT 1")
+
+
 def test_a_damaged_cache_entry_is_a_miss(tmp_path, monkeypatch):
     from shflx.driver import cache
     from shflx.driver.cache import lower

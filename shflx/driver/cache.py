@@ -20,6 +20,7 @@ import hashlib
 import json
 import sqlite3
 import sys
+import time
 from functools import lru_cache, partial
 from pathlib import Path
 from dataclasses import replace
@@ -87,10 +88,29 @@ def _connect(path: str) -> sqlite3.Connection:
     if trusted_cache_dir() is None:
         raise _Distrusted(distrusted(cache_dir()) or "the cache directory cannot be used")
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, plan TEXT NOT NULL, digest TEXT NOT NULL)")
+    conn = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+    _while_busy(conn, "PRAGMA journal_mode=WAL")
+    _while_busy(conn, f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, plan TEXT NOT NULL, digest TEXT NOT NULL)")
     return conn
+
+
+BUSY_SECONDS = 30
+
+
+def _while_busy(conn: sqlite3.Connection, sql: str) -> None:
+    """`sql`, tried again while another process holds the lock: SQLite can answer 'database is
+    locked' without waiting on its busy timeout while several processes create the store and switch
+    it to WAL at once (seen as 1 in ~200 starts of 6 processes on a new store), and a store given
+    up for that would lose every plan of this process."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        try:
+            conn.execute(sql)
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 _UNUSABLE: dict[str, str] = {}           # store path -> why it cannot be used (warned once)
