@@ -181,6 +181,21 @@ def test_tied_operand_and_several_outputs():
     assert "add i32 %t, 5" in body and "insertvalue { i32, i32 }" in body and "%res = insertvalue" in body
 
 
+def test_a_repeated_block_means_the_same_for_its_own_operands():
+    """A block met again (its reading is remembered) computes on that statement's operands, and
+    which input a `+r` output is tied to is part of what the block means."""
+    block = "add.u32 $0, $0, $0;"
+    tied_first = translate(block, ["i32"], [("i32", "%x"), ("i32", "%y")], {0: 1}, "a", 32, "%ra")
+    tied_second = translate(block, ["i32"], [("i32", "%x"), ("i32", "%y")], {0: 2}, "b", 32, "%rb")
+    again = translate(block, ["i32"], [("i32", "%u"), ("i32", "%v")], {0: 1}, "c", 32, "%rc")
+    for tr, kept, gone in ((tied_first, "%x", "%y"), (tied_second, "%y", "%x"), (again, "%u", "%x")):
+        body = "\n".join(tr.lines)
+        assert f"add i32 {kept}, {kept}" in body and gone not in body, body
+    loads = [translate("ld.global.u32 $0, [$1];", ["i32"], [("ptr addrspace(1)", p)], {}, q, 32, f"%{q}")
+             for p, q in (("%p", "l1"), ("%q", "l2"))]
+    assert "%p" in "\n".join(loads[0].lines) and "%q" in "\n".join(loads[1].lines)
+
+
 @pytest.mark.parametrize("block, fragment", [
     ("match.any.sync.b32 $0, $1, 0xffffffff", "match.any.sync.b32 $0, $1, 0xffffffff"),
     ("mov.u32 $0, %smid", "special register"),

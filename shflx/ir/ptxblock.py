@@ -88,7 +88,7 @@ def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], 
         leaves[symbolic.CARRY] = symbolic.sym(symbolic.CARRY, 32)
     accesses: list[Access] = []
     out_widths = {f"${k}": IR_TYPES[ty.split()[0]][0] for k, ty in enumerate(outputs)}
-    env = _execute(template, leaves, accesses, out_widths)
+    env = _register_semantics(template, leaves, accesses, out_widths)
     for acc in accesses:                   # memory in program order, before the outputs
         if acc.kind == "environment":
             ptxenv.emit(em, acc.names[0])
@@ -104,6 +104,29 @@ def translate(template: str, outputs: list[str], inputs: list[tuple[str, str]], 
         carry_out = em.value(env.env[symbolic.CARRY], env.origin, None)
     result = em.results(values, outputs, result_name) if outputs else None
     return Translation(em.lines, result, em.modes, em.decls, em.functions, carry_out)
+
+
+# Blocks that only compute on registers, by (template, leaves, output widths): real modules repeat a
+# few asm statements thousands of times (cuda_fp16.hpp's conversions: 12,636 statements of DeepSpeed's
+# swizzled_quantize.cu), and reading and running each again was most of the inline-PTX stage.
+_PURE_BLOCKS: dict[tuple, StraightLine] = {}
+_PURE_BLOCKS_MAX = 4096
+
+
+def _register_semantics(template: str, leaves: dict[str, Expr], accesses: list,
+                        out_widths: dict[str, int]) -> StraightLine:
+    """_execute, looked up for a block with no memory access: its meaning is a function of the
+    template and the leaves alone (the leaves are interned: an id names one expression), and no
+    later step changes it."""
+    key = (template, tuple((n, e.id) for n, e in leaves.items()), tuple(out_widths.items()))
+    run = _PURE_BLOCKS.get(key)
+    if run is None:
+        run = _execute(template, leaves, accesses, out_widths)
+        if not accesses:
+            if len(_PURE_BLOCKS) >= _PURE_BLOCKS_MAX:
+                _PURE_BLOCKS.clear()
+            _PURE_BLOCKS[key] = run
+    return run
 
 
 def _execute(template: str, inputs: dict[str, Expr], accesses: list | None = None,
