@@ -198,8 +198,9 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--load-shuffle", action="store_true", help="NVIDIA: the load -> shuffle search (slow; "
                    "default off)")
     g = co.add_argument_group("tools and jobs")
-    g.add_argument("-j", metavar="N", help="parallel jobs for several files or targets (default: the CPU "
-                   "count; also -jN)")
+    g.add_argument("-j", metavar="N", help="parallel jobs for several files or targets, and for the code "
+                   "generation of a large AMD module in parts (default: the CPU count, and for parts the "
+                   "cores left idle; also -jN)")
     g.add_argument("--llvm-bin", metavar="DIR", help="the LLVM tools to use (else SHFLX_LLVM_BIN, ROCm, "
                    "clang on PATH, the ziglang wheel)")
     g.add_argument("--host-cxx", metavar="CMD", help="-c's HIP compiler (else SHFLX_HOST_CXX, hipcc, "
@@ -465,7 +466,8 @@ def _compile_one(job: tuple) -> dict:
     from .driver.amd import compile_file
     from .files import write_atomically
 
-    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, debug_info, ptxas, load_shuffle, prefer = job
+    source, arch, out, ns_emit, wave, opts, baseline, fp_reassoc, chains, debug_info, ptxas, load_shuffle, prefer = job[:13]
+    codegen_jobs = job[13] if len(job) > 13 else 1
     nvidia = arch.startswith("sm_")
     try:
         if nvidia:
@@ -476,7 +478,7 @@ def _compile_one(job: tuple) -> dict:
             from .driver.flags import base_arch, target_features
             res = compile_file(Path(source), base_arch(arch), wave=wave, emit=ns_emit, opts=opts, baseline=baseline,
                                fp_reassoc=fp_reassoc, chains=chains, features=target_features(arch),
-                               debug_info=debug_info, prefer=prefer)
+                               debug_info=debug_info, prefer=prefer, codegen_jobs=codegen_jobs)
         if out == STDOUT:
             _write_stdout(res.output)
         else:
@@ -693,6 +695,7 @@ def _run_compile_jobs(jobs: list[tuple], jobs_flag: int | None) -> list[dict]:
     from .driver.progress import Progress
 
     workers = jobs_flag or os.cpu_count() or 1
+    jobs = [j + (_codegen_jobs(workers, len(jobs), bool(jobs_flag)),) for j in jobs]
     progress = Progress("compile")            # shown only for a run of several jobs past ~2 s
     for j in jobs:
         progress.plan(_job_name(j), 1)
@@ -703,6 +706,23 @@ def _run_compile_jobs(jobs: list[tuple], jobs_flag: int | None) -> list[dict]:
             progress.advance(_job_name(j))
         return out
     return _compile_parallel(jobs, min(workers, len(jobs)), progress)
+
+
+def _codegen_jobs(workers: int, compiles: int, asked: bool) -> int:
+    """The parts one compile may generate code in at once (driver.amd.PARALLEL_MIN_IR): the
+    workers the compiles running together leave; without -j, no more than the cores the machine
+    has idle (a build running many compiles already keeps them busy, and parts would only add
+    their cost)."""
+    import os
+
+    share = max(1, workers // min(workers, compiles))
+    if asked:
+        return share
+    try:
+        idle = int((os.cpu_count() or 1) - os.getloadavg()[0])
+    except OSError:                            # no load average on this system
+        idle = 1
+    return max(1, min(share, idle))
 
 
 def _job_name(job: tuple) -> str:

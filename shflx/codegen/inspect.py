@@ -2,7 +2,7 @@
 
 Field meanings follow LLVM's AMDGPUUsage ("ELF Code Object", "Code Object Metadata") and
 llvm/include/llvm/BinaryFormat/ELF.h (EF_AMDGPU_*); the metadata note is MessagePack, read
-here by a small decoder for the subset LLVM writes (msgpack is not a shflx dependency)."""
+here by codegen.msgpack."""
 from __future__ import annotations
 
 import io
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InputError
+from .msgpack import Reader
 
 EM_AMDGPU = 224
 ELFOSABI_AMDGPU_HSA = 64
@@ -79,7 +80,7 @@ def inspect_code_object(data: bytes) -> CodeObject:
     metadata = None
     if note is not None:
         try:
-            metadata = _Msgpack(note).read_all()
+            metadata = Reader(note).read_all()
         except (ValueError, IndexError, struct.error, UnicodeDecodeError):
             metadata = None
     name = MACHINES.get(flags & EF_AMDGPU_MACH)
@@ -133,68 +134,3 @@ def _metadata_note(elf: Any) -> bytes | None:
             if name == b"AMDGPU" and ntype == NT_AMDGPU_METADATA:
                 return bytes(desc)
     return None
-
-
-class _Msgpack:
-    """Decoder for the MessagePack subset in AMDGPU metadata: nil, bool, ints, floats, str, bin,
-    arrays and maps (https://github.com/msgpack/msgpack/blob/master/spec.md)."""
-
-    def __init__(self, data: bytes):
-        self.data, self.pos = data, 0
-
-    def read_all(self) -> Any:
-        value = self.read()
-        if self.pos != len(self.data):
-            raise ValueError("trailing bytes after the metadata map")
-        return value
-
-    def _take(self, n: int) -> bytes:
-        if self.pos + n > len(self.data):
-            raise ValueError("truncated msgpack")
-        out = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return out
-
-    def _unpack(self, fmt: str) -> Any:
-        return struct.unpack(">" + fmt, self._take(struct.calcsize(">" + fmt)))[0]
-
-    def read(self) -> Any:
-        b = self._take(1)[0]
-        if b <= 0x7F:
-            return b
-        if b >= 0xE0:
-            return b - 0x100
-        if 0x80 <= b <= 0x8F:
-            return self._map(b & 0x0F)
-        if 0x90 <= b <= 0x9F:
-            return [self.read() for _ in range(b & 0x0F)]
-        if 0xA0 <= b <= 0xBF:
-            return self._take(b & 0x1F).decode()
-        fixed = {0xC0: None, 0xC2: False, 0xC3: True}
-        if b in fixed:
-            return fixed[b]
-        sized = {0xC4: ("B", "bin"), 0xC5: ("H", "bin"), 0xC6: ("I", "bin"),
-                 0xD9: ("B", "str"), 0xDA: ("H", "str"), 0xDB: ("I", "str"),
-                 0xDC: ("H", "array"), 0xDD: ("I", "array"), 0xDE: ("H", "map"), 0xDF: ("I", "map")}
-        if b in sized:
-            fmt, kind = sized[b]
-            n = self._unpack(fmt)
-            if kind == "bin":
-                return self._take(n)
-            if kind == "str":
-                return self._take(n).decode()
-            if kind == "array":
-                return [self.read() for _ in range(n)]
-            return self._map(n)
-        scalars = {0xCA: "f", 0xCB: "d", 0xCC: "B", 0xCD: "H", 0xCE: "I", 0xCF: "Q",
-                   0xD0: "b", 0xD1: "h", 0xD2: "i", 0xD3: "q"}
-        if b in scalars:
-            return self._unpack(scalars[b])
-        raise ValueError(f"msgpack type byte {b:#04x} is outside the AMDGPU metadata subset")
-
-    def _map(self, n: int) -> dict[Any, Any]:
-        out: dict[Any, Any] = {}
-        for _ in range(n):
-            key = self.read()
-            out[key if not isinstance(key, (list, dict)) else repr(key)] = self.read()
-        return out

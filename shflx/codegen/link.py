@@ -56,15 +56,19 @@ def _executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
-def link_hsaco(obj: bytes, out_path: str | os.PathLike[str] | None = None) -> bytes:
-    """Link one object into a code object; returns its bytes and, with `out_path`, writes it there.
+def link_hsaco(obj: bytes | list[bytes], out_path: str | os.PathLike[str] | None = None) -> bytes:
+    """Link one object, or the objects of one module's parts (codegen.partition: their metadata
+    notes are joined, codegen.notes), into a code object; returns its bytes and, with `out_path`,
+    writes it there.
 
     No partial output: the file is written beside `out_path` and renamed only on success."""
+    objects = [obj] if isinstance(obj, bytes) else obj
     lld = find_lld()
     with tempfile.TemporaryDirectory(prefix="shflx-link-") as tmp:
-        src, dst = Path(tmp) / "code.o", Path(tmp) / "code.hsaco"
-        src.write_bytes(obj)
-        cmd = lld + ["-shared", "-o", str(dst), str(src)]
+        sources, dst = [Path(tmp) / f"code{n}.o" for n in range(len(objects))], Path(tmp) / "code.hsaco"
+        for src, data in zip(sources, objects):
+            src.write_bytes(data)
+        cmd = lld + ["-shared", "-o", str(dst), *map(str, sources)]
         try:
             done = subprocess.run(cmd, capture_output=True, timeout=LINK_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -75,6 +79,9 @@ def link_hsaco(obj: bytes, out_path: str | os.PathLike[str] | None = None) -> by
             message = " ".join(done.stderr.decode(errors="replace").split()) or f"exit status {done.returncode}"
             raise ToolchainError(f"ld.lld failed ({' '.join(lld)}): {message}")
         data = dst.read_bytes()
+    if len(objects) > 1:
+        from .notes import join_metadata_notes
+        data = join_metadata_notes(data)
     if out_path is not None:
         from ..files import write_atomically
         try:

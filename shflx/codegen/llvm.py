@@ -154,29 +154,73 @@ def compile_ir_isolated(ir_text: str, cpu: str, *, wave: int | None = None, emit
     """compile_ir in a child process: a fatal LLVM error becomes a ToolchainError, not an exit."""
     if emit not in EMITS:
         raise ValueError(f"emit must be one of {EMITS}, got {emit!r}")
-    cmd = [sys.executable, "-m", "shflx.codegen.llvm", "--cpu", cpu, "--emit", emit, "--opt", str(opt),
-           "--source", source]
-    if wave is not None:
-        cmd += ["--wave", str(wave)]
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])    # the directory holding the shflx package
-    env["PYTHONPATH"] = os.pathsep.join([root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    cmd, env = _child_command(cpu, wave, emit, opt, source, ())
     try:
         done = subprocess.run(cmd, input=ir_text.encode(), capture_output=True, env=env, timeout=timeout_s)
     except subprocess.TimeoutExpired:
         raise ToolchainError(f"LLVM did not finish compiling for {cpu} within {timeout_s:g} s") from None
     except OSError as e:
         raise ToolchainError(f"cannot start {sys.executable}: {e.strerror}") from None
-    err = done.stderr.decode(errors="replace")
-    if done.returncode == 0:
-        return done.stdout if emit == "obj" else done.stdout.decode()
-    if done.returncode == _EXIT_SHFLX_ERROR and _ERROR_TAG in err:
+    return _child_output(cpu, emit, done.returncode, done.stdout, done.stderr)
+
+
+def compile_parts_in_parallel(texts: list[str], cpu: str, *, wave: int | None = None, opt: int = 2,
+                              source: str = "<ir>", features: tuple[str, ...] = (),
+                              header_warnings: bool = False) -> list[bytes]:
+    """The object of each module text (codegen.partition's parts), each optimized and compiled
+    by compile_ir in a child process of its own, all at once; LLVM's warnings (compile_ir's) are
+    written to stderr after them."""
+    import tempfile
+
+    cmd, env = _child_command(cpu, wave, "obj", opt, source, features)
+    cmd += ["--header-warnings"] if header_warnings else []
+    with tempfile.TemporaryDirectory(prefix="shflx-parts-") as tmp:
+        running = []
+        try:
+            for n, text in enumerate(texts):
+                paths = [Path(tmp) / f"{n}.{kind}" for kind in ("ll", "o", "err")]
+                try:
+                    paths[0].write_text(text)
+                except OSError as e:
+                    raise ToolchainError(f"cannot write a part of the module in {tmp}: {e.strerror}") from None
+                with open(paths[0], "rb") as i, open(paths[1], "wb") as o, open(paths[2], "wb") as e:
+                    running.append((subprocess.Popen(cmd, stdin=i, stdout=o, stderr=e, env=env), paths))
+        except OSError as e:
+            raise ToolchainError(f"cannot start {sys.executable}: {e.strerror}") from None
+        finally:
+            codes = [proc.wait() for proc, _ in running]
+        objects = [_child_output(cpu, "obj", code, paths[1].read_bytes(), paths[2].read_bytes())
+                   for code, (_, paths) in zip(codes, running)]
+        for _, paths in running:
+            sys.stderr.write(paths[2].read_text(errors="replace"))
+        return objects
+
+
+def _child_command(cpu: str, wave: int | None, emit: str, opt: int, source: str,
+                   features: tuple[str, ...]) -> tuple[list[str], dict[str, str]]:
+    """`python -m shflx.codegen.llvm` for one compile, and its environment (this shflx first)."""
+    cmd = [sys.executable, "-m", "shflx.codegen.llvm", "--cpu", cpu, "--emit", emit, "--opt", str(opt),
+           "--source", source] + [f"--feature={f}" for f in features]
+    if wave is not None:
+        cmd += ["--wave", str(wave)]
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])    # the directory holding the shflx package
+    env["PYTHONPATH"] = os.pathsep.join([root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return cmd, env
+
+
+def _child_output(cpu: str, emit: str, returncode: int, stdout: bytes, stderr: bytes) -> bytes | str:
+    """A child's object or assembly, or its error raised here as the error it was there."""
+    err = stderr.decode(errors="replace")
+    if returncode == 0:
+        return stdout if emit == "obj" else stdout.decode()
+    if returncode == _EXIT_SHFLX_ERROR and _ERROR_TAG in err:
         kind, _, rest = err.split(_ERROR_TAG, 1)[1].partition(":")
         reason, _, where = rest.strip().partition("\n@")
         loc = _parse_location(where.strip()) if where else None
         cls = {"IRError": IRError, "InputError": InputError}.get(kind, ToolchainError)
         raise cls(reason.strip(), loc)
-    raise ToolchainError(f"LLVM failed compiling for {cpu}: {_llvm_message(err, done.returncode)}")
+    raise ToolchainError(f"LLVM failed compiling for {cpu}: {_llvm_message(err, returncode)}")
 
 
 def _parse_location(text: str) -> Location | None:
@@ -210,10 +254,13 @@ def _child(argv: list[str] | None = None) -> int:
     p.add_argument("--opt", type=int, choices=range(4), default=2)
     p.add_argument("--wave", type=int, choices=(32, 64))
     p.add_argument("--source", default="<ir>")
+    p.add_argument("--feature", action="append", default=[], help="a target-ID feature (+xnack, -sramecc)")
+    p.add_argument("--header-warnings", action="store_true", help="LLVM's warnings located in headers too")
     args = p.parse_args(argv)
     ir_text = sys.stdin.buffer.read().decode()
     try:
-        out = compile_ir(ir_text, args.cpu, wave=args.wave, emit=args.emit, opt=args.opt, source=args.source)
+        out = compile_ir(ir_text, args.cpu, wave=args.wave, emit=args.emit, opt=args.opt, source=args.source,
+                         features=tuple(args.feature), header_warnings=args.header_warnings)
     except ShflxError as e:
         where = f"\n@{e.where}" if e.where else ""
         sys.stderr.write(f"{_ERROR_TAG}{type(e).__name__}:{e.reason}{where}\n")

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, ToolchainError, UsageError
 from ..files import check_source_text
 from ..frontend.clang import GPU_RDC, FrontendOptions, fp_contract, optimizer_notes
 from ..frontend import nvcc_syntax
@@ -84,23 +84,27 @@ def compile_file(source: Path, arch: str | Target, *, wave: int | None = None, e
                  opts: FrontendOptions = FrontendOptions(), baseline: bool = False,
                  fp_reassoc: bool = False, chains: bool = True, features: tuple[str, ...] = (),
                  debug_info: bool = True, code_object_version: int | None = None,
-                 nvcc_names: bool = True, prefer: str | None = None, used_lanes: bool = True) -> Any:
+                 nvcc_names: bool = True, prefer: str | None = None, used_lanes: bool = True,
+                 codegen_jobs: int = 1) -> Any:
     """The driver entry point: `arch` (a name or a Target) is resolved here, once, with `wave`,
     `features` (a target ID's: +xnack, -sramecc) and the search's preference `prefer` (`--prefer
     lds-free`: target.PREFERENCES), and passed down. `debug_info=False` (-g0) drops the line tables
     from the output once the report has read them; `code_object_version` overrides the module's;
-    `used_lanes=False` lowers every shuffle for all lanes (benchmarks compare the two). Returns a
-    report.CompileResult, with the wall time of each stage (`times`)."""
+    `used_lanes=False` lowers every shuffle for all lanes (benchmarks compare the two);
+    `codegen_jobs`: a large module's code is generated in up to that many parallel parts
+    (codegen.partition) for a code object. Returns a report.CompileResult, with the wall time of
+    each stage (`times`)."""
     with recording() as times:
         result = _compile_file(source, arch, wave, emit, opts, baseline, fp_reassoc, chains, features, debug_info,
-                               code_object_version, nvcc_names, prefer, used_lanes)
+                               code_object_version, nvcc_names, prefer, used_lanes, codegen_jobs)
     result.times = times
     return result
 
 
 def _compile_file(source: Path, arch: str | Target, wave: int | None, emit: str, opts: FrontendOptions,
                   baseline: bool, fp_reassoc: bool, chains: bool, features: tuple[str, ...], debug_info: bool,
-                  code_object_version: int | None, nvcc_names: bool, prefer: str | None, used_lanes: bool) -> Any:
+                  code_object_version: int | None, nvcc_names: bool, prefer: str | None, used_lanes: bool,
+                  codegen_jobs: int) -> Any:
     if isinstance(arch, str) and arch not in known_amd_targets():
         raise UsageError(f"unknown --offload-arch '{arch}'; known: {', '.join(known_amd_targets())}")
     target = resolve_target(arch, wave, features, prefer)
@@ -140,7 +144,14 @@ def _compile_file(source: Path, arch: str | Target, wave: int | None, emit: str,
     if emit == "asm":
         result.output = codegen(lowered, target.llvm_cpu, wave=wave, emit="asm")
         return result
-    obj = codegen(lowered, target.llvm_cpu, wave=wave, emit="obj")
+    parts = _parallel_parts(lowered, codegen_jobs) if emit == "hsaco" else None
+    if parts is None:
+        obj = codegen(lowered, target.llvm_cpu, wave=wave, emit="obj")
+    else:
+        from ..codegen.llvm import compile_parts_in_parallel
+        with stage(f"LLVM optimization + code generation ({len(parts)} parts at once)"):
+            obj = compile_parts_in_parallel(parts, target.llvm_cpu, wave=wave, features=target.id_features,
+                                            header_warnings=opts.header_warnings)
     if emit == "obj":
         result.output = obj
         return result
@@ -151,8 +162,37 @@ def _compile_file(source: Path, arch: str | Target, wave: int | None, emit: str,
         hsaco = link_hsaco(obj)
     result.output = hsaco
     with stage("code object read"):
-        result.kernels = kernel_summaries(inspect_code_object(hsaco), reports, found)
+        code_object = inspect_code_object(hsaco)
+        if parts is not None:
+            _check_joined(code_object, lowered)
+        result.kernels = kernel_summaries(code_object, reports, found)
     return result
+
+
+# A module this large (IR text) has its code generated in parallel parts when cores are free: below
+# it, starting the processes costs more than it saves (DeepSpeed's swizzled_quantize.cu, 13 MB and
+# 72 kernels, compiles its parts in ~10 s each, against ~18 s whole).
+PARALLEL_MIN_IR = 4_000_000
+
+
+def _parallel_parts(ir: str, jobs: int) -> list[str] | None:
+    """The module's parts for parallel code generation (codegen.partition), or None: one job, a
+    small module, or one that must stay whole."""
+    if jobs < 2 or len(ir) < PARALLEL_MIN_IR:
+        return None
+    from ..codegen.partition import split
+    with stage("module split"):
+        return split(ir, jobs)[0]
+
+
+def _check_joined(code_object: Any, ir: str) -> None:
+    """The code object linked from parts describes every kernel of the module, once."""
+    from ..codegen.partition import kernel_names
+    described = [k.get(".name") for k in (code_object.metadata or {}).get("amdhsa.kernels", [])]
+    if sorted(described) != sorted(code_object.kernels) or set(described) != kernel_names(ir):
+        raise ToolchainError("the code object linked from parallel parts does not describe each kernel once "
+                             f"({len(described)} described, {len(code_object.kernels)} kernel symbols); "
+                             "compile with -j 1")
 
 
 def _selectable_wave(target: Target) -> bool:
