@@ -262,13 +262,14 @@ def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[st
 
 def host_compile(cmd: Command, bundle: Path) -> int:
     """The user's command, host side only, embedding `bundle`; its output and exit status."""
-    from ..frontend.clang import INCLUDE
+    from ..frontend.clang import INCLUDE, version_macros
+    from ..frontend.nvcc_differences import RENAMED, builtin_clashes
 
     extra = ["--cuda-host-only", "-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(bundle)]
     if cmd.cuda:                # the kernels' CUDA intrinsics, declared for the host parse, and the
         # CUDA runtime API on HIP's (cuda_on_hip/); first on the path, before a CUDA toolkit's headers
         extra += ["-I", str(INCLUDE / "cuda_on_hip"), "-include", str(INCLUDE / "shflx_cuda_on_hip.h"),
-                  *host_header_args()]
+                  *host_header_args(), *version_macros()]
     rest = cmd.argv[1:]
     if cmd.cuda:    # the device code is shflx's, so the host pass names one target every HIP compiler knows
         rest = _targets_dropped(rest) + [HOST_PASS_TARGET]  # (an older one rejects gfx942, and hipcc given none
@@ -277,7 +278,12 @@ def host_compile(cmd: Command, bundle: Path) -> int:
     try:
         if not cmd.cuda:
             return subprocess.run(argv, env=compiler_env(argv[0])).returncode
-        proc = subprocess.run(argv, env=compiler_env(argv[0]), stderr=subprocess.PIPE, text=True, errors="replace")
+        while True:
+            proc = subprocess.run(argv, env=compiler_env(argv[0]), stderr=subprocess.PIPE, text=True, errors="replace")
+            renames = [f"-D{n}={RENAMED}{n}" for n in builtin_clashes(_plain(proc.stderr))]
+            if proc.returncode == 0 or not renames or set(renames) <= set(argv):
+                break
+            argv += renames     # a program's function named as a clang builtin: renamed, as the device pass does
     except OSError as e:
         raise ToolchainError(f"cannot run the host compile ({argv[0]}): {e.strerror or e}") from None
     sys.stderr.write(unsupported_in_one_line(proc.stderr))
@@ -302,7 +308,8 @@ _INCLUDED = re.compile(r"^(?:In file included from |\s+from ).+:\d+:$")         
 _NOT_FOUND = re.compile(r"^'(?P<name>[^']+)' file not found$")
 # NVIDIA headers host code may include that the HIP runtime has no counterpart of, and why
 HOST_UNPROVIDED = {
-    r"cuda\.h|cudaTypedefs\.h": "the CUDA driver API is not provided for host code; the runtime API is",
+    r"cudaTypedefs\.h": "the driver API's function pointer types (PFN_cu*) are not provided for host code; cuda.h's "
+                         "functions are",
     r"(?:cublas\w*|cufft\w*|curand\w*|cusparse\w*|cusolver\w*|nvrtc|nvml|nccl|cudnn\w*|npp\w*|nvjpeg|"
     r"nvToolsExt\w*|nvtx3/\w+)\.h": "NVIDIA's library has no implementation on AMD; its HIP counterpart is a "
                                     "different API",
