@@ -171,6 +171,35 @@ def test_an_nvidia_header_hip_has_no_counterpart_of_is_one_line_at_its_include(t
         "1 error generated when compiling for host."], done.stderr
 
 
+def test_device_functions_hip_lacks_are_declared_for_the_host_parse(tools, tmp_path):
+    """The host pass parses the kernels with HIP's device declarations; CUDA's __trap (diff-gaussian-
+    rasterization) and half-precision atomicAdd (how-to-optim-algorithm-in-cuda), which HIP 5.2's
+    headers lack, are declared for it (shflx compiles the kernels)."""
+    src = tmp_path / "decl.cu"
+    src.write_text("#include <cuda_fp16.h>\n__global__ void k(__half *h, __half2 *h2, int *p) {\n"
+                   "  if (p[0] < 0) __trap();\n  atomicAdd(h, __float2half(1.f));\n"
+                   "  atomicAdd(h2, __floats2half2_rn(1.f, 2.f));\n}\nint main() { return 0; }\n")
+    done = _launch(tools, src, tmp_path / "decl.o")
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+
+
+def test_a_device_property_hip_lacks_is_one_line(tools, tmp_path):
+    """cudaDeviceProp is HIP's hipDeviceProp_t: a field it lacks (HIP 5.2: sharedMemPerBlockOptin,
+    NVIDIA's gups sample) is one line naming CUDA's field, not clang's error about HIP's struct."""
+    src = tmp_path / "prop.cu"
+    src.write_text("#include <cstdio>\n__global__ void k(int *p) { p[threadIdx.x] = 1; }\nint main() {\n"
+                   "  cudaDeviceProp prop;\n  cudaGetDeviceProperties(&prop, 0);\n"
+                   "  std::printf(\"%zu %d\\n\", prop.sharedMemPerBlockOptin, prop.warpSize);\n}\n")
+    done = _launch(tools, src, tmp_path / "prop.o")
+    hip = subprocess.run([tools["clang"], "-x", "hip", "--cuda-host-only", f"--rocm-path={tools['prefix']}", "-E",
+                          "-"], input="#include <hip/hip_runtime.h>\n", capture_output=True, text=True).stdout
+    if "sharedMemPerBlockOptin" in hip:
+        pytest.skip("this HIP's hipDeviceProp_t has sharedMemPerBlockOptin")
+    assert done.returncode != 0 and done.stderr.splitlines() == [
+        f"{src}:6:32: error: shflx does not support 'cudaDeviceProp::sharedMemPerBlockOptin' on AMD targets "
+        "(HIP's device properties lack it)", "1 error generated when compiling for host."], done.stderr
+
+
 def test_host_code_nvcc_reads_and_clang_does_not_builds(tools, tmp_path):
     """nvcc's readings the device pass makes (frontend.nvcc_syntax), in the host pass too: a launch
     written `k << <g, b >> > (...)` (CUDA_Freshman's reduceInteger, cuBERT's Embedding); and CUDA's

@@ -323,6 +323,8 @@ def host_header_args() -> list[str]:
 _DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|fatal error|warning|note|remark): "
                          r"(?P<text>.*)$")
 _UNAVAILABLE = re.compile(r"^'[^']+' is unavailable: (?P<what>shflx does not support .*)$")
+# a cudaDeviceProp field that HIP's hipDeviceProp_t lacks (HIP 5.2: sharedMemPerBlockOptin ...)
+_NO_FIELD = re.compile(r"^no member named '(?P<field>\w+)' in '(?:struct )?hipDeviceProp_t'(?:; did you mean .*)?$")
 _SUMMARY = re.compile(r"^\d+ (?P<rest>errors? generated.*)$")
 _COLOR = re.compile(r"\x1b\[[0-9;]*m")
 _INCLUDED = re.compile(r"^(?:In file included from |\s+from ).+:\d+:$")          # clang's include stack
@@ -346,7 +348,8 @@ def _plain(line: str) -> str:
 
 
 def unsupported_in_one_line(stderr: str) -> str:
-    """The host compile's diagnostics with each use of a CUDA runtime name HIP lacks as one line,
+    """The host compile's diagnostics with each use of a CUDA runtime name HIP lacks (or a
+    cudaDeviceProp field: _said_by_shflx) as one line,
     `file:line:col: error: shflx does not support 'cudaX' on AMD targets`: clang's prefix, source
     excerpt and note into cuda_on_hip/ dropped, and so are the errors the same line led to (the name
     is declared both as a type and a value: cuda_on_hip/cuda_runtime.h). An NVIDIA header with no
@@ -358,7 +361,7 @@ def unsupported_in_one_line(stderr: str) -> str:
                 blocks.append([])
         blocks[-1].append(line)
     heads = [next((m for m in (_DIAGNOSTIC.match(_plain(ln)) for ln in b) if m), None) for b in blocks]
-    lines = {(m["file"], m["line"]) for m in heads if m and m["kind"] == "error" and _UNAVAILABLE.match(m["text"])}
+    lines = {(m["file"], m["line"]) for m in heads if m and m["kind"] == "error" and _said_by_shflx(m["text"])}
     missing = [_unprovided(m) for m in heads]
     if not lines and not any(missing):
         return stderr
@@ -377,7 +380,7 @@ def unsupported_in_one_line(stderr: str) -> str:
             if not dropping:
                 out += block
             continue
-        unavailable = _UNAVAILABLE.match(m["text"]) if m["kind"] == "error" else None
+        unavailable = _said_by_shflx(m["text"]) if m["kind"] == "error" else None
         dropping = (m["file"], m["line"]) in lines
         own = [ln for ln in block if _INCLUDED.match(_plain(ln).rstrip("\n"))]
         if dropping and not unavailable:        # its include stack, clang's only one, goes to the next
@@ -386,11 +389,21 @@ def unsupported_in_one_line(stderr: str) -> str:
         out += [] if own else stack
         stack = []
         if unavailable:
-            out += own + [f"{m['file']}:{m['line']}:{m['col']}: error: {unavailable['what']}\n"]
+            out += own + [f"{m['file']}:{m['line']}:{m['col']}: error: {unavailable}\n"]
         else:
             out += block
         errors += m["kind"] in ("error", "fatal error")
     return "".join(out)
+
+
+def _said_by_shflx(text: str) -> str | None:
+    """shflx's one line for a host compile error's text: a CUDA name HIP lacks (cuda_on_hip/), a
+    cudaDeviceProp field HIP's lacks; None for any other error."""
+    if m := _UNAVAILABLE.match(text):
+        return m["what"]
+    if m := _NO_FIELD.match(text):
+        return f"shflx does not support 'cudaDeviceProp::{m['field']}' on AMD targets (HIP's device properties lack it)"
+    return None
 
 
 def _unprovided(m: re.Match | None) -> tuple[str, str] | None:

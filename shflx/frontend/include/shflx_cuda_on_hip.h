@@ -26,4 +26,7 @@ template <class T> __device__ T __reduce_max_sync(unsigned mask, T value);
 template <class T> __device__ T __reduce_and_sync(unsigned mask, T value);
 template <class T> __device__ T __reduce_or_sync(unsigned mask, T value);
 template <class T> __device__ T __reduce_xor_sync(unsigned mask, T value);
+#if !defined(__trap)            // CUDA's trap instruction (HIP 5.2's headers lack it; its kernels call __builtin_trap)
+__device__ void __trap();
+#endif
 #endif
