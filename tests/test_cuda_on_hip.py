@@ -200,6 +200,29 @@ def test_a_device_property_hip_lacks_is_one_line(tools, tmp_path):
         "(HIP's device properties lack it)", "1 error generated when compiling for host."], done.stderr
 
 
+def test_nvccs_annotations_and_the_programs_own_geometry_declarations_build(tools, tmp_path):
+    """ccminer's and ethminer's cuda_helper.h: nvcc's annotations (crt/host_defines.h) and, for host
+    code, `extern const dim3 blockDim; extern const uint3 threadIdx;` (CUDA's own declarations again;
+    HIP's are objects of other types: read as nothing). Another form of it is one line."""
+    helper = tmp_path / "helper.h"
+    helper.write_text("#include <cuda_runtime.h>\nextern __device__ __device_builtin__ void __syncthreads(void);\n"
+                      "struct __device_builtin__ __builtin_align__(16) F { float a[4]; };\n"
+                      "#ifndef __CUDA_ARCH__\nextern const dim3 blockDim;\nextern const uint3 threadIdx;\n#endif\n")
+    src = tmp_path / "geo.cu"
+    src.write_text('#include "helper.h"\n__global__ void k(const __grid_constant__ int y, int *p) '
+                   "{ p[threadIdx.x] = y * blockDim.x; }\n"
+                   "void CUDART_CB done(cudaStream_t, cudaError_t, void *) {}\n"
+                   "static_assert(alignof(F) == 16, \"nvcc's __builtin_align__\");\nint main() { return 0; }\n")
+    done = _launch(tools, src, tmp_path / "geo.o")
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+    helper.write_text(helper.read_text().replace("extern const dim3 blockDim;", "extern dim3 blockDim;"))
+    done = _launch(tools, src, tmp_path / "geo.o")
+    assert done.returncode != 0 and done.stderr.splitlines() == [
+        f"In file included from {src}:1:",
+        f"{helper}:5:13: error: shflx does not support 'blockDim' declared by the program on AMD targets (the HIP "
+        "runtime's headers declare it as an object of another type)", "1 error generated when compiling for host."]
+
+
 def test_host_code_nvcc_reads_and_clang_does_not_builds(tools, tmp_path):
     """nvcc's readings the device pass makes (frontend.nvcc_syntax), in the host pass too: a launch
     written `k << <g, b >> > (...)` (CUDA_Freshman's reduceInteger, cuBERT's Embedding); and CUDA's

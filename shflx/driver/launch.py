@@ -298,7 +298,7 @@ def _host_pass_as_nvcc_reads(argv: list[str], tmp: Path) -> subprocess.Completed
         if proc.returncode == 0:
             break
         said = _plain(proc.stderr)
-        new_fixes = [f for f in nvcc_syntax.fixes(said) if f not in fixed]
+        new_fixes = [f for f in nvcc_syntax.fixes(said) + _geometry_redeclarations(said) if f not in fixed]
         renames = [w for w in (f"-D{n}={RENAMED}{n}" for n in builtin_clashes(said)) if w not in argv]
         if new_fixes:
             fixed += new_fixes
@@ -309,6 +309,39 @@ def _host_pass_as_nvcc_reads(argv: list[str], tmp: Path) -> subprocess.Completed
         else:
             break
     return proc
+
+
+_GEOMETRY_AT = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): error: redeclaration of "
+                          r"'(?P<name>threadIdx|blockIdx|blockDim|gridDim)' with a different type")
+_GEOMETRY_DECL = rb"extern\s+const\s+(?:dim3|uint3)\s+%s\s*;"
+
+
+def _geometry_redeclarations(said: str) -> list:
+    """A program's `extern const dim3 blockDim;` (ccminer's and ethminer's host code, for editors):
+    CUDA's device_launch_parameters.h declares blockDim so, which nvcc reads as the same declaration
+    again; HIP's blockDim is an object of another type, so the program's declaration is read as
+    nothing (a Fix that removes it). Any other form of the declaration stays clang's error."""
+    from ..frontend.nvcc_syntax import Fix
+
+    out = []
+    for m in map(_GEOMETRY_AT.match, said.splitlines()):
+        if not m:
+            continue
+        try:
+            text = Path(m["file"]).read_bytes()
+        except OSError:
+            continue
+        lines = text.splitlines(keepends=True)
+        row = int(m["line"]) - 1
+        if row >= len(lines):
+            continue
+        start = sum(len(ln) for ln in lines[:row])
+        decl = re.search(_GEOMETRY_DECL % m["name"].encode(), lines[row])
+        if decl and decl.start() < int(m["col"]) <= decl.end():
+            out.append(Fix(m["file"], start + decl.start(), b"", f"{m['file']}:{m['line']}:{m['col']}",
+                           f"the program's declaration of '{m['name']}' (CUDA's own) read as nothing",
+                           decl.end() - decl.start()))
+    return out
 
 
 def host_header_args() -> list[str]:
@@ -324,6 +357,10 @@ _DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>e
                          r"(?P<text>.*)$")
 _UNAVAILABLE = re.compile(r"^'[^']+' is unavailable: (?P<what>shflx does not support .*)$")
 # a cudaDeviceProp field that HIP's hipDeviceProp_t lacks (HIP 5.2: sharedMemPerBlockOptin ...)
+# a program's own declaration of a thread-geometry variable (ccminer, ethminer: `extern const dim3
+# blockDim;` under #ifndef __CUDA_ARCH__), which CUDA's device_launch_parameters.h declares so too
+_GEOMETRY = re.compile(r"^redeclaration of '(?P<name>threadIdx|blockIdx|blockDim|gridDim|warpSize)' with a different "
+                       r"type: .*$")
 _NO_FIELD = re.compile(r"^no member named '(?P<field>\w+)' in '(?:struct )?hipDeviceProp_t'(?:; did you mean .*)?$")
 _SUMMARY = re.compile(r"^\d+ (?P<rest>errors? generated.*)$")
 _COLOR = re.compile(r"\x1b\[[0-9;]*m")
@@ -398,9 +435,12 @@ def unsupported_in_one_line(stderr: str) -> str:
 
 def _said_by_shflx(text: str) -> str | None:
     """shflx's one line for a host compile error's text: a CUDA name HIP lacks (cuda_on_hip/), a
-    cudaDeviceProp field HIP's lacks; None for any other error."""
+    program's declaration of blockDim ..., a cudaDeviceProp field HIP's lacks; None for any other."""
     if m := _UNAVAILABLE.match(text):
         return m["what"]
+    if m := _GEOMETRY.match(text):
+        return (f"shflx does not support '{m['name']}' declared by the program on AMD targets (the HIP runtime's "
+                "headers declare it as an object of another type)")
     if m := _NO_FIELD.match(text):
         return f"shflx does not support 'cudaDeviceProp::{m['field']}' on AMD targets (HIP's device properties lack it)"
     return None

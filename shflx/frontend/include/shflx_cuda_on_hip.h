@@ -10,6 +10,33 @@
 // project's `#ifdef __CUDACC__` takes the same branch in the host and the device half
 #define __CUDACC__ 1
 #define __NVCC__ 1
+// nvcc's declaration annotations (CUDA toolkit crt/host_defines.h) that HIP's headers lack, with their
+// host meaning on Linux: nothing, or an alignment (ccminer declares `extern __device__
+// __device_builtin__ void __syncthreads(void);`)
+#ifndef __device_builtin__
+#define __device_builtin__
+#endif
+#ifndef __cudart_builtin__
+#define __cudart_builtin__
+#endif
+#ifndef __device_builtin_texture_type__
+#define __device_builtin_texture_type__
+#endif
+#ifndef __device_builtin_surface_type__
+#define __device_builtin_surface_type__
+#endif
+#ifndef __builtin_align__
+#define __builtin_align__(a) __attribute__((aligned(a)))
+#endif
+#ifndef __grid_constant__
+#define __grid_constant__
+#endif
+#ifndef CUDARTAPI
+#define CUDARTAPI
+#endif
+#ifndef CUDART_CB
+#define CUDART_CB
+#endif
 #if !defined(HIP_VERSION) || HIP_VERSION < 60200000
 template <class T> __device__ T __shfl_sync(unsigned mask, T var, int src, int width = 32);
 template <class T> __device__ T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32);
