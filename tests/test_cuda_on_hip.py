@@ -155,6 +155,8 @@ def _launch(tools, src: Path, out: Path) -> subprocess.CompletedProcess:
     ("cudaTypedefs.h", "the driver API's function pointer types (PFN_cu*) are not provided for host code; cuda.h's "
                        "functions are"),
     ("cuda_bf16.h", "CUDA's bfloat16 types are not provided for host code"),
+    ("cooperative_groups/reduce.h", "HIP's cooperative groups, which the host pass parses the kernels with, have no "
+                                    "such header"),
     ("thrust/device_vector.h", "CUB and Thrust are not provided for host code; their HIP counterparts are hipCUB "
                                "and rocThrust"),
     ("cub/cub.cuh", "CUB and Thrust are not provided for host code; their HIP counterparts are hipCUB and rocThrust"),

@@ -371,6 +371,8 @@ HOST_UNPROVIDED = {
     r"cudaTypedefs\.h": "the driver API's function pointer types (PFN_cu*) are not provided for host code; cuda.h's "
                          "functions are",
     r"cuda_bf16\.h": "CUDA's bfloat16 types are not provided for host code",
+    r"cooperative_groups/\w+\.h": "HIP's cooperative groups, which the host pass parses the kernels with, have no such "
+                                  "header",
     r"(?:cub|thrust)/.+": "CUB and Thrust are not provided for host code; their HIP counterparts are hipCUB and "
                           "rocThrust",
     r"(?:cublas\w*|cufft\w*|curand\w*|cusparse\w*|cusolver\w*|nvrtc|nvml|nccl|cudnn\w*|npp\w*|nvjpeg|"
