@@ -356,11 +356,11 @@ def host_header_args() -> list[str]:
 _DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|fatal error|warning|note|remark): "
                          r"(?P<text>.*)$")
 _UNAVAILABLE = re.compile(r"^'[^']+' is unavailable: (?P<what>shflx does not support .*)$")
-# a cudaDeviceProp field that HIP's hipDeviceProp_t lacks (HIP 5.2: sharedMemPerBlockOptin ...)
 # a program's own declaration of a thread-geometry variable (ccminer, ethminer: `extern const dim3
 # blockDim;` under #ifndef __CUDA_ARCH__), which CUDA's device_launch_parameters.h declares so too
 _GEOMETRY = re.compile(r"^redeclaration of '(?P<name>threadIdx|blockIdx|blockDim|gridDim|warpSize)' with a different "
                        r"type: .*$")
+# a cudaDeviceProp field that HIP's hipDeviceProp_t lacks (HIP 5.2: sharedMemPerBlockOptin ...)
 _NO_FIELD = re.compile(r"^no member named '(?P<field>\w+)' in '(?:struct )?hipDeviceProp_t'(?:; did you mean .*)?$")
 _SUMMARY = re.compile(r"^\d+ (?P<rest>errors? generated.*)$")
 _COLOR = re.compile(r"\x1b\[[0-9;]*m")
@@ -387,8 +387,8 @@ def _plain(line: str) -> str:
 
 
 def unsupported_in_one_line(stderr: str) -> str:
-    """The host compile's diagnostics with each use of a CUDA runtime name HIP lacks (or a
-    cudaDeviceProp field: _said_by_shflx) as one line,
+    """The host compile's diagnostics with each use of a CUDA runtime name HIP lacks (or of a
+    cudaDeviceProp field, or a program's blockDim ...: _said_by_shflx) as one line,
     `file:line:col: error: shflx does not support 'cudaX' on AMD targets`: clang's prefix, source
     excerpt and note into cuda_on_hip/ dropped, and so are the errors the same line led to (the name
     is declared both as a type and a value: cuda_on_hip/cuda_runtime.h). An NVIDIA header with no

@@ -9,8 +9,9 @@
 #pragma clang system_header
 #include <hip/hip_runtime.h>
 // A use of a CUDA name HIP lacks (of the driver API too: cuda.h). A function: any arguments, a
-// result that converts to anything, so the use is the only error. A name of the data-types section may be a type, an enumerator or
-// a macro (HIPIFY's table does not say which): both a struct and an enumerator of that name.
+// result that converts to anything, so the use is the only error. A name of the data-types section
+// may be a type, an enumerator or a macro (HIPIFY's table does not say which): both a struct and an
+// enumerator of that name.
 struct __shflx_cuda_unsupported_result { template <class T> operator T() const; };
 #define __SHFLX_NO_SUPPORT(name, why) __attribute__((unavailable("shflx does not support '" #name "' on AMD targets" why)))
 #define __SHFLX_NO_FUNCTION(name, why) \
