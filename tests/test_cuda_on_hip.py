@@ -225,6 +225,22 @@ def test_nvccs_annotations_and_the_programs_own_geometry_declarations_build(tool
         "runtime's headers declare it as an object of another type)", "1 error generated when compiling for host."]
 
 
+def test_the_programs_code_takes_its_cuda_branch_in_both_halves(tools, tmp_path):
+    """A .cu with a HIP port in the same file (bitsandbytes' compat.cuh: `#if defined(__HIP_PLATFORM_AMD__)
+    || defined(__HIPCC__)`): the device pass defines neither, so the host pass's code sees neither,
+    after the CUDA headers whose HIP headers need them (cuda_fp16.h, cooperative_groups.h)."""
+    src = tmp_path / "branch.cu"
+    src.write_text("#include <cuda_fp16.h>\n#include <cooperative_groups.h>\n"
+                   "#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__) || defined(__HIP_PLATFORM_HCC__)\n"
+                   "#error the HIP branch\n#endif\n"
+                   "namespace cg = cooperative_groups;\n__global__ void k(__half *p) {\n"
+                   "  cg::thread_block b = cg::this_thread_block();\n  p[b.thread_rank()] = __float2half(1.f);\n}\n"
+                   "int main() {\n  __half *d;\n  cudaMalloc(&d, 64);\n  k<<<1, 32>>>(d);\n"
+                   "  return cudaDeviceSynchronize();\n}\n")
+    done = _launch(tools, src, tmp_path / "branch.o")
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+
+
 def test_host_code_nvcc_reads_and_clang_does_not_builds(tools, tmp_path):
     """nvcc's readings the device pass makes (frontend.nvcc_syntax), in the host pass too: a launch
     written `k << <g, b >> > (...)` (CUDA_Freshman's reduceInteger, cuBERT's Embedding); and CUDA's

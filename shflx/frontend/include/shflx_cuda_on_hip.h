@@ -57,3 +57,14 @@ template <class T> __device__ T __reduce_xor_sync(unsigned mask, T value);
 __device__ void __trap();
 #endif
 #endif
+// The program's own code takes its CUDA branches in this half as in the device half, which
+// shflx's CUDA front end compiles without HIP's platform macros: a project with a HIP port in the
+// same files (`#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)`, bitsandbytes) would
+// otherwise build its HIP host code around CUDA kernels. HIP's headers that cuda_on_hip/ includes
+// later define them again around their #include (shflx_hip_platform_begin.h / _end.h).
+#pragma push_macro("__HIPCC__")
+#pragma push_macro("__HIP_PLATFORM_AMD__")
+#pragma push_macro("__HIP_PLATFORM_HCC__")
+#undef __HIPCC__
+#undef __HIP_PLATFORM_AMD__
+#undef __HIP_PLATFORM_HCC__
