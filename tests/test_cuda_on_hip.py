@@ -228,11 +228,12 @@ def test_nvccs_annotations_and_the_programs_own_geometry_declarations_build(tool
 def test_the_programs_code_takes_its_cuda_branch_in_both_halves(tools, tmp_path):
     """A .cu with a HIP port in the same file (bitsandbytes' compat.cuh: `#if defined(__HIP_PLATFORM_AMD__)
     || defined(__HIPCC__)`): the device pass defines neither, so the host pass's code sees neither,
-    after the CUDA headers whose HIP headers need them (cuda_fp16.h, cooperative_groups.h)."""
+    after the CUDA headers whose HIP headers need them (cuda_fp16.h, cooperative_groups.h); and
+    __CUDACC__ is nvcc's 1 (HIPIFY's driver table pairs it with __HIPCC__)."""
     src = tmp_path / "branch.cu"
-    src.write_text("#include <cuda_fp16.h>\n#include <cooperative_groups.h>\n"
+    src.write_text("#include <cuda_fp16.h>\n#include <cooperative_groups.h>\n#include <cuda.h>\n"
                    "#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__) || defined(__HIP_PLATFORM_HCC__)\n"
-                   "#error the HIP branch\n#endif\n"
+                   "#error the HIP branch\n#endif\n#if __CUDACC__ != 1\n#error nvcc's __CUDACC__\n#endif\n"
                    "namespace cg = cooperative_groups;\n__global__ void k(__half *p) {\n"
                    "  cg::thread_block b = cg::this_thread_block();\n  p[b.thread_rank()] = __float2half(1.f);\n}\n"
                    "int main() {\n  __half *d;\n  cudaMalloc(&d, 64);\n  k<<<1, 32>>>(d);\n"

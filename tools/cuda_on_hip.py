@@ -51,7 +51,9 @@ OWN = {
 STRUCT_TAGS = {"cudaGraphicsResource": "_hipGraphicsResource"}
 # math_constants.h's names (CUDART_PI_F ...): a device header that cuda_runtime.h does not include;
 # device code is shflx's own CUDA layer's, so the host pass leaves them to that header.
-SKIP = re.compile(r"CUDART_\w+")
+# __CUDACC__ (the driver table pairs it with __HIPCC__) is the compiler's macro, which the host pass
+# defines as nvcc does (shflx_cuda_on_hip.h).
+SKIP = re.compile(r"CUDART_\w+|__CUDACC__")
 # Names HIPIFY's table maps that the HIP headers shflx is tested with lack (Debian bookworm's
 # libamdhip64-dev 5.2.3; tests/test_cuda_on_hip.py compiles every mapped name against the installed
 # HIP and finds them): declared unsupported, with the reason.

@@ -1519,7 +1519,6 @@ __SHFLX_NO_NAME(memoryBarrier, "")
 #define CUuuid hipUUID
 #define GLenum GLenum
 #define GLuint GLuint
-#define __CUDACC__ __HIPCC__
 #define cuArray3DCreate hipArray3DCreate
 #define cuArray3DCreate_v2 hipArray3DCreate
 #define cuArrayCreate hipArrayCreate
