@@ -216,3 +216,6 @@ def test_the_builtin_clash_is_read_from_clangs_error_and_note():
               "k.cu:9:3: error: use of undeclared identifier 'x'\n")
     assert builtin_clashes(stderr) == ["__rdtsc"]
     assert builtin_clashes("k.cu:9:3: error: use of undeclared identifier 'x'\n") == []
+    # clang 15 (Debian's hipcc, the host pass of `-c`) prints the builtin's type as a number
+    assert builtin_clashes("k.cu:2:24: error: static declaration of '__rdtsc' follows non-static declaration\n"
+                           "k.cu:2:24: note: '__rdtsc' is a builtin with type 1\n") == ["__rdtsc"]

@@ -262,13 +262,13 @@ def device_code_objects(cmd: Command, opts: Options, tmp: Path) -> tuple[dict[st
 
 def host_compile(cmd: Command, bundle: Path) -> int:
     """The user's command, host side only, embedding `bundle`; its output and exit status."""
-    from ..frontend.clang import INCLUDE
+    from ..frontend.clang import INCLUDE, version_macros
 
     extra = ["--cuda-host-only", "-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(bundle)]
     if cmd.cuda:                # the kernels' CUDA intrinsics, declared for the host parse, and the
         # CUDA runtime API on HIP's (cuda_on_hip/); first on the path, before a CUDA toolkit's headers
         extra += ["-I", str(INCLUDE / "cuda_on_hip"), "-include", str(INCLUDE / "shflx_cuda_on_hip.h"),
-                  *host_header_args()]
+                  *host_header_args(), *version_macros()]
     rest = cmd.argv[1:]
     if cmd.cuda:    # the device code is shflx's, so the host pass names one target every HIP compiler knows
         rest = _targets_dropped(rest) + [HOST_PASS_TARGET]  # (an older one rejects gfx942, and hipcc given none
@@ -277,11 +277,71 @@ def host_compile(cmd: Command, bundle: Path) -> int:
     try:
         if not cmd.cuda:
             return subprocess.run(argv, env=compiler_env(argv[0])).returncode
-        proc = subprocess.run(argv, env=compiler_env(argv[0]), stderr=subprocess.PIPE, text=True, errors="replace")
+        proc = _host_pass_as_nvcc_reads(argv, bundle.parent)
     except OSError as e:
         raise ToolchainError(f"cannot run the host compile ({argv[0]}): {e.strerror or e}") from None
     sys.stderr.write(unsupported_in_one_line(proc.stderr))
     return proc.returncode
+
+
+def _host_pass_as_nvcc_reads(argv: list[str], tmp: Path) -> subprocess.CompletedProcess:
+    """The host pass of a .cu, compiled again (as the device pass is: frontend.clang) where clang's
+    diagnostics show source that nvcc reads and clang does not (nvcc_syntax: `k << <g, b >> > (...)`
+    ...; a rewritten copy in a VFS overlay under `tmp`) or a program's function named as a clang
+    builtin (nvcc_differences: renamed by a macro)."""
+    from ..frontend import nvcc_syntax
+    from ..frontend.nvcc_differences import RENAMED, builtin_clashes
+
+    fixed: list[nvcc_syntax.Fix] = []
+    for _ in range(64):
+        proc = subprocess.run(argv, env=compiler_env(argv[0]), stderr=subprocess.PIPE, text=True, errors="replace")
+        if proc.returncode == 0:
+            break
+        said = _plain(proc.stderr)
+        new_fixes = [f for f in nvcc_syntax.fixes(said) + _geometry_redeclarations(said) if f not in fixed]
+        renames = [w for w in (f"-D{n}={RENAMED}{n}" for n in builtin_clashes(said)) if w not in argv]
+        if new_fixes:
+            fixed += new_fixes
+            yaml = str(nvcc_syntax.overlay(fixed, tmp))         # rewritten in place each round
+            argv = argv if yaml in argv else [*argv, "-ivfsoverlay", yaml]
+        elif renames:
+            argv = [*argv, *renames]
+        else:
+            break
+    return proc
+
+
+_GEOMETRY_AT = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): error: redeclaration of "
+                          r"'(?P<name>threadIdx|blockIdx|blockDim|gridDim)' with a different type")
+_GEOMETRY_DECL = rb"extern\s+const\s+(?:dim3|uint3)\s+%s\s*;"
+
+
+def _geometry_redeclarations(said: str) -> list:
+    """A program's `extern const dim3 blockDim;` (ccminer's and ethminer's host code, for editors):
+    CUDA's device_launch_parameters.h declares blockDim so, which nvcc reads as the same declaration
+    again; HIP's blockDim is an object of another type, so the program's declaration is read as
+    nothing (a Fix that removes it). Any other form of the declaration stays clang's error."""
+    from ..frontend.nvcc_syntax import Fix
+
+    out = []
+    for m in map(_GEOMETRY_AT.match, said.splitlines()):
+        if not m:
+            continue
+        try:
+            text = Path(m["file"]).read_bytes()
+        except OSError:
+            continue
+        lines = text.splitlines(keepends=True)
+        row = int(m["line"]) - 1
+        if row >= len(lines):
+            continue
+        start = sum(len(ln) for ln in lines[:row])
+        decl = re.search(_GEOMETRY_DECL % m["name"].encode(), lines[row])
+        if decl and decl.start() < int(m["col"]) <= decl.end():
+            out.append(Fix(m["file"], start + decl.start(), b"", f"{m['file']}:{m['line']}:{m['col']}",
+                           f"the program's declaration of '{m['name']}' (CUDA's own) read as nothing",
+                           decl.end() - decl.start()))
+    return out
 
 
 def host_header_args() -> list[str]:
@@ -296,13 +356,25 @@ def host_header_args() -> list[str]:
 _DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|fatal error|warning|note|remark): "
                          r"(?P<text>.*)$")
 _UNAVAILABLE = re.compile(r"^'[^']+' is unavailable: (?P<what>shflx does not support .*)$")
+# a program's own declaration of a thread-geometry variable (ccminer, ethminer: `extern const dim3
+# blockDim;` under #ifndef __CUDA_ARCH__), which CUDA's device_launch_parameters.h declares so too
+_GEOMETRY = re.compile(r"^redeclaration of '(?P<name>threadIdx|blockIdx|blockDim|gridDim|warpSize)' with a different "
+                       r"type: .*$")
+# a cudaDeviceProp field that HIP's hipDeviceProp_t lacks (HIP 5.2: sharedMemPerBlockOptin ...)
+_NO_FIELD = re.compile(r"^no member named '(?P<field>\w+)' in '(?:struct )?hipDeviceProp_t'(?:; did you mean .*)?$")
 _SUMMARY = re.compile(r"^\d+ (?P<rest>errors? generated.*)$")
 _COLOR = re.compile(r"\x1b\[[0-9;]*m")
 _INCLUDED = re.compile(r"^(?:In file included from |\s+from ).+:\d+:$")          # clang's include stack
 _NOT_FOUND = re.compile(r"^'(?P<name>[^']+)' file not found$")
 # NVIDIA headers host code may include that the HIP runtime has no counterpart of, and why
 HOST_UNPROVIDED = {
-    r"cuda\.h|cudaTypedefs\.h": "the CUDA driver API is not provided for host code; the runtime API is",
+    r"cudaTypedefs\.h": "the driver API's function pointer types (PFN_cu*) are not provided for host code; cuda.h's "
+                         "functions are",
+    r"cuda_bf16\.h": "CUDA's bfloat16 types are not provided for host code",
+    r"cooperative_groups/\w+\.h": "HIP's cooperative groups, which the host pass parses the kernels with, have no such "
+                                  "header",
+    r"(?:cub|thrust)/.+": "CUB and Thrust are not provided for host code; their HIP counterparts are hipCUB and "
+                          "rocThrust",
     r"(?:cublas\w*|cufft\w*|curand\w*|cusparse\w*|cusolver\w*|nvrtc|nvml|nccl|cudnn\w*|npp\w*|nvjpeg|"
     r"nvToolsExt\w*|nvtx3/\w+)\.h": "NVIDIA's library has no implementation on AMD; its HIP counterpart is a "
                                     "different API",
@@ -315,7 +387,8 @@ def _plain(line: str) -> str:
 
 
 def unsupported_in_one_line(stderr: str) -> str:
-    """The host compile's diagnostics with each use of a CUDA runtime name HIP lacks as one line,
+    """The host compile's diagnostics with each use of a CUDA runtime name HIP lacks (or of a
+    cudaDeviceProp field, or a program's blockDim ...: _said_by_shflx) as one line,
     `file:line:col: error: shflx does not support 'cudaX' on AMD targets`: clang's prefix, source
     excerpt and note into cuda_on_hip/ dropped, and so are the errors the same line led to (the name
     is declared both as a type and a value: cuda_on_hip/cuda_runtime.h). An NVIDIA header with no
@@ -327,7 +400,7 @@ def unsupported_in_one_line(stderr: str) -> str:
                 blocks.append([])
         blocks[-1].append(line)
     heads = [next((m for m in (_DIAGNOSTIC.match(_plain(ln)) for ln in b) if m), None) for b in blocks]
-    lines = {(m["file"], m["line"]) for m in heads if m and m["kind"] == "error" and _UNAVAILABLE.match(m["text"])}
+    lines = {(m["file"], m["line"]) for m in heads if m and m["kind"] == "error" and _said_by_shflx(m["text"])}
     missing = [_unprovided(m) for m in heads]
     if not lines and not any(missing):
         return stderr
@@ -346,7 +419,7 @@ def unsupported_in_one_line(stderr: str) -> str:
             if not dropping:
                 out += block
             continue
-        unavailable = _UNAVAILABLE.match(m["text"]) if m["kind"] == "error" else None
+        unavailable = _said_by_shflx(m["text"]) if m["kind"] == "error" else None
         dropping = (m["file"], m["line"]) in lines
         own = [ln for ln in block if _INCLUDED.match(_plain(ln).rstrip("\n"))]
         if dropping and not unavailable:        # its include stack, clang's only one, goes to the next
@@ -355,11 +428,24 @@ def unsupported_in_one_line(stderr: str) -> str:
         out += [] if own else stack
         stack = []
         if unavailable:
-            out += own + [f"{m['file']}:{m['line']}:{m['col']}: error: {unavailable['what']}\n"]
+            out += own + [f"{m['file']}:{m['line']}:{m['col']}: error: {unavailable}\n"]
         else:
             out += block
         errors += m["kind"] in ("error", "fatal error")
     return "".join(out)
+
+
+def _said_by_shflx(text: str) -> str | None:
+    """shflx's one line for a host compile error's text: a CUDA name HIP lacks (cuda_on_hip/), a
+    program's declaration of blockDim ..., a cudaDeviceProp field HIP's lacks; None for any other."""
+    if m := _UNAVAILABLE.match(text):
+        return m["what"]
+    if m := _GEOMETRY.match(text):
+        return (f"shflx does not support '{m['name']}' declared by the program on AMD targets (the HIP runtime's "
+                "headers declare it as an object of another type)")
+    if m := _NO_FIELD.match(text):
+        return f"shflx does not support 'cudaDeviceProp::{m['field']}' on AMD targets (HIP's device properties lack it)"
+    return None
 
 
 def _unprovided(m: re.Match | None) -> tuple[str, str] | None:

@@ -153,15 +153,20 @@ def fp_contract(opts: FrontendOptions) -> str:
     return "fast-honor-pragmas" if mode == "fast" else mode
 
 
-def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> list[str]:
+def version_macros() -> list[str]:
+    """nvcc's version macros and cuda.h's CUDA_VERSION, as CUDA_VERSION says: the device pass's, and
+    the host pass's of `shflx launch` (both halves of a file take the same `#if CUDA_VERSION` branch)."""
     major, minor = CUDA_VERSION
+    return [f"-D__CUDACC_VER_MAJOR__={major}", f"-D__CUDACC_VER_MINOR__={minor}", "-D__CUDACC_VER_BUILD__=0",
+            f"-DCUDA_VERSION={major * 1000 + minor * 10}"]
+
+
+def _common_args(source: Path, wave: int, out: Path, opts: FrontendOptions) -> list[str]:
     contract = fp_contract(opts)
     extra = [a for a in opts.extra if not a.startswith("-ffp-contract=") and a != STRICT_ALIASING]
     aliasing = [] if STRICT_ALIASING in opts.extra else ["-relaxed-aliasing"]
     args = ["-std=c++17", "-fms-extensions", "-fgnuc-version=4.2.1", f"-O{opts.opt}", "-emit-llvm",
-            f"-D__CUDACC_VER_MAJOR__={major}", f"-D__CUDACC_VER_MINOR__={minor}", "-D__CUDACC_VER_BUILD__=0",
-            f"-DCUDA_VERSION={major * 1000 + minor * 10}",
-            "-include", str(PRELUDE), "-I", str(INCLUDE / "stubs"), f"-D__SHFLX_WAVE__={wave}",
+            *version_macros(), "-include", str(PRELUDE), "-I", str(INCLUDE / "stubs"), f"-D__SHFLX_WAVE__={wave}",
             "-fno-threadsafe-statics", f"-ffp-contract={contract}",
             f"-D__SHFLX_FP_CONTRACT_MODE={FP_CONTRACT_MODES.get(contract, 1)}", *aliasing, "-o", str(out)]
     if opts.debug:

@@ -37,7 +37,9 @@ _TYPEDEF_CLASH = re.compile(r"^(?P<where>(?P<file>.+?):(?P<line>\d+):(?P<col>\d+
 # the device pass also knows through its host triple): GCC compiles it, clang refuses the
 # redeclaration whatever its error says, and notes the builtin at the same place.
 _ERROR = re.compile(r"^(?P<where>.+?:\d+:\d+): error: ")
-_BUILTIN_NOTE = re.compile(r"^(?P<where>.+?:\d+:\d+): note: '(?P<name>\w+)' is a builtin with type '(?P<type>[^']+)'$")
+# (clang 15, Debian's hipcc, prints the type as a number: "is a builtin with type 1")
+_BUILTIN_NOTE = re.compile(r"^(?P<where>.+?:\d+:\d+): note: '(?P<name>\w+)' is a builtin with type "
+                           r"(?:'(?P<type>[^']+)'|\S+)$")
 # the <stdint.h> names nvcc's implicit headers leave undeclared (see the module docstring)
 NOT_IMPLICIT_IN_NVCC = tuple(own_typedefs.NAME_BITS)
 
@@ -68,8 +70,9 @@ def said_by_shflx(line: str, vendor: str, after: list[str] = ()) -> str | None:
     m = _ERROR.match(line)
     builtin = next((b for b in map(_BUILTIN_NOTE.match, after) if b and m and b["where"] == m["where"]), None)
     if builtin:
+        of_type = f" of type '{builtin['type']}'" if builtin["type"] else ""
         return (f"{m['where']}: error: shflx does not support '{builtin['name']}' declared by the program on "
-                f"{vendor} targets (clang, shflx's front end, declares it as a builtin of type '{builtin['type']}'; "
+                f"{vendor} targets (clang, shflx's front end, declares it as a builtin{of_type}; "
                 "GCC, nvcc's host compiler, does not: give the program's function another name)")
     m = _DEVICE_LAUNCH.match(line)
     if m and vendor == "NVIDIA":

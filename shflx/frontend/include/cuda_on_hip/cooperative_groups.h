@@ -3,4 +3,6 @@
 #pragma once
 #pragma clang system_header
 #include "cuda_runtime.h"
+#include "shflx_hip_platform_begin.h"
 #include <hip/hip_cooperative_groups.h>
+#include "shflx_hip_platform_end.h"

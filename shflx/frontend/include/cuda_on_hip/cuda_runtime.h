@@ -8,9 +8,10 @@
 #pragma once
 #pragma clang system_header
 #include <hip/hip_runtime.h>
-// A use of a CUDA name HIP lacks. A function: any arguments, a result that converts to anything,
-// so the use is the only error. A name of the data-types section may be a type, an enumerator or
-// a macro (HIPIFY's table does not say which): both a struct and an enumerator of that name.
+// A use of a CUDA name HIP lacks (of the driver API too: cuda.h). A function: any arguments, a
+// result that converts to anything, so the use is the only error. A name of the data-types section
+// may be a type, an enumerator or a macro (HIPIFY's table does not say which): both a struct and an
+// enumerator of that name.
 struct __shflx_cuda_unsupported_result { template <class T> operator T() const; };
 #define __SHFLX_NO_SUPPORT(name, why) __attribute__((unavailable("shflx does not support '" #name "' on AMD targets" why)))
 #define __SHFLX_NO_FUNCTION(name, why) \
@@ -19,6 +20,3 @@ struct __shflx_cuda_unsupported_result { template <class T> operator T() const; 
   struct __SHFLX_NO_SUPPORT(name, why) name; enum { name __SHFLX_NO_SUPPORT(name, why) };
 #include "shflx_cuda_runtime_own.h"
 #include "shflx_cuda_runtime_names.h"
-#undef __SHFLX_NO_FUNCTION
-#undef __SHFLX_NO_NAME
-#undef __SHFLX_NO_SUPPORT

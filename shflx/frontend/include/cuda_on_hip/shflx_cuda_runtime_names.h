@@ -328,6 +328,7 @@ __SHFLX_NO_NAME(cudaErrorTooManyPeers, "")
 __SHFLX_NO_NAME(cudaErrorUnsupportedDevSideSync, "")
 __SHFLX_NO_NAME(cudaErrorUnsupportedExecAffinity, "")
 __SHFLX_NO_NAME(cudaErrorUnsupportedPtxVersion, "")
+#define cudaEventCreate __shflx_cudaEventCreate
 __SHFLX_NO_FUNCTION(cudaEventCreateFromEGLSync, "")
 __SHFLX_NO_NAME(cudaEventRecordDefault, "")
 __SHFLX_NO_NAME(cudaEventRecordExternal, "")
@@ -424,11 +425,14 @@ __SHFLX_NO_NAME(cudaGraphicsMapFlags, "")
 __SHFLX_NO_NAME(cudaGraphicsMapFlagsNone, "")
 __SHFLX_NO_NAME(cudaGraphicsMapFlagsReadOnly, "")
 __SHFLX_NO_NAME(cudaGraphicsMapFlagsWriteDiscard, "")
+#define cudaGraphicsResource _hipGraphicsResource
 __SHFLX_NO_FUNCTION(cudaGraphicsResourceGetMappedEglFrame, "")
 __SHFLX_NO_FUNCTION(cudaGraphicsResourceGetMappedMipmappedArray, "")
 __SHFLX_NO_FUNCTION(cudaGraphicsResourceSetMapFlags, "")
 __SHFLX_NO_FUNCTION(cudaGraphicsVDPAURegisterOutputSurface, "")
 __SHFLX_NO_FUNCTION(cudaGraphicsVDPAURegisterVideoSurface, "")
+#define cudaHostAlloc __shflx_cudaHostAlloc
+#define cudaHostGetDevicePointer __shflx_cudaHostGetDevicePointer
 __SHFLX_NO_NAME(cudaHostNodeParamsV2, "")
 __SHFLX_NO_FUNCTION(cudaInitDevice, "")
 __SHFLX_NO_NAME(cudaInitDeviceFlagsAreValid, "")
@@ -467,6 +471,7 @@ __SHFLX_NO_NAME(cudaLimitDevRuntimePendingLaunchCount, "")
 __SHFLX_NO_NAME(cudaLimitDevRuntimeSyncDepth, "")
 __SHFLX_NO_NAME(cudaLimitMaxL2FetchGranularity, "")
 __SHFLX_NO_NAME(cudaLimitPersistingL2CacheSize, "")
+#define cudaMallocPitch __shflx_cudaMallocPitch
 __SHFLX_NO_FUNCTION(cudaMemAdvise_v2, "")
 __SHFLX_NO_NAME(cudaMemAllocNodeParamsV2, "")
 __SHFLX_NO_NAME(cudaMemFabricHandle_st, "")
@@ -778,7 +783,6 @@ __SHFLX_NO_NAME(libraryPropertyType_t, "")
 #define cudaErrorUnsupportedLimit hipErrorUnsupportedLimit
 #define cudaError_t hipError_t
 #define cudaEventBlockingSync hipEventBlockingSync
-#define cudaEventCreate hipEventCreate
 #define cudaEventCreateWithFlags hipEventCreateWithFlags
 #define cudaEventDefault hipEventDefault
 #define cudaEventDestroy hipEventDestroy
@@ -942,19 +946,16 @@ __SHFLX_NO_NAME(libraryPropertyType_t, "")
 #define cudaGraphicsRegisterFlagsSurfaceLoadStore hipGraphicsRegisterFlagsSurfaceLoadStore
 #define cudaGraphicsRegisterFlagsTextureGather hipGraphicsRegisterFlagsTextureGather
 #define cudaGraphicsRegisterFlagsWriteDiscard hipGraphicsRegisterFlagsWriteDiscard
-#define cudaGraphicsResource hipGraphicsResource
 #define cudaGraphicsResourceGetMappedPointer hipGraphicsResourceGetMappedPointer
 #define cudaGraphicsResource_t hipGraphicsResource_t
 #define cudaGraphicsSubResourceGetMappedArray hipGraphicsSubResourceGetMappedArray
 #define cudaGraphicsUnmapResources hipGraphicsUnmapResources
 #define cudaGraphicsUnregisterResource hipGraphicsUnregisterResource
-#define cudaHostAlloc hipHostAlloc
 #define cudaHostAllocDefault hipHostMallocDefault
 #define cudaHostAllocMapped hipHostMallocMapped
 #define cudaHostAllocPortable hipHostMallocPortable
 #define cudaHostAllocWriteCombined hipHostMallocWriteCombined
 #define cudaHostFn_t hipHostFn_t
-#define cudaHostGetDevicePointer hipHostGetDevicePointer
 #define cudaHostGetFlags hipHostGetFlags
 #define cudaHostNodeParams hipHostNodeParams
 #define cudaHostRegister hipHostRegister
@@ -998,7 +999,6 @@ __SHFLX_NO_NAME(libraryPropertyType_t, "")
 #define cudaMallocHost hipHostMalloc
 #define cudaMallocManaged hipMallocManaged
 #define cudaMallocMipmappedArray hipMallocMipmappedArray
-#define cudaMallocPitch hipMallocPitch
 #define cudaMemAccessDesc hipMemAccessDesc
 #define cudaMemAccessFlags hipMemAccessFlags
 #define cudaMemAccessFlagsProtNone hipMemAccessFlagsProtNone

@@ -48,3 +48,36 @@ static inline hipError_t __shflx_cudaLaunchKernel(T *func, dim3 grid, dim3 block
                                                   hipStream_t stream = 0) {
   return hipLaunchKernel(reinterpret_cast<const void *>(func), grid, block, args, shared, stream);
 }
+
+// The driver API's cuDeviceGetAttribute (cuda.h): CU_DEVICE_ATTRIBUTE_WARP_SIZE is 32, as above.
+static inline hipError_t __shflx_cuDeviceGetAttribute(int *value, hipDeviceAttribute_t attr, hipDevice_t device) {
+  return __shflx_cudaDeviceGetAttribute(value, attr, device);
+}
+
+// CUDA's C++ overloads for a typed pointer's address (cuda_runtime.h, "C++ API Routines"), and
+// cudaEventCreate with flags; HIP 5.2's functions take `void **` (hipMalloc and hipHostMalloc have
+// templates of their own).
+static inline hipError_t __shflx_cudaHostAlloc(void **ptr, size_t size, unsigned flags) {
+  return hipHostAlloc(ptr, size, flags);
+}
+template <class T> static inline hipError_t __shflx_cudaHostAlloc(T **ptr, size_t size, unsigned flags) {
+  return hipHostAlloc(reinterpret_cast<void **>(ptr), size, flags);
+}
+static inline hipError_t __shflx_cudaHostGetDevicePointer(void **device, void *host, unsigned flags) {
+  return hipHostGetDevicePointer(device, host, flags);
+}
+template <class T>
+static inline hipError_t __shflx_cudaHostGetDevicePointer(T **device, void *host, unsigned flags) {
+  return hipHostGetDevicePointer(reinterpret_cast<void **>(device), host, flags);
+}
+static inline hipError_t __shflx_cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height) {
+  return hipMallocPitch(ptr, pitch, width, height);
+}
+template <class T>
+static inline hipError_t __shflx_cudaMallocPitch(T **ptr, size_t *pitch, size_t width, size_t height) {
+  return hipMallocPitch(reinterpret_cast<void **>(ptr), pitch, width, height);
+}
+static inline hipError_t __shflx_cudaEventCreate(hipEvent_t *event) { return hipEventCreate(event); }
+static inline hipError_t __shflx_cudaEventCreate(hipEvent_t *event, unsigned flags) {
+  return hipEventCreateWithFlags(event, flags);
+}
