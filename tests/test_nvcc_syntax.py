@@ -297,3 +297,42 @@ def test_ptx_names_written_with_one_percent_compile_and_the_report_says_so(tmp_p
                    "__global__ void k(unsigned *p) { p[threadIdx.x] = lt() ^ (ge() << 1); }\n")
     res = compile_for(src, arch)
     assert sum("'%%'" in n for n in res.notes) == 2, res.notes
+
+
+SPECIALIZED = """#define BOTH __host__ __device__
+template <typename T> inline BOTH float as_float(T t);
+template <> inline BOTH float as_float(float f) { return f; }
+#ifdef __CUDA_ARCH__
+template <> inline __device__ float as_float(int i) { return __int2float_rz(i) * 2.0f; }
+#endif
+__global__ void k(const int *a, float *out) { out[threadIdx.x] = as_float(a[threadIdx.x]) + as_float(1.5f); }
+"""
+
+
+def _specialization_diags(row: int, col: int) -> str:
+    return "\n".join([_diag("k.cu", row, col, "no function template matches function template specialization 'as_float'"),
+                      _diag("k.cu", 2, 35, "candidate template ignored: target attributes do not match", "note")])
+
+
+def test_a_device_specialization_of_a_host_device_template_is_read_as_its_templates():
+    """cudaKDTree's `template<> __device__ float as_float_rz(int)` of a `__host__ __device__`
+    template: EDG matches it by signature; read as `__host__ __device__`, whatever the column (on
+    preprocessed input it counts the expanded line)."""
+    text = SPECIALIZED.encode()
+    for col in (37, 51, 1):
+        (f,) = fixes(_specialization_diags(5, col), read=lambda p: text)
+        assert _apply(text, [f]).splitlines()[4].startswith(b"template <> __attribute__((host)) inline __device__ float")
+        assert "specialization of 'as_float' as __host__ __device__" in f.what
+    host = text.replace(b"inline __device__ float as_float(int", b"inline __host__ float as_float(int")
+    assert fixes(_specialization_diags(5, 37), read=lambda p: host) == []
+    other_note = _diag("k.cu", 5, 37, "no function template matches function template specialization 'as_float'")
+    assert fixes(other_note, read=lambda p: text) == []
+
+
+@pytest.mark.parametrize("arch,first", [("gfx942", ""), ("sm_90", ""), ("gfx942", "#include <cuda/std/cstdint>\n")])
+def test_a_device_specialization_compiles_and_the_report_says_so(tmp_path, arch, first):
+    from conftest import compile_for
+    src = tmp_path / "k.cu"
+    src.write_text(first + SPECIALIZED)
+    res = compile_for(src, arch)
+    assert any("the __device__ specialization of 'as_float' as __host__ __device__" in n for n in res.notes), res.notes
