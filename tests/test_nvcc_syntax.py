@@ -336,3 +336,37 @@ def test_a_device_specialization_compiles_and_the_report_says_so(tmp_path, arch,
     src.write_text(first + SPECIALIZED)
     res = compile_for(src, arch)
     assert any("the __device__ specialization of 'as_float' as __host__ __device__" in n for n in res.notes), res.notes
+
+
+DEPENDENT = """struct Base { int v[4]; __host__ __device__ int twice(int i) const { return 2 * v[i]; } };
+template <int k> struct Mid : public Base { using Base::twice; };
+template <int k> struct Top : public Mid<k> {
+  using Mid<k>::v;
+  __device__ int get() const;
+};
+template <int k> __device__ int Top<k>::get() const { return twice(v[0] & 3) + k; }
+__global__ void kern(int *out) { Top<5> t; for (int i = 0; i < 4; ++i) t.v[i] = out[i]; out[threadIdx.x] = t.get(); }
+"""
+
+
+def test_a_member_of_a_dependent_base_named_alone_is_read_as_this_member():
+    """cudaKDTree's `decode_dist2(entry[0])` in HeapCandidateList<k> (CUB's ProcessFloatMinusZero,
+    NVIDIA/cub#334): EDG finds the dependent base's member at instantiation; read as `this->`."""
+    text = DEPENDENT.encode()
+    msg = "explicit qualification required to use member 'twice' from dependent base class"
+    (f,) = fixes(_diag("k.cu", 7, _col(DEPENDENT, 7, "twice"), msg), read=lambda p: text)
+    assert b"{ return this->twice(v[0] & 3) + k; }" in _apply(text, [f])
+    assert "'this->twice'" in f.what
+    for other in (b"t.twice(", b"Base::twice(", b"p->twice(", b"retwice("):
+        moved = text.replace(b"return twice(", b"return " + other)
+        col = moved.splitlines()[6].index(b"twice(") + 1
+        assert fixes(_diag("k.cu", 7, col, msg), read=lambda p: moved) == []
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_a_member_of_a_dependent_base_compiles_and_the_report_says_so(tmp_path, arch):
+    from conftest import compile_for
+    src = tmp_path / "k.cu"
+    src.write_text(DEPENDENT)
+    res = compile_for(src, arch)
+    assert any("k.cu:7:" in n and "'this->twice'" in n for n in res.notes), res.notes

@@ -32,6 +32,13 @@ compiled for the device either way), and only device code reads it in a device p
 specialization is left alone: nvcc refuses a call to it from device code, which `__device__` added
 would allow.
 
+A member of a dependent base class named without `this->` in a class template's member function
+(cudaKDTree's `HeapCandidateList<k>::maxRadius2() { return decode_dist2(entry[0]); }`): EDG finds it
+at instantiation, as CUB long relied on (NVIDIA/cub#334, "use of undeclared identifier
+'ProcessFloatMinusZero'" under clang); clang finds it too but refuses it ("explicit qualification
+required to use member 'X' from dependent base class", with `this->` as its own fix-it). Read as
+`this->X`, the member clang found.
+
 A third is a difference of meaning that nvcc settles with a warning: a `__shared__` variable of a
 class whose default constructor does something (libcu++'s `cuda::barrier`, initialized later by
 `init(&bar, n)`): nvcc does not run the constructor ("dynamic initialization is not supported") and
@@ -64,6 +71,7 @@ _ASM_START = re.compile(rb"\b(?:asm|__asm__|__asm)\b(?:\s+(?:volatile|__volatile
 _PERCENT_MSG = "invalid % escape in inline assembly string"
 _OVERLOADED = "reference to overloaded function could not be resolved; did you mean to call it?"
 _MISSING_TEMPLATE = re.compile(r"missing 'template' keyword prior to dependent template name '(?P<name>\w+)'")
+_DEPENDENT_BASE = re.compile(r"explicit qualification required to use member '(?P<name>\w+)' from dependent base class")
 _SPECIALIZATION = re.compile(r"no function template matches function template specialization '(?P<name>\w+)'")
 _TARGETS_DIFFER = "candidate template ignored: target attributes do not match"
 _DEVICE = re.compile(rb"\b__device__\b|__attribute__\s*\(\(\s*(?:__)?device(?:__)?\s*\)\)")
@@ -132,6 +140,8 @@ def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes(),
         elif _SPECIALIZATION.fullmatch(m["msg"]):
             fix = _device_specialization(path, text, row, _SPECIALIZATION.fullmatch(m["msg"])["name"],
                                          lines[k + 1:], f"{path}:{row}:{col}")
+        elif _DEPENDENT_BASE.fullmatch(m["msg"]):
+            fix = _this_member(path, text, offset, _DEPENDENT_BASE.fullmatch(m["msg"])["name"], f"{path}:{row}:{col}")
         elif _MISSING_TEMPLATE.fullmatch(m["msg"]):
             name = _MISSING_TEMPLATE.fullmatch(m["msg"])["name"]
             fix = _template_keyword(path, text, offset, lambda n: n == name, f"{path}:{row}:{col}")
@@ -419,6 +429,15 @@ def _template_keyword(path: str, text: bytes, offset: int, is_function, where: s
     name = m["name"].decode()
     return Fix(path, m.start("name"), b"template ", where,
                f"'template' before the dependent member template '{name}' (nvcc does not require it)")
+
+
+def _this_member(path: str, text: bytes, offset: int, name: str, where: str) -> Fix | None:
+    """`name` at the error, not already after `.`, `->` or `::`: `this->` before it."""
+    if not re.match(re.escape(name.encode()) + rb"\b", text[offset:]) or \
+            re.search(rb"(?:\.|->|::)\s*$|\w$", text[max(0, offset - 64):offset]):
+        return None
+    return Fix(path, offset, b"this->", where,
+               f"'this->{name}', the member of a dependent base class nvcc finds at instantiation")
 
 
 def _device_specialization(path: str, text: bytes, row: int, name: str, following: list[str],
