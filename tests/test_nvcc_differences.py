@@ -232,3 +232,16 @@ def test_cpp14_with_a_header_that_reads_cccl_is_one_line_at_the_programs_include
     errors = [ln for ln in r.stderr.splitlines() if ": error:" in ln and "rejected the source" not in ln]
     assert len(errors) == 1 and re.match(r"(\./)?mine\.cuh:2:10: error: ", errors[0]), r.stderr
     assert _shflx(tmp_path, "k.cu", "--offload-arch", arch, "-std=c++17", "-o", "k.o").returncode == 0
+
+
+def test_cpp14_with_cccl_is_said_before_a_missing_host_header(tmp_path):
+    """NVIDIA's multi-gpu-programming-models jacobi.cu: CUB at line 1 and NVTX (not installed) at
+    line 2, built with -std=c++14. CCCL's C++17 #error comes first and stands whatever the missing
+    header: it is the one line, not the header's stand-in message."""
+    (tmp_path / "k.cu").write_text("#include <cub/block/block_reduce.cuh>\n#include <nvtx3/nvToolsExt.h>\n"
+                                   "__global__ void k(int *p) { p[0] = 1; }\n"
+                                   'int main() { nvtxRangePushA("x"); nvtxRangePop(); return 0; }\n')
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "gfx942", "-std=c++14", "-o", "k.o")
+    errors = [ln for ln in r.stderr.splitlines() if ": error:" in ln and "rejected the source" not in ln]
+    assert len(errors) == 1 and re.match(r"(\./)?k\.cu:1:10: error: shflx does not support C\+\+ before C\+\+17", errors[0]), \
+        r.stderr

@@ -288,7 +288,9 @@ def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AM
             raise cccl
         check_failure(failed, source)
         diag = explain_diagnostics(failed.stderr.strip(), vendor)
-        if first_failure is not None:            # the stand-ins did not help: one line, with what they led to
+        if first_failure is not None and not _cccl_dialect(failed.stderr.splitlines(), vendor):
+            # the stand-ins did not help: one line, with what they led to (CCCL's dialect #error, which
+            # clang printed before the missing header, is the cause whatever the header: said above)
             header, where = missing_host_header(first_failure.stderr)
             after = next((ln for ln in proc.stderr.splitlines() if ": error: " in ln), None)
             led_to = f"; with an empty stand-in, the device pass fails at: {explain_diagnostics(after, vendor)}" \
