@@ -17,7 +17,7 @@ from ..files import tool_text
 from . import nvcc_syntax
 from .cuda_sdk import (CCCL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include, libdevice_path, nvidia_header_overlay,
                        package_dir, runtime_version)
-from .host_only import leading_notes, library_of, missing_host_header, note, stand_in, stood_in
+from .host_only import leading_notes, missing_host_header, note, stand_in, stood_in, unhelped
 from .unprovided import named_missing_header
 from .nvcc_differences import RENAMED, builtin_clashes, cccl_dialect, renamed_note, said_by_shflx
 from .toolchain import HOST_TRIPLE, find_clang, gcc_include_dir, host_cxx_args
@@ -293,10 +293,7 @@ def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AM
             # clang printed before the missing header, is the cause whatever the header: said above)
             header, where = missing_host_header(first_failure.stderr)
             after = next((ln for ln in proc.stderr.splitlines() if ": error: " in ln), None)
-            led_to = f"; with an empty stand-in, the device pass fails at: {explain_diagnostics(after, vendor)}" \
-                if after else ""
-            diag = (f"{where}: error: shflx does not support '{header}' on {vendor} targets ({library_of(header)} is "
-                    f"not installed and host code in this file uses it{led_to})")
+            diag = unhelped(header, where, vendor, after and explain_diagnostics(after, vendor))
         raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))
 
 
