@@ -241,6 +241,21 @@ def test_host_code_that_uses_a_missing_library_names_both(arch, tmp_path):
     assert "with an empty stand-in, the device pass fails at: k.cu:3:" in r.stderr
 
 
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_host_code_that_uses_a_missing_library_names_both_in_a_file_that_reads_cccl(arch, tmp_path):
+    """NVIDIA's multi-gpu-programming-models jacobi.cu: CUB, then NVTX, which host code uses. A file
+    that reads CCCL is compiled from its preprocessed text on AMD (frontend/ptx_operands.py), where
+    the stand-in served the preprocessing and the compile failed after: the same one line."""
+    (tmp_path / "k.cu").write_text("#include <cub/block/block_reduce.cuh>\n#include <nvtx3/nvToolsExt.h>\n"
+                                   "__global__ void k(int* y) { y[0] = 1; }\n"
+                                   "int host() { nvtxEventAttributes_t a = {0}; return a.version; }\n")
+    r = _shflx("compile", "k.cu", "--offload-arch", arch, "-o", "k.out", cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if ": error:" in ln and "rejected the source" not in ln]
+    assert len(errors) == 1 and "k.cu:2:10: error: shflx does not support 'nvtx3/nvToolsExt.h'" in errors[0], r.stderr
+    assert "with an empty stand-in, the device pass fails at: k.cu:4:" in errors[0], r.stderr
+
+
 def test_which_nvidia_front_end_compiled_is_in_the_report(tmp_path, monkeypatch):
     import shflx.driver.nvidia as nv
     src = tmp_path / "k.cu"

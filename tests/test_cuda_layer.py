@@ -851,3 +851,18 @@ def test_a_missing_curand_header_names_what_to_install(vendor, why):
     assert named_missing_header(line, vendor) == \
         f"k.cu:4:10: error: shflx does not support 'curand_kernel.h' on {vendor} targets ({why})"
     assert "shflx's cuda extra" in named_missing_header("k.cu:1:10: fatal error: 'cuda_fp16.h' file not found", "NVIDIA")
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_a_cuda_samples_helper_header_is_named_as_what_it_is(arch, tmp_path):
+    """Rodinia's cfd includes <helper_cuda.h> and its Makefile adds -I$(CUDA_SDK_PATH)/common/inc:
+    a header of cuda-samples, not of any CUDA toolkit; without that directory, one line saying so."""
+    import subprocess
+    import sys
+    (tmp_path / "k.cu").write_text("#include <cstdio>\n#include <helper_cuda.h>\n__global__ void k(int *p) { p[0] = 1; }\n")
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", "k.cu", "--offload-arch", arch, "-o", "k.o"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    errors = [ln for ln in r.stderr.splitlines() if "error:" in ln and "rejected the source" not in ln]
+    assert r.returncode == 2 and len(errors) == 1, r.stderr
+    assert re.match(r"(\./)?k\.cu:2:10: error: shflx does not support 'helper_cuda.h' on (AMD|NVIDIA) targets \(a header "
+                    r"of NVIDIA's cuda-samples \(Common/\), not of the CUDA toolkit", errors[0]), r.stderr

@@ -655,3 +655,23 @@ def test_a_host_object_for_targets_the_hip_compiler_does_not_know(tools, tmp_pat
         entries = read_bundle(ELFFile(f).get_section_by_name(".hip_fatbin").data())
     assert {hip_entry_id("gfx942"), hip_entry_id("gfx1100")} <= set(entries)
     assert not any("gfx900" in e for e in entries)
+
+
+def test_link_gives_library_flags_to_the_link_after_the_objects(tools, tmp_path):
+    """nvcc's -L/-l (a CMake project's CMAKE_CUDA_FLAGS reach compile and link alike): a compile
+    ignores them, --link gives them to its link after the objects, so a static library resolves
+    what the program's object needs (before the objects, the linker would drop it unread)."""
+    (tmp_path / "mine.c").write_text("int mine(void) { return 42; }\n")
+    lib = tmp_path / "lib" / "libmine.a"
+    lib.parent.mkdir()
+    assert subprocess.run([tools["clang"], "-x", "c", "-c", str(tmp_path / "mine.c"), "-o", str(tmp_path / "mine.o")]).returncode == 0
+    assert subprocess.run(["ar", "rcs", str(lib), str(tmp_path / "mine.o")]).returncode == 0
+    src = tmp_path / "app.cu"
+    src.write_text('extern "C" int mine(void);\n__global__ void k(int *p) { p[threadIdx.x] = 1; }\n'
+                   "int main() { return mine() == 42 ? 0 : 1; }\n")
+    cxx = f"{tools['clang']} --rocm-path={tools['prefix']} --hip-device-lib-path={tools['bitcode']}"
+    done = subprocess.run([sys.executable, "-m", "shflx", "compile", "--link", str(src), "--offload-arch=gfx90a",
+                           "-L", str(lib.parent), "-lmine", "--host-cxx", cxx, "-o", str(tmp_path / "app")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-3000:]
+    assert subprocess.run([str(tmp_path / "app")]).returncode == 0

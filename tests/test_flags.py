@@ -303,3 +303,24 @@ def test_fmad_false_reaches_the_code(tmp_path, arch, fused, split):
     """nvcc's -fmad=false: a * b + c stays a multiply and an add (no FMA), on both vendors."""
     asm = _asm_with_each(tmp_path, arch, ("-fmad=false", "-fmad=true"))
     assert fused not in asm["-fmad=false"] and split in asm["-fmad=false"] and fused in asm["-fmad=true"]
+
+
+@pytest.mark.parametrize("words,libraries", [
+    (["-ldl"], ["-ldl"]), (["-l", "m"], ["-lm"]), (["--library=pthread"], ["-lpthread"]), (["--library", "rt"], ["-lrt"]),
+    (["-L/opt/lib", "-lz"], ["-L/opt/lib", "-lz"]), (["--library-path", "/x", "-L", "/y"], ["-L/x", "-L/y"]),
+    (["--library-path=/x"], ["-L/x"]),
+])
+def test_nvcc_library_flags_are_for_the_link_and_change_no_compile(words, libraries):
+    """CMake's CMAKE_CUDA_FLAGS reach every compile (FasterTransformer's `-Xcompiler -Wall -ldl`):
+    nvcc ignores -l/-L (--library, --library-path) when it does not link; shflx keeps them, in order,
+    for --link's link and gives the device compile and the host compile of -c nothing new."""
+    base = parse("k.cu", "--offload-arch=gfx942", "-lineinfo")
+    f = parse("k.cu", "--offload-arch=gfx942", "-lineinfo", *words)
+    assert f.libraries == libraries and base.libraries == []
+    assert (f.sources, f.device, f.host, f.preprocessor, device_words(f)) == \
+        (base.sources, base.device, base.host, base.preprocessor, device_words(base))
+
+
+def test_a_library_flag_needs_its_name():
+    with pytest.raises(UsageError, match="-l needs a value"):
+        parse("k.cu", "--offload-arch=gfx942", "-l")

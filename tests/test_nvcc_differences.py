@@ -219,3 +219,32 @@ def test_the_builtin_clash_is_read_from_clangs_error_and_note():
     # clang 15 (Debian's hipcc, the host pass of `-c`) prints the builtin's type as a number
     assert builtin_clashes("k.cu:2:24: error: static declaration of '__rdtsc' follows non-static declaration\n"
                            "k.cu:2:24: note: '__rdtsc' is a builtin with type 1\n") == ["__rdtsc"]
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "gfx942"])
+@pytest.mark.parametrize("header, lib", [("<cub/block/block_reduce.cuh>", "CUB"), ("<cooperative_groups/reduce.h>", "libcu++")])
+def test_cpp14_with_a_header_that_reads_cccl_is_one_line_at_the_programs_include(arch, header, lib, tmp_path):
+    """FasterTransformer's CMake compiles with --std=c++14; CCCL 3 (CUB, Thrust, libcu++; CUDA 13's
+    cooperative_groups reads libcu++) stops it with an #error, as nvcc 13 does. One line, at the
+    #include of the program's own header that led there, and none of clang's errors that follow."""
+    (tmp_path / "mine.cuh").write_text(f"#pragma once\n#include {header}\n")
+    (tmp_path / "k.cu").write_text('#include "mine.cuh"\n__global__ void k(int *p) { p[0] = 1; }\n')
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", arch, "-std=c++14", "-o", "k.o")
+    clean_error(r, 2, "shflx does not support C++ before C++17 with CUDA 13's CCCL",
+                f"({lib}, which this #include reads, requires C++17, as nvcc 13 does: compile with -std=c++17)")
+    errors = [ln for ln in r.stderr.splitlines() if ": error:" in ln and "rejected the source" not in ln]
+    assert len(errors) == 1 and re.match(r"(\./)?mine\.cuh:2:10: error: ", errors[0]), r.stderr
+    assert _shflx(tmp_path, "k.cu", "--offload-arch", arch, "-std=c++17", "-o", "k.o").returncode == 0
+
+
+def test_cpp14_with_cccl_is_said_before_a_missing_host_header(tmp_path):
+    """NVIDIA's multi-gpu-programming-models jacobi.cu: CUB at line 1 and NVTX (not installed) at
+    line 2, built with -std=c++14. CCCL's C++17 #error comes first and stands whatever the missing
+    header: it is the one line, not the header's stand-in message."""
+    (tmp_path / "k.cu").write_text("#include <cub/block/block_reduce.cuh>\n#include <nvtx3/nvToolsExt.h>\n"
+                                   "__global__ void k(int *p) { p[0] = 1; }\n"
+                                   'int main() { nvtxRangePushA("x"); nvtxRangePop(); return 0; }\n')
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", "gfx942", "-std=c++14", "-o", "k.o")
+    errors = [ln for ln in r.stderr.splitlines() if ": error:" in ln and "rejected the source" not in ln]
+    assert len(errors) == 1 and re.match(r"(\./)?k\.cu:1:10: error: shflx does not support C\+\+ before C\+\+17", errors[0]), \
+        r.stderr

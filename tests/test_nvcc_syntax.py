@@ -297,3 +297,76 @@ def test_ptx_names_written_with_one_percent_compile_and_the_report_says_so(tmp_p
                    "__global__ void k(unsigned *p) { p[threadIdx.x] = lt() ^ (ge() << 1); }\n")
     res = compile_for(src, arch)
     assert sum("'%%'" in n for n in res.notes) == 2, res.notes
+
+
+SPECIALIZED = """#define BOTH __host__ __device__
+template <typename T> inline BOTH float as_float(T t);
+template <> inline BOTH float as_float(float f) { return f; }
+#ifdef __CUDA_ARCH__
+template <> inline __device__ float as_float(int i) { return __int2float_rz(i) * 2.0f; }
+#endif
+__global__ void k(const int *a, float *out) { out[threadIdx.x] = as_float(a[threadIdx.x]) + as_float(1.5f); }
+"""
+
+
+def _specialization_diags(row: int, col: int) -> str:
+    return "\n".join([_diag("k.cu", row, col, "no function template matches function template specialization 'as_float'"),
+                      _diag("k.cu", 2, 35, "candidate template ignored: target attributes do not match", "note")])
+
+
+def test_a_device_specialization_of_a_host_device_template_is_read_as_its_templates():
+    """cudaKDTree's `template<> __device__ float as_float_rz(int)` of a `__host__ __device__`
+    template: EDG matches it by signature; read as `__host__ __device__`, whatever the column (on
+    preprocessed input it counts the expanded line)."""
+    text = SPECIALIZED.encode()
+    for col in (37, 51, 1):
+        (f,) = fixes(_specialization_diags(5, col), read=lambda p: text)
+        assert _apply(text, [f]).splitlines()[4].startswith(b"template <> __attribute__((host)) inline __device__ float")
+        assert "specialization of 'as_float' as __host__ __device__" in f.what
+    host = text.replace(b"inline __device__ float as_float(int", b"inline __host__ float as_float(int")
+    assert fixes(_specialization_diags(5, 37), read=lambda p: host) == []
+    other_note = _diag("k.cu", 5, 37, "no function template matches function template specialization 'as_float'")
+    assert fixes(other_note, read=lambda p: text) == []
+
+
+@pytest.mark.parametrize("arch,first", [("gfx942", ""), ("sm_90", ""), ("gfx942", "#include <cuda/std/cstdint>\n")])
+def test_a_device_specialization_compiles_and_the_report_says_so(tmp_path, arch, first):
+    from conftest import compile_for
+    src = tmp_path / "k.cu"
+    src.write_text(first + SPECIALIZED)
+    res = compile_for(src, arch)
+    assert any("the __device__ specialization of 'as_float' as __host__ __device__" in n for n in res.notes), res.notes
+
+
+DEPENDENT = """struct Base { int v[4]; __host__ __device__ int twice(int i) const { return 2 * v[i]; } };
+template <int k> struct Mid : public Base { using Base::twice; };
+template <int k> struct Top : public Mid<k> {
+  using Mid<k>::v;
+  __device__ int get() const;
+};
+template <int k> __device__ int Top<k>::get() const { return twice(v[0] & 3) + k; }
+__global__ void kern(int *out) { Top<5> t; for (int i = 0; i < 4; ++i) t.v[i] = out[i]; out[threadIdx.x] = t.get(); }
+"""
+
+
+def test_a_member_of_a_dependent_base_named_alone_is_read_as_this_member():
+    """cudaKDTree's `decode_dist2(entry[0])` in HeapCandidateList<k> (CUB's ProcessFloatMinusZero,
+    NVIDIA/cub#334): EDG finds the dependent base's member at instantiation; read as `this->`."""
+    text = DEPENDENT.encode()
+    msg = "explicit qualification required to use member 'twice' from dependent base class"
+    (f,) = fixes(_diag("k.cu", 7, _col(DEPENDENT, 7, "twice"), msg), read=lambda p: text)
+    assert b"{ return this->twice(v[0] & 3) + k; }" in _apply(text, [f])
+    assert "'this->twice'" in f.what
+    for other in (b"t.twice(", b"Base::twice(", b"p->twice(", b"retwice("):
+        moved = text.replace(b"return twice(", b"return " + other)
+        col = moved.splitlines()[6].index(b"twice(") + 1
+        assert fixes(_diag("k.cu", 7, col, msg), read=lambda p: moved) == []
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_a_member_of_a_dependent_base_compiles_and_the_report_says_so(tmp_path, arch):
+    from conftest import compile_for
+    src = tmp_path / "k.cu"
+    src.write_text(DEPENDENT)
+    res = compile_for(src, arch)
+    assert any("k.cu:7:" in n and "'this->twice'" in n for n in res.notes), res.notes

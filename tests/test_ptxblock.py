@@ -647,6 +647,40 @@ def test_cp_async_cache_and_prefetch_hints_copy_the_same_bytes(hint, extra):
     assert hinted.lines == plain.lines
 
 
+@pytest.mark.parametrize("policy", ["createpolicy.fractional.L2::evict_first.b64 p, 1.0;",
+                                    "createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 p, 0.5;",
+                                    "createpolicy.fractional.L2::evict_normal.b64 p;", "createpolicy.cvt.L2.b64 p, $2;",
+                                    "createpolicy.range.global.L2::evict_last.L2::evict_first.b64 p, [$1], 64, 128;"])
+def test_a_cache_policy_made_in_the_block_moves_the_same_bytes(policy):
+    """Marlin's copy: `createpolicy.fractional.L2::evict_first.b64 p, 1.0;` then
+    `cp.async.cg.shared.global.L2::cache_hint [d], [s], 16, p;` (PTX ISA "createpolicy": an opaque
+    policy that only .L2::cache_hint operands read): the loads and stores of the plain copy; an
+    ld with the policy loads the same word, and the policy itself, written out, is 0."""
+    inputs = [("i32", "%dst"), ("i64", "%src"), ("i64", "%policy")]
+    plain = translate("cp.async.cg.shared.global [$0], [$1], 16;", [], inputs, {}, "t", 32)
+    hinted = translate(f"{{ .reg .b64 p; {policy} cp.async.cg.shared.global.L2::cache_hint [$0], [$1], 16, p; }}",
+                       [], inputs, {}, "t", 32)
+    assert hinted.lines == plain.lines
+    load = [("i64", "%src"), ("i64", "%policy")]
+    plain_ld = translate("ld.global.b32 $0, [$1];", ["i32"], load, {}, "t", 32, "%r")
+    hinted_ld = translate(f"{{ .reg .b64 p; {policy.replace('$2', '$1').replace('[$1]', '[$2]')} "
+                          "ld.global.L2::cache_hint.b32 $0, [$1], p; }", ["i32"], load, {}, "t", 32, "%r")
+    assert hinted_ld.lines == plain_ld.lines
+    lanes = Lanes(32, {"%src": np.zeros(32, np.int64), "%policy": np.zeros(32, np.int64)})
+    written = translate(policy.replace(" p,", " $0,").replace(" p;", " $0;").replace("$2", "$1").replace("[$1]", "[$2]"),
+                        ["i64"], load, {}, "t", 32, "%res")
+    lanes.run(written.lines)
+    assert list(np.asarray(lanes.env["%res"])) == [0] * 32
+
+
+@pytest.mark.parametrize("policy", ["createpolicy.fractional.L2::evict_first.b32 $0, 1.0;",
+                                    "createpolicy.fractional.L1::evict_first.b64 $0, 1.0;",
+                                    "createpolicy.cvt.L1.b64 $0, $1;", "createpolicy.b64 $0;"])
+def test_cache_policy_forms_the_ptx_isa_does_not_have_are_named(policy):
+    with pytest.raises(PtxBlockError, match="only createpolicy"):
+        translate(policy, ["i64"], [("i64", "%a")], {}, "t", 32, "%res")
+
+
 @pytest.mark.parametrize("block, ref", [
     ("rcp.rn.f32 $0, $1;", lambda x, y: np.float32(1) / x), ("rcp.approx.f32 $0, $1;", lambda x, y: np.float32(1) / x),
     ("div.rn.f32 $0, $1, $2;", lambda x, y: x / y), ("sqrt.rn.f32 $0, $1;", lambda x, y: np.sqrt(x)),

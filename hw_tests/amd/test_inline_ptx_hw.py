@@ -154,6 +154,14 @@ K ptx_prefetch(const int *a, const int *b, int *out) { I;
   asm volatile("prefetch.global.L2 [%0];" :: "l"(a + t) : "memory");
   asm volatile("prefetchu.L1 [%0];" :: "l"(b + t));
   out[t] = a[t] - b[t]; }
+K ptx_cache_policy(const int *a, const int *b, int *out) { I; unsigned long long pol; int v;
+  __shared__ int4 s[64]; unsigned smem = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]);
+  asm volatile("{ .reg .b64 p; createpolicy.fractional.L2::evict_first.b64 p, 1.0; "
+               "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, p; }" :: "r"(smem), "l"(a + 4 * (t / 4)));
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  asm volatile("createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %0, 0.5;" : "=l"(pol));
+  asm volatile("ld.global.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(v) : "l"(b + t), "l"(pol));
+  out[t] = s[threadIdx.x].x - 3 * s[threadIdx.x].w + v + (int)pol; }
 K ptx_globaltimer(const int *a, const int *b, int *out) { I; unsigned long long t0, t1; unsigned hi;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
@@ -304,6 +312,8 @@ CASES = {   # kernel: (inputs from rng, expected from the inputs)
                  lambda a, b: np.where(np.arange(N) // 64 == 1, -1, a)),
     "ptx_nanosleep": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a),
     "ptx_prefetch": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a - b),
+    "ptx_cache_policy": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)),
+                         lambda a, b: a[4 * (np.arange(N) // 4)] - 3 * a[4 * (np.arange(N) // 4) + 3] + b),
     "ptx_globaltimer": (lambda r: (r.integers(-1000, 1000, N).astype(np.int32), _small(r)), lambda a, b: a + 7),
     "cp_async_n": (lambda r: (r.integers(0, 1 << 32, 8 * N, dtype=np.uint64).astype(np.uint32),
                               r.integers(0, 1 << 20, N).astype(np.int32)), _cp_async_n),

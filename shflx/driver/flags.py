@@ -106,6 +106,7 @@ class CompileFlags:
     host: list[str] = field(default_factory=list)           # host-only words (-fPIC, -m64, -Xcompiler ..)
     deps: list[str] = field(default_factory=list)           # -MD -MMD -MF f -MT t -MQ t -MP
     xptxas: list[str] = field(default_factory=list)
+    libraries: list[str] = field(default_factory=list)      # -lNAME -LDIR, in order: --link's link, after the objects
     report: str | None = None        # --report as given (None: the default, see report_format)
     report_file: str | None = None
     remarks: bool = False
@@ -320,6 +321,8 @@ def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
     elif w in NVCC_DEVICE_DEBUG:
         f.debug = True
         f.preprocessor += ["-D", NVCC_MACROS["G"]]
+    elif (m := re.fullmatch(r"-([lL])(.*)", w)):
+        f.libraries.append(f"-{m.group(1)}{words.value(w, m.group(2))}")
     elif (m := re.fullmatch(r"(--machine|-m)(=.*)?", w)):
         _choice("--machine", words.value(m.group(1), m.group(2) or ""), ("64",))
         f.host.append("-m64")
@@ -346,6 +349,10 @@ NVCC_MACROS = {"expt-extended-lambda": "__CUDACC_EXTENDED_LAMBDA__", "extended-l
 # optimization off, which shflx does not (its output is the same code at the user's -O, with -g's
 # line tables and debug info)
 NVCC_DEVICE_DEBUG = ("-G", "--device-debug")
+# nvcc's --library (-l) and --library-path (-L) name what the link uses (nvcc manual, "--library");
+# a compile (device code, -c) ignores them, as nvcc does when it does not link, and CMake's
+# CMAKE_CUDA_FLAGS put them on every compile (FasterTransformer's -ldl). `--link` gives them to its
+# link after the objects, where a linker looks for what the objects still need.
 # nvcc's -m64 / --machine 64 is `-m64` above (64-bit host code, the only kind CUDA 12 has);
 # --maxrregcount N (nvcc manual, "--maxrregcount") is a ptxas option, given to ptxas as nvcc does
 # (sm_NN); AMD targets take no register cap, as they take no other -Xptxas word

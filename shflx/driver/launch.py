@@ -624,7 +624,7 @@ def link_program(f) -> int:
                 return code
         linker = host_compiler(f)
         argv = [*linker, *(w for w in f.host if w.startswith(("-Wl,", "-pthread", *HIP_LINK_WORDS))), *objects,
-                "--hip-link", "-o", out]
+                *f.libraries, "--hip-link", "-o", out]
         try:
             done = subprocess.run(argv, env=compiler_env(argv[0]))
         except OSError as e:

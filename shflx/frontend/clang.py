@@ -16,10 +16,10 @@ from ..errors import InputError, Location, ToolchainError
 from ..files import tool_text
 from . import nvcc_syntax
 from .cuda_sdk import (CCCL_HINT, SHIMS, CudaSdk, amd_header_args, cccl_include, libdevice_path, nvidia_header_overlay,
-                       runtime_version)
-from .host_only import leading_notes, library_of, missing_host_header, note, stand_in, stood_in
+                       package_dir, runtime_version)
+from .host_only import leading_notes, missing_host_header, note, stand_in, stood_in, unhelped
 from .unprovided import named_missing_header
-from .nvcc_differences import RENAMED, builtin_clashes, renamed_note, said_by_shflx
+from .nvcc_differences import RENAMED, builtin_clashes, cccl_dialect, renamed_note, said_by_shflx
 from .toolchain import HOST_TRIPLE, find_clang, gcc_include_dir, host_cxx_args
 
 INCLUDE = Path(__file__).resolve().parent / "include"
@@ -293,13 +293,12 @@ def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AM
             raise cccl
         check_failure(failed, source)
         diag = explain_diagnostics(failed.stderr.strip(), vendor)
-        if first_failure is not None:            # the stand-ins did not help: one line, with what they led to
+        if first_failure is not None and not _cccl_dialect(failed.stderr.splitlines(), vendor):
+            # the stand-ins did not help: one line, with what they led to (CCCL's dialect #error, which
+            # clang printed before the missing header, is the cause whatever the header: said above)
             header, where = missing_host_header(first_failure.stderr)
             after = next((ln for ln in proc.stderr.splitlines() if ": error: " in ln), None)
-            led_to = f"; with an empty stand-in, the device pass fails at: {explain_diagnostics(after, vendor)}" \
-                if after else ""
-            diag = (f"{where}: error: shflx does not support '{header}' on {vendor} targets ({library_of(header)} is "
-                    f"not installed and host code in this file uses it{led_to})")
+            diag = unhelped(header, where, vendor, after and explain_diagnostics(after, vendor))
         raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))
 
 
@@ -382,6 +381,9 @@ def explain_diagnostics(stderr: str, vendor: str) -> str:
     out = []
     including = None                      # the innermost "In file included from" of this diagnostic
     lines = stderr.splitlines()
+    dialect = _cccl_dialect(lines, vendor)
+    if dialect:
+        return dialect
     asserted = _layer_asserts(lines)
     for k, line in enumerate(lines):
         if k in asserted:
@@ -418,6 +420,23 @@ def explain_diagnostics(stderr: str, vendor: str) -> str:
             line = f"{m.group('where')}: error: shflx does not support '{name}' in device code on {vendor} targets ({why})"
         out.append(line)
     return "\n".join(out)
+
+
+def _cccl_dialect(lines: list[str], vendor: str) -> str | None:
+    """CCCL 3's C++17 #error said alone (nvcc_differences.cccl_dialect): what clang says after it
+    follows from the dialect."""
+    toolkit = tuple(str(d) for d in (INCLUDE, cccl_include(), package_dir("nvidia")) if d)
+    for k, line in enumerate(lines):
+        if "requires at least C++" not in line:
+            continue
+        frames, j = [], k - 1
+        while j >= 0 and (m := _INCLUDED_FROM.match(lines[j])):
+            frames.insert(0, _include_site(m))
+            j -= 1
+        said = cccl_dialect(line, frames, vendor, toolkit)
+        if said:
+            return said
+    return None
 
 
 def _include_site(m: re.Match) -> str:

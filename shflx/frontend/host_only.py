@@ -86,6 +86,22 @@ def note(header: str, where: str) -> str:
             "pass compiled without it, and nothing in device code used it")
 
 
+def unhelped(header: str, where: str, vendor: str, led_to: str | None) -> str:
+    """shflx's error where a stood-in header did not help: the header, at its #include, and the
+    first error the device pass then met (`led_to`, already said as shflx says it)."""
+    after = f"; with an empty stand-in, the device pass fails at: {led_to}" if led_to else ""
+    return (f"{where}: error: shflx does not support '{header}' on {vendor} targets ({library_of(header)} is not "
+            f"installed and host code in this file uses it{after})")
+
+
+_NOTED = re.compile(re.escape(NOTE_PREFIX) + r"(?P<header>\S+) \(.*, included at (?P<where>\S+?)\): not installed")
+
+
+def noted_headers(notes: list[str]) -> list[tuple[str, str]]:
+    """(header, where) of each stand-in `note()` among `notes`."""
+    return [(m["header"], m["where"]) for m in map(_NOTED.match, notes) if m]
+
+
 def skipped_headers(ir: str) -> list[str]:
     """The notes `note()` left at the top of a device module."""
     return leading_notes(ir, NOTE_PREFIX)

@@ -18,7 +18,11 @@ error: `file:line:col: error: shflx does not support 'X' on <vendor> targets (wh
 - A program's own function with the name of one of clang's builtins that GCC, nvcc's host compiler,
   does not have (`__rdtsc`): the device pass compiles again with the program's name renamed by a
   macro in every file (`builtin_clashes`; clang's own builtin is then never named, and a device pass
-  needs no x86 builtin), noted in the report; named, with the builtin's type, if that still fails."""
+  needs no x86 builtin), noted in the report; named, with the builtin's type, if that still fails.
+- C++ before 17 (`--std=c++14`, FasterTransformer's CMake) with a header that reads CCCL: CCCL 3 (the
+  CUB, Thrust and libcu++ of CUDA 13, which CUDA 13's cooperative_groups.h reads too) stops it with an
+  #error (cuda/std/__internal/cpp_dialect.h, cub/util_cpp_dialect.cuh), as nvcc 13 does. Said once,
+  at the program's innermost #include that led there."""
 from __future__ import annotations
 
 import re
@@ -91,6 +95,20 @@ def said_by_shflx(line: str, vendor: str, after: list[str] = ()) -> str | None:
                     f"every file, where nvcc's implicit headers do not, and its code needs {name} of "
                     f"{own_typedefs.NAME_BITS[name]} bits, unsigned; include <stdint.h> in place of the typedef)")
     return None
+
+
+_CCCL_DIALECT = re.compile(r"^.+?:\d+:\d+: error: (?P<lib>libcu\+\+|CUB|Thrust) requires at least C\+\+ ?17\b")
+
+
+def cccl_dialect(line: str, frames: list[str], vendor: str, toolkit: tuple[str, ...]) -> str | None:
+    """shflx's error for CCCL 3's C++17 #error, at the innermost #include site (`frames`, file:line:col
+    from outermost to innermost) outside the `toolkit` directories; None for any other line."""
+    m = _CCCL_DIALECT.match(line)
+    site = next((f for f in reversed(frames) if not f.startswith(toolkit)), None)
+    if not m or site is None:
+        return None
+    return (f"{site}: error: shflx does not support C++ before C++17 with CUDA 13's CCCL on {vendor} targets "
+            f"({m['lib']}, which this #include reads, requires C++17, as nvcc 13 does: compile with -std=c++17)")
 
 
 def _name_at(path: Path, line: int, col: int) -> str | None:

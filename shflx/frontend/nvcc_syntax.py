@@ -23,6 +23,22 @@ An asm template that writes a PTX name with one `%` (`"mov.u32 %0, %lanemask_lt;
 nvcc substitutes only `%N` and `%%` and passes the rest through; clang stops ("invalid % escape in
 inline assembly string"). Read as `%%lanemask_lt`, GNU asm's literal `%`.
 
+An explicit specialization that is `__device__` of a `__host__ __device__` function template
+(cudaKDTree's `template<> __device__ float as_float_rz(int)`, under `#ifdef __CUDA_ARCH__`): EDG
+matches a specialization to its template by signature, the execution space aside; clang also
+matches the target attributes and finds no template ("candidate template ignored: target
+attributes do not match"). Read as `__host__ __device__`: device code is the same (the body is
+compiled for the device either way), and only device code reads it in a device pass. A `__host__`
+specialization is left alone: nvcc refuses a call to it from device code, which `__device__` added
+would allow.
+
+A member of a dependent base class named without `this->` in a class template's member function
+(cudaKDTree's `HeapCandidateList<k>::maxRadius2() { return decode_dist2(entry[0]); }`): EDG finds it
+at instantiation, as CUB long relied on (NVIDIA/cub#334, "use of undeclared identifier
+'ProcessFloatMinusZero'" under clang); clang finds it too but refuses it ("explicit qualification
+required to use member 'X' from dependent base class", with `this->` as its own fix-it). Read as
+`this->X`, the member clang found.
+
 A third is a difference of meaning that nvcc settles with a warning: a `__shared__` variable of a
 class whose default constructor does something (libcu++'s `cuda::barrier`, initialized later by
 `init(&bar, n)`): nvcc does not run the constructor ("dynamic initialization is not supported") and
@@ -55,6 +71,12 @@ _ASM_START = re.compile(rb"\b(?:asm|__asm__|__asm)\b(?:\s+(?:volatile|__volatile
 _PERCENT_MSG = "invalid % escape in inline assembly string"
 _OVERLOADED = "reference to overloaded function could not be resolved; did you mean to call it?"
 _MISSING_TEMPLATE = re.compile(r"missing 'template' keyword prior to dependent template name '(?P<name>\w+)'")
+_DEPENDENT_BASE = re.compile(r"explicit qualification required to use member '(?P<name>\w+)' from dependent base class")
+_SPECIALIZATION = re.compile(r"no function template matches function template specialization '(?P<name>\w+)'")
+_TARGETS_DIFFER = "candidate template ignored: target attributes do not match"
+_DEVICE = re.compile(rb"\b__device__\b|__attribute__\s*\(\(\s*(?:__)?device(?:__)?\s*\)\)")
+_NOT_DEVICE_ONLY = re.compile(rb"\b__host__\b|\b__global__\b|__attribute__\s*\(\(\s*(?:__)?(?:host|global)(?:__)?\s*\)\)")
+_EXPLICIT = re.compile(rb"\btemplate\s*<\s*>")
 # a qualified name ending in `::name <` (the template arguments of the qualifiers without ; { })
 _QUALIFIED_CALL = re.compile(rb"(?:\w+\s*(?:<[^;{}()]*>)?\s*::\s*)+(?P<name>\w+)\s*<")
 
@@ -115,6 +137,11 @@ def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes(),
             fix = _asm_percent(path, text, row, offset, f"{path}:{row}:{col}")
         elif own_typedefs.CLASH.fullmatch(m["msg"]):
             fix = _library_typedef(own_typedefs.CLASH.fullmatch(m["msg"])["mine"], lines[k + 1:], read)
+        elif _SPECIALIZATION.fullmatch(m["msg"]):
+            fix = _device_specialization(path, text, row, _SPECIALIZATION.fullmatch(m["msg"])["name"],
+                                         lines[k + 1:], f"{path}:{row}:{col}")
+        elif _DEPENDENT_BASE.fullmatch(m["msg"]):
+            fix = _this_member(path, text, offset, _DEPENDENT_BASE.fullmatch(m["msg"])["name"], f"{path}:{row}:{col}")
         elif _MISSING_TEMPLATE.fullmatch(m["msg"]):
             name = _MISSING_TEMPLATE.fullmatch(m["msg"])["name"]
             fix = _template_keyword(path, text, offset, lambda n: n == name, f"{path}:{row}:{col}")
@@ -402,6 +429,45 @@ def _template_keyword(path: str, text: bytes, offset: int, is_function, where: s
     name = m["name"].decode()
     return Fix(path, m.start("name"), b"template ", where,
                f"'template' before the dependent member template '{name}' (nvcc does not require it)")
+
+
+def _this_member(path: str, text: bytes, offset: int, name: str, where: str) -> Fix | None:
+    """`name` at the error, not already after `.`, `->` or `::`: `this->` before it."""
+    if not re.match(re.escape(name.encode()) + rb"\b", text[offset:]) or \
+            re.search(rb"(?:\.|->|::)\s*$|\w$", text[max(0, offset - 64):offset]):
+        return None
+    return Fix(path, offset, b"this->", where,
+               f"'this->{name}', the member of a dependent base class nvcc finds at instantiation")
+
+
+def _device_specialization(path: str, text: bytes, row: int, name: str, following: list[str],
+                           where: str) -> Fix | None:
+    """`template<> ... __device__ ... name(` on the error's line, where the template's target
+    attributes differ (the note after the error): `__attribute__((host))` after `template<>`. The
+    line is searched for `name` (on preprocessed input the column counts macro-expanded text)."""
+    for line in following:
+        m = _DIAG.match(line)
+        if m and m["sev"] == "error":
+            return None
+        if m and m["msg"] == _TARGETS_DIFFER:
+            break
+    else:
+        return None
+    start = _offset(text, row, 1)
+    found = _line(text, row)
+    call = re.search(rb"\b" + re.escape(name.encode()) + rb"\s*(?:<[^;{}()]*>\s*)?\(", found or b"")
+    if start is None or call is None:
+        return None
+    explicit = [e for e in _EXPLICIT.finditer(text, max(0, start - 400), start + call.start())
+                if not re.search(rb"[;{}]", text[e.end():start + call.start()])]
+    if not explicit:
+        return None
+    decl = text[explicit[-1].end():start + call.start()]
+    if not _DEVICE.search(decl) or _NOT_DEVICE_ONLY.search(decl):
+        return None
+    return Fix(path, explicit[-1].end(), b" __attribute__((host))", where,
+               f"the __device__ specialization of '{name}' as __host__ __device__, its template's execution space "
+               "(nvcc matches a specialization to its template whatever the execution space)")
 
 
 def notes(ir: str) -> list[str]:

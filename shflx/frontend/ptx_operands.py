@@ -22,6 +22,7 @@ from .asm_constraints import rewrite_constraints
 from .cuda_sdk import AMD_READS_AS_IS, NO_ASM
 from .clang import (PRELUDE, FrontendOptions, cc1_args, check_failure, compile_to_ir as clang_compile_to_ir,
                     explain_diagnostics, preprocess, run_device_clang)
+from .host_only import noted_headers, unhelped
 from .toolchain import find_clang, host_cxx_args
 
 # clang's diagnostic for a constraint the target lacks
@@ -68,7 +69,7 @@ def compile_to_ir(source: Path, cpu: str, wave: int, opts: FrontendOptions, sele
                 break
             read_as_nvcc += new_fixes
             renamed += clashes
-        _check(proc, source)
+        _check(proc, source, notes)
         return "".join(n + "\n" for n in notes) + tool_text(ll)
 
 
@@ -147,8 +148,14 @@ def _without_prelude(args: list[str]) -> list[str]:
     return out
 
 
-def _check(proc: subprocess.CompletedProcess, source: Path) -> None:
+def _check(proc: subprocess.CompletedProcess, source: Path, notes: list[str] = ()) -> None:
+    """A failed compile as shflx's error; where the preprocessing stood in a missing host-only
+    header, the header is what is said (as frontend.clang says it), with the first error it led to."""
     if proc.returncode != 0:
         check_failure(proc, source)
         diag = explain_diagnostics(proc.stderr.strip(), "AMD")
+        stood = noted_headers(list(notes))
+        if stood and "error: shflx does not support" not in diag:      # what shflx said already stands
+            after = next((ln for ln in proc.stderr.splitlines() if ": error: " in ln), None)
+            diag = unhelped(*stood[0], "AMD", after and explain_diagnostics(after, "AMD"))
         raise InputError(f"the CUDA front end rejected the source:\n{diag}", Location(str(source)))

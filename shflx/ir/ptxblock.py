@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..nvidia import ptxir, symbolic
 from ..nvidia.symbolic import Expr, StraightLine, UnsupportedInstruction
 from . import directed, ptxenv, ptxfloat, ptxmbarrier
-from .ptxmemory import Access, PtxBlockError, emit_access, memory, read_timer
+from .ptxmemory import Access, PtxBlockError, cache_policy, emit_access, memory, read_timer
 from .sites import MARKER
 
 __all__ = ["PtxBlockError", "Translation", "inrange_ir", "translate"]
@@ -169,6 +169,8 @@ def _execute(template: str, inputs: dict[str, Expr], accesses: list | None = Non
             ptxmbarrier.record(run, st, accesses, out_widths or {})
         elif isinstance(st, ptxir.Instruction) and accesses is not None and st.base in MEMORY_OPCODES:
             memory(run, st, accesses, out_widths or {})
+        elif isinstance(st, ptxir.Instruction) and st.base == "createpolicy":
+            run.execute(cache_policy(st))
         elif isinstance(st, ptxir.Instruction):
             if accesses is not None:
                 read_timer(run, st, accesses)

@@ -152,6 +152,28 @@ PREFETCH_FORMS = ({"L1"}, {"L2"}, {"global", "L1"}, {"global", "L2"}, {"local", 
                   {"global", "L2::evict_last"}, {"global", "L2::evict_normal"})
 
 
+# createpolicy (PTX ISA 9.7.9.18, "createpolicy"): an opaque 64-bit cache policy that only the
+# `.L2::cache_hint` forms of ld, st, cp.async (and prefetch-like instructions) read; Marlin and
+# CUTLASS make one per copy (`createpolicy.fractional.L2::evict_first.b64 p, 1.0;`). Every such
+# reader is translated without its policy operand (the data moved are the same), so the policy's
+# value never matters: the instruction writes 0, under its guard as a mov would.
+POLICY_KINDS = ("fractional", "range", "cvt")
+POLICY_PRIORITIES = ("L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged")
+
+
+def cache_policy(inst: ptxir.Instruction) -> ptxir.Instruction:
+    """createpolicy.{fractional,range,cvt}...b64 p, ...: as `mov.b64 p, 0` (its guard kept)."""
+    mods = list(inst.modifiers)
+    kind, rest = (mods[0] if mods else ""), [m for m in mods[1:] if m != "global"]
+    ok = kind in POLICY_KINDS and rest[-1:] == ["b64"] and inst.operands and (
+        rest[:-1] == ["L2"] if kind == "cvt" else 1 <= len(rest[:-1]) <= 2 and
+        all(m in POLICY_PRIORITIES for m in rest[:-1]))
+    if not ok:
+        raise PtxBlockError(f"PTX instruction '{_text(inst)}': only createpolicy.{{fractional,range}}"
+                            ".L2::<priority>{.L2::<priority>}.b64 and createpolicy.cvt.L2.b64 are supported")
+    return ptxir.Instruction.new("mov.b64", [inst.operands[0], "0"], inst.pred, inst.neg)
+
+
 def _prefetch(inst: ptxir.Instruction, mods: list[str]) -> None:
     """A prefetch of one address: no access to record (PREFETCH_FORMS)."""
     form = set(mods)
