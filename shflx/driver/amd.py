@@ -169,9 +169,11 @@ def _compile_file(source: Path, arch: str | Target, wave: int | None, emit: str,
     return result
 
 
-# A module this large (IR text) has its code generated in parallel parts when cores are free: below
-# it, starting the processes costs more than it saves (DeepSpeed's swizzled_quantize.cu, 13 MB and
-# 72 kernels, compiles its parts in ~10 s each, against ~18 s whole).
+# A module this large (IR text) has its code generated in parallel parts when cores are free. Each
+# part costs a process (0.12 s to start here) and the split a pass over the text (0.2 s for 13 MB);
+# DeepSpeed's swizzled_quantize.cu (13 MB, 72 kernels) takes 15.2 s whole and 2.1 s in 16 parts on
+# 16 cores (benchmarks/results/h200_parallel_codegen_swizzled_quantize.json), so a module of a
+# third of its size still saves seconds; smaller ones keep the one process.
 PARALLEL_MIN_IR = 4_000_000
 
 
