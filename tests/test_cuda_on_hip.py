@@ -431,10 +431,11 @@ def build_program(tools, name: str, tmp: Path) -> Path:
     return exe
 
 
-KERNELS = {"reduce": {"_Z10block_sumsPKiPyi"}, "scan": {"_Z9warp_scanPKiPi"}}
+KERNELS = {"reduce": {"_Z10block_sumsPKiPyi"}, "scan": {"_Z9warp_scanPKiPi"},
+           "pipeline": {"_Z6squarePKiPi", "_Z8warp_maxPKiPi"}}
 
 
-@pytest.mark.parametrize("name", ["reduce", "scan"])
+@pytest.mark.parametrize("name", ["reduce", "scan", "pipeline"])
 def test_a_cuda_program_links_against_the_hip_runtime_and_runs(programs, tmp_path, name):
     """A whole CUDA program: the executable needs libamdhip64 and nothing of CUDA's; the kernels the
     host registers (__hipRegisterFunction's names) are the kernels of every embedded code object;
@@ -500,28 +501,36 @@ print(json.dumps({"ran": spec["kernel"]}))
 """
 
 
-def host_inputs(name: str):
-    """The launch `name`'s main() makes, read from its source (sizes, input pattern), and the numpy
-    reference of what the kernel leaves in its output buffer: (kernel, grid, block, args, out, want)."""
+def host_inputs(name: str) -> list[tuple]:
+    """The launches `name`'s main() makes, read from its source (sizes, input pattern), each with
+    the numpy reference of what its kernel leaves in its output buffer: [(kernel, grid, block,
+    args, out, want)]; a later stage's input is what the stage before it computes."""
     import numpy as np
 
     text = (PROGRAMS / f"{name}.cu").read_text()
     size = re.search(r"const int n = 1 << (\d+), threads = (\d+|4 \* prop\.warpSize);", text)
-    pattern = re.search(r"host\[i\] = i % (\d+);", text)
+    pattern = re.search(r"host\[i\] = i % (\d+)( - \d+)?;", text)
     assert size and pattern, f"{name}.cu's main() no longer reads as this test expects"
     n = 1 << int(size[1])
     threads = 4 * 32 if "warpSize" in size[2] else int(size[2])    # warpSize: cudaDeviceProp's 32
-    host = (np.arange(n) % int(pattern[1])).astype(np.int32)
+    host = (np.arange(n) % int(pattern[1]) + int((pattern[2] or "0").replace(" ", ""))).astype(np.int32)
     if name == "reduce":
         assert "block_sums<<<(n + threads - 1) / threads, threads>>>(in, total, n);" in text
-        return ("_Z10block_sumsPKiPyi", -(-n // threads), threads, [host, np.zeros(1, np.uint64), n], 1,
-                np.array([host.astype(np.uint64).sum()], np.uint64))
+        return [("_Z10block_sumsPKiPyi", -(-n // threads), threads, [host, np.zeros(1, np.uint64), n], 1,
+                 np.array([host.astype(np.uint64).sum()], np.uint64))]
+    if name == "pipeline":
+        assert "square<<<n / threads, threads, 0, a>>>(in, squares);" in text
+        assert "warp_max<<<n / threads, threads, 0, b>>>(squares, maxima);" in text
+        squares = host * host
+        return [("_Z6squarePKiPi", n // threads, threads, [host, np.zeros(n, np.int32)], 1, squares),
+                ("_Z8warp_maxPKiPi", n // threads, threads, [squares, np.zeros(n // 32, np.int32)], 1,
+                 squares.reshape(-1, 32).max(axis=1))]
     assert "warp_scan<<<n / threads, threads, 0, stream>>>(in, out);" in text
-    return ("_Z9warp_scanPKiPi", n // threads, threads, [host, np.zeros(n, np.int32)], 1,
-            host.reshape(-1, 32).cumsum(axis=1, dtype=np.int32).ravel())
+    return [("_Z9warp_scanPKiPi", n // threads, threads, [host, np.zeros(n, np.int32)], 1,
+             host.reshape(-1, 32).cumsum(axis=1, dtype=np.int32).ravel())]
 
 
-@pytest.mark.parametrize("name", ["reduce", "scan"])
+@pytest.mark.parametrize("name", ["reduce", "scan", "pipeline"])
 def test_a_cuda_programs_kernels_run_on_the_emulator_with_its_inputs(programs, tmp_path, name):
     """The gfx90a code object taken out of the executable's offload bundle (.hip_fatbin), its kernel
     run on the AMD emulator (wave64: two CUDA warps per wave) with the launch and inputs main()
@@ -544,24 +553,24 @@ def check_on_the_emulator(exe: Path, name: str, tmp_path: Path) -> None:
     with exe.open("rb") as f:
         code = read_bundle(ELFFile(f).get_section_by_name(".hip_fatbin").data())[hip_entry_id("gfx90a")]
     (tmp_path / "k.co").write_bytes(code)
-    kernel, grid, block, args, out, want = host_inputs(name)
-    spec = {"target": "gfx90a", "code": str(tmp_path / "k.co"), "kernel": kernel, "grid": [grid, 1, 1],
-            "block": [block, 1, 1], "args": []}
-    for i, a in enumerate(args):
-        if isinstance(a, np.ndarray):
-            np.save(tmp_path / f"arg{i}.npy", a)
-            spec["args"].append({"npy": str(tmp_path / f"arg{i}.npy")})
-        else:
-            spec["args"].append({"i32": a})
-    done = subprocess.run([sys.executable, "-c", _EMULATE, str(shared_path("amdemu")), json.dumps(spec)],
-                          capture_output=True, text=True, timeout=1200)
-    assert done.returncode == 0, done.stderr[-3000:]
-    said = json.loads(done.stdout.splitlines()[-1])
-    if "why" in said:
-        (pytest.fail if IN_CI else pytest.skip)(f"no AMD emulator: {said['why']}")
-    got = np.load(tmp_path / f"arg{out}.npy")
-    assert got.dtype == want.dtype and got.shape == want.shape
-    assert (got == want).all(), (np.flatnonzero(got != want)[:8], got[:8], want[:8])
+    for kernel, grid, block, args, out, want in host_inputs(name):
+        spec = {"target": "gfx90a", "code": str(tmp_path / "k.co"), "kernel": kernel, "grid": [grid, 1, 1],
+                "block": [block, 1, 1], "args": []}
+        for i, a in enumerate(args):
+            if isinstance(a, np.ndarray):
+                np.save(tmp_path / f"arg{i}.npy", a)
+                spec["args"].append({"npy": str(tmp_path / f"arg{i}.npy")})
+            else:
+                spec["args"].append({"i32": a})
+        done = subprocess.run([sys.executable, "-c", _EMULATE, str(shared_path("amdemu")), json.dumps(spec)],
+                              capture_output=True, text=True, timeout=1200)
+        assert done.returncode == 0, done.stderr[-3000:]
+        said = json.loads(done.stdout.splitlines()[-1])
+        if "why" in said:
+            (pytest.fail if IN_CI else pytest.skip)(f"no AMD emulator: {said['why']}")
+        got = np.load(tmp_path / f"arg{out}.npy")
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert (got == want).all(), (kernel, np.flatnonzero(got != want)[:8], got[:8], want[:8])
 
 
 def test_the_porting_guides_cuda_program_commands_run_as_written(tools, tmp_path):
