@@ -217,3 +217,25 @@ def test_compile_generates_a_large_module_in_parts(tmp_path, monkeypatch, capsys
     assert "(2 parts at once)" in capsys.readouterr().err
     co = inspect_code_object((tmp_path / "k.hsaco").read_bytes())
     assert sorted(k[".name"] for k in co.metadata["amdhsa.kernels"]) == ["k0", "k1", "k2"] == list(co.kernels)
+
+
+def test_a_failure_in_parts_compiles_the_module_whole_and_says_so(tmp_path, monkeypatch, capsys):
+    """Should the parts' code generation fail (a bug of ours), the module is compiled whole (the
+    same kernels) and the CLI prints one warning asking for a report."""
+    from shflx import cli
+    from shflx.codegen import llvm
+    from shflx.codegen.inspect import inspect_code_object
+    from shflx.driver import amd
+
+    def broken(*args, **kwargs):
+        raise ToolchainError("a part went wrong")
+    src = tmp_path / "k.cu"
+    src.write_text("".join(f'extern "C" __global__ void k{n}(int *o) {{ o[threadIdx.x] = {n}; }}\n' for n in range(3)))
+    monkeypatch.setattr(amd, "PARALLEL_MIN_IR", 0)
+    monkeypatch.setattr(llvm, "compile_parts_in_parallel", broken)
+    assert cli.main(["compile", str(src), "--offload-arch", "gfx942", "-j", "2", "-o", str(tmp_path / "k.hsaco")]) == 0
+    err = capsys.readouterr().err
+    assert "warning: code generation in parallel parts failed (a part went wrong), so the module was compiled whole" \
+        in err and err.count("warning") == 1, err
+    co = inspect_code_object((tmp_path / "k.hsaco").read_bytes())
+    assert sorted(k[".name"] for k in co.metadata["amdhsa.kernels"]) == ["k0", "k1", "k2"] == list(co.kernels)

@@ -157,6 +157,8 @@ def instruction_counts(asm: str) -> dict[str, int]:
 # bug shflx caught: the exact general lowering was used instead). `internal_warnings` turns each
 # into a compiler-style warning on stderr, so the fallback is never silent.
 READBACK_FAILED = "internal: the emitted code did not read back as the proven plan"
+# The note on a file whose parallel code generation failed (driver.amd: it was compiled whole instead).
+PARTS_FAILED = "internal: code generation in parallel parts failed"
 
 
 def internal_warnings(entry: dict[str, Any]) -> list[str]:
@@ -168,7 +170,10 @@ def internal_warnings(entry: dict[str, Any]) -> list[str]:
               if (c.get("reason") or "").startswith(READBACK_FAILED)]
     return [f"{where}: warning: the code shflx emitted for this shuffle did not match its proven plan"
             f"{detail.removeprefix(READBACK_FAILED)}, so the exact general lowering (ds_bpermute) was used "
-            f"instead ({entry.get('arch')}); this is a bug in shflx, please report it" for where, detail in found]
+            f"instead ({entry.get('arch')}); this is a bug in shflx, please report it" for where, detail in found] + \
+        [f"{entry.get('file')}: warning: code generation in parallel parts failed{n.removeprefix(PARTS_FAILED)}, so the "
+         f"module was compiled whole ({entry.get('arch')}); this is a bug in shflx, please report it"
+         for n in entry.get("notes", ()) if n.startswith(PARTS_FAILED)]
 
 
 def relative(where: str, cwd: str | None = None) -> str:
