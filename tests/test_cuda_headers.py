@@ -327,3 +327,16 @@ def test_nvidias_fp16_headers_are_read_from_checked_copies(tmp_path, monkeypatch
     monkeypatch.setenv("SHFLX_CACHE_DIR", str(shared))
     assert constraints_rewritten(inc, tmp_path / "scratch").parent == tmp_path / "scratch" / "nvidia-headers"
     assert not any(shared.iterdir())
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_cublas_headers_define_nvidias_include_guards(arch, tmp_path):
+    """cudahandbook's chError_cuda.h defines its cublas() check only `#ifdef CUBLAS_V2_H_`, NVIDIA's
+    include guard of cublas_v2.h: shflx's stand-in (no nvidia-cublas-cu12 installed) defines it too."""
+    (tmp_path / "k.cu").write_text(
+        "#include <cublas_v2.h>\n#ifdef CUBLAS_V2_H_\n#define cublas(fn) (cublas##fn)\n#endif\n#include <cublas_api.h>\n"
+        "#ifndef CUBLAS_API_H_\n#error no guard\n#endif\n"
+        "cublasStatus_t make(cublasHandle_t *h) { return cublas(Create(h)); }\n"
+        "__global__ void k(int *p) { p[0] = 1; }\n")
+    r = _shflx("compile", "k.cu", "--offload-arch", arch, "-o", "k.o", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
