@@ -117,6 +117,10 @@ def test_cli_outputs_and_json_report(tmp_path):
 @pytest.mark.parametrize("source, args, code, fragment", [
     ("__global__ void k(int *p) { p[0] = 1 }\n", (), 2, "expected ';'"),
     ('__global__ void k(int **p) { p[0] = (int *)malloc(4); }\n', (), 2, "shflx does not support 'malloc' in device code on AMD targets"),
+    ('struct S { int v; };\n__global__ void k(S **p) {\n  p[0] = new S;\n}\n', (), 2,
+     "bad.cu:3:10: error: shflx does not support 'operator new' in device code on AMD targets (the device heap"),
+    ('struct S { int v; };\n__global__ void k(S **p) {\n  delete p[0];\n}\n', (), 2,
+     "bad.cu:3:3: error: shflx does not support 'operator delete' in device code on AMD targets"),
     ("__global__ void k(int *p) { p[0] = __shfl_sync(0xffffffff, p[1], 0); }\n", ("--offload-arch", "gfx999"), 2,
      "unknown --offload-arch 'gfx999'; known: gfx801"),
     ("__global__ void k(int *p) { p[0] = 0; }\n", ("--llvm-bin", "/nonexistent"), 2, "--llvm-bin=/nonexistent"),

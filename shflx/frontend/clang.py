@@ -304,11 +304,16 @@ def _front_end(source: Path, opts: FrontendOptions, make_args, vendor: str = "AM
 
 # Host-only functions device code may call in CUDA but shflx's device side lacks: why, per name.
 _PRINTF_WHY = "device printf is ROCm's buffered printf (-mprintf-kind=buffered); the host-call kind is not linked"
-_HEAP_WHY = "the device heap (malloc/free in kernels) is not provided"
+_HEAP_WHY = "the device heap (malloc/free, new/delete in kernels) is not provided"
 DEVICE_GAPS = {               # the function device code calls -> (the CUDA name, why)
     "__ockl_printf_begin": ("printf", _PRINTF_WHY),
     "__ockl_printf_append_args": ("printf", _PRINTF_WHY), "__ockl_printf_append_string_n": ("printf", _PRINTF_WHY),
     "malloc": ("malloc", _HEAP_WHY), "free": ("free", _HEAP_WHY),
+    # device-side new and delete (Itanium C++ ABI, "Operator Encodings": nw, na, dl, da; size_t is m):
+    # the same heap (Ray Tracing in One Weekend in CUDA allocates its scene with them in a kernel)
+    **{mangled: (f"operator {op}", _HEAP_WHY) for mangled, op in (
+        ("_Znwm", "new"), ("_Znam", "new[]"), ("_ZnwmRKSt9nothrow_t", "new"), ("_ZnamRKSt9nothrow_t", "new[]"),
+        ("_ZdlPv", "delete"), ("_ZdlPvm", "delete"), ("_ZdaPv", "delete[]"), ("_ZdaPvm", "delete[]"))},
     # the shflx prelude's NVIDIA side (no shflx[cuda]) has no libdevice (AMD's layer defines these)
     "sinf": ("sinf", "no libdevice; use __sinf"), "cosf": ("cosf", "no libdevice; use __cosf"),
     "tanhf": ("tanhf", "no libdevice"),
