@@ -340,3 +340,15 @@ def test_cublas_headers_define_nvidias_include_guards(arch, tmp_path):
         "__global__ void k(int *p) { p[0] = 1; }\n")
     r = _shflx("compile", "k.cu", "--offload-arch", arch, "-o", "k.o", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+
+
+def test_toolkit_headers_the_layer_provides_on_amd_are_found(tmp_path):
+    """sm_32_intrinsics.h (__ldg, funnel shifts: the layer's), sm_35_intrinsics.h (NVIDIA's own is its
+    include guard only) and cudaTypedefs.h (PFN_cu* types, read as NVIDIA writes them) by name, as
+    cudahandbook's testFunnelShift.cu and NVIDIA/warp's native code include them."""
+    (tmp_path / "k.cu").write_text(
+        "#include <sm_32_intrinsics.h>\n#include <sm_35_intrinsics.h>\n#include <cudaTypedefs.h>\n"
+        "PFN_cuInit init_entry = nullptr;\n"
+        "__global__ void k(unsigned *p, const unsigned *q) { p[0] = __funnelshift_l(__ldg(q), q[1], 3); }\n")
+    r = _shflx("compile", "k.cu", "--offload-arch", "gfx942", "-o", "k.o", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr

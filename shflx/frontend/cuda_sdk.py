@@ -237,9 +237,10 @@ RUNTIME_API = ("cuda_runtime.h", "cuda_runtime_api.h", "builtin_types.h", "drive
                "device_launch_parameters.h")
 # Those of AMD_READS_AS_IS with no inline asm that AMDGPU's clang rejects at the layer's __CUDA_ARCH__:
 # the runtime API (its one "=l" rewritten: CONSTRAINTS_REWRITTEN), the header-only complex arithmetic
-# of cuComplex.h, the driver API's declarations (cuda.h) and the 8-, 6- and 4-bit floats, which below
+# of cuComplex.h, the driver API's declarations (cuda.h, and cudaTypedefs.h's PFN_cu* types of its entry points
+# for cuGetProcAddress, which NVIDIA/warp's native code reads) and the 8-, 6- and 4-bit floats, which below
 # sm_89 (sm_100) convert in plain C++ over cuda_fp16.h / cuda_bf16.h
-NO_ASM = (*RUNTIME_API, "cuComplex.h", "cuda.h", "cuda_fp8.h", "cuda_fp8.hpp", "cuda_fp6.h", "cuda_fp6.hpp",
+NO_ASM = (*RUNTIME_API, "cuComplex.h", "cuda.h", "cudaTypedefs.h", "cuda_fp8.h", "cuda_fp8.hpp", "cuda_fp6.h", "cuda_fp6.hpp",
           "cuda_fp4.h", "cuda_fp4.hpp")
 # crt/, the compiler's part of the headers, from the nvcc wheel or a toolkit's include/crt
 # (SHFLX_CUDA_PATH): those cuda_runtime.h includes, host_defines.h (__global__, __align__, ...) and
