@@ -221,6 +221,22 @@ def test_the_builtin_clash_is_read_from_clangs_error_and_note():
                            "k.cu:2:24: note: '__rdtsc' is a builtin with type 1\n") == ["__rdtsc"]
 
 
+def test_a_device_function_named_as_an_ms_builtin_compiles_renamed(tmp_path):
+    """NVIDIA/warp's builtin.h: `__device__ inline void __debugbreak() { __brkpt(); }`. GCC has no
+    __debugbreak; clang has it as an MSVC builtin (-fms-extensions, which the AMD device pass uses),
+    __host__ __device__, and refuses the program's as an overload of it: compiled renamed, said."""
+    (tmp_path / "k.cu").write_text("__device__ inline void __debugbreak() { __brkpt(); }\n"
+                                   "__global__ void k(int *p) { if (!p[1]) __debugbreak(); p[0] = 1; }\n")
+    res = compile_for(tmp_path / "k.cu", "gfx942")
+    assert [n for n in res.notes if "'__debugbreak' is compiled as '__shflx_program___debugbreak'" in n], res.notes
+    said = ("k.cu:1:24: error: __device__ function '__debugbreak' cannot overload __host__ __device__ function "
+            "'__debugbreak'\n    1 | __device__ inline void __debugbreak() { __brkpt(); }\n"
+            "k.cu:1:24: note: previous declaration is here\n")
+    assert builtin_clashes(said) == ["__debugbreak"]
+    # a program's own __host__ __device__ function declared again __device__: its previous declaration is elsewhere
+    assert builtin_clashes(said.replace("note: previous", "x").replace("k.cu:1:24: x", "k.cu:1:1: note: previous")) == []
+
+
 @pytest.mark.parametrize("arch", ["sm_90", "gfx942"])
 @pytest.mark.parametrize("header, lib", [("<cub/block/block_reduce.cuh>", "CUB"), ("<cooperative_groups/reduce.h>", "libcu++")])
 def test_cpp14_with_a_header_that_reads_cccl_is_one_line_at_the_programs_include(arch, header, lib, tmp_path):

@@ -16,7 +16,8 @@ error: `file:line:col: error: shflx does not support 'X' on <vendor> targets (wh
   bits or a signed uint64_t, so this one is an error. (sm_NN compiles it as nvcc does:
   cuda_sdk.CUDA_H_FIRST.)
 - A program's own function with the name of one of clang's builtins that GCC, nvcc's host compiler,
-  does not have (`__rdtsc`): the device pass compiles again with the program's name renamed by a
+  does not have (`__rdtsc`; MSVC's `__debugbreak`, which clang declares under the device pass's
+  -fms-extensions): the device pass compiles again with the program's name renamed by a
   macro in every file (`builtin_clashes`; clang's own builtin is then never named, and a device pass
   needs no x86 builtin), noted in the report; named, with the builtin's type, if that still fails.
 - C++ before 17 (`--std=c++14`, FasterTransformer's CMake) with a header that reads CCCL: CCCL 3 (the
@@ -44,6 +45,13 @@ _ERROR = re.compile(r"^(?P<where>.+?:\d+:\d+): error: ")
 # (clang 15, Debian's hipcc, prints the type as a number: "is a builtin with type 1")
 _BUILTIN_NOTE = re.compile(r"^(?P<where>.+?:\d+:\d+): note: '(?P<name>\w+)' is a builtin with type "
                            r"(?:'(?P<type>[^']+)'|\S+)$")
+# ... and one that clang declares implicitly only under -fms-extensions, which the device pass uses:
+# MSVC's intrinsics, `__device__ void __debugbreak()` (NVIDIA/warp's builtin.h); clang's builtin is
+# __host__ __device__, so the program's is "cannot overload" it, with the previous declaration "here":
+# at the program's own line, where no declaration of the program's precedes it
+_OVERLOAD = re.compile(r"^(?P<where>.+?:\d+:\d+): error: __(?:device|host|global)__ function '(?P<name>\w+)' cannot "
+                       r"overload __host__ __device__ function '(?P=name)'$")
+_PREVIOUS = re.compile(r"^(?P<where>.+?:\d+:\d+): note: previous declaration is here$")
 # the <stdint.h> names nvcc's implicit headers leave undeclared (see the module docstring)
 NOT_IMPLICIT_IN_NVCC = tuple(own_typedefs.NAME_BITS)
 
@@ -60,6 +68,10 @@ def builtin_clashes(stderr: str) -> list[str]:
         b = next((b for b in map(_BUILTIN_NOTE.match, lines[k + 1:k + 8]) if b and m and b["where"] == m["where"]), None)
         if b and b["name"] not in found:
             found.append(b["name"])
+        o = _OVERLOAD.match(line)
+        if o and o["name"] not in found and any(
+                n and n["where"] == o["where"] for n in map(_PREVIOUS.match, lines[k + 1:k + 8])):
+            found.append(o["name"])
     return found
 
 
