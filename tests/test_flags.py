@@ -200,6 +200,21 @@ def test_nvcc_build_flags_of_real_projects_are_read_as_nvcc_reads_them(words, de
     assert (f.debug, f.host, f.xptxas) == (debug, host, xptxas)
 
 
+def test_nvcc_flags_of_bght_and_cudalbm_builds_are_read():
+    """BGHT's CMake passes --forward-unknown-to-host-compiler/-linker (how nvcc treats flags it does
+    not know: no device meaning); cudaLBM's common.mk passes --m64 and --Werror KIND,... (nvcc's own
+    warnings of those kinds made errors; the kinds are checked)."""
+    f = parse("k.cu", "--offload-arch=gfx942", "--forward-unknown-to-host-linker", "--forward-unknown-to-host-compiler",
+              "-forward-unknown-to-host-compiler", "--m64", "--Werror",
+              "cross-execution-space-call,reorder,default-stream-launch,missing-launch-bounds,ext-lambda-captures-this",
+              "--Werror=all-warnings")
+    assert (f.sources, f.host, f.device, f.preprocessor) == (["k.cu"], ["-m64"], [], [])
+    with pytest.raises(UsageError, match="invalid value 'reordr' for --Werror; valid values: all-warnings, "):
+        parse("k.cu", "--offload-arch=gfx942", "--Werror", "reorder,reordr")
+    with pytest.raises(UsageError, match="--Werror needs a value"):
+        parse("k.cu", "--offload-arch=gfx942", "--Werror")
+
+
 def test_a_32_bit_machine_is_refused_with_its_choices():
     with pytest.raises(UsageError, match="invalid value '32' for --machine; valid values: 64"):
         parse("k.cu", "--offload-arch=gfx942", "--machine", "32")

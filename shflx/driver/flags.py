@@ -326,6 +326,12 @@ def _compiler_flag(f: CompileFlags, w: str, words: _Words) -> bool:
     elif (m := re.fullmatch(r"(--machine|-m)(=.*)?", w)):
         _choice("--machine", words.value(m.group(1), m.group(2) or ""), ("64",))
         f.host.append("-m64")
+    elif w == "--m64":                  # nvcc takes -m64 with two dashes too (cudaLBM's common.mk)
+        f.host.append("-m64")
+    elif (m := re.fullmatch(r"--Werror(=.*)?", w)):
+        kinds = words.value("--Werror", m.group(1) or "").split(",")
+        for kind in kinds:
+            _choice("--Werror", kind, NVCC_WERROR_KINDS)
     elif (m := re.fullmatch(r"(--?maxrregcount)(=.*)?", w)):
         f.xptxas += ["--maxrregcount", words.value(m.group(1), m.group(2) or "")]
     elif (m := re.fullmatch(r"--?ftz=(\w+)", w)):
@@ -353,6 +359,12 @@ NVCC_DEVICE_DEBUG = ("-G", "--device-debug")
 # a compile (device code, -c) ignores them, as nvcc does when it does not link, and CMake's
 # CMAKE_CUDA_FLAGS put them on every compile (FasterTransformer's -ldl). `--link` gives them to its
 # link after the objects, where a linker looks for what the objects still need.
+# nvcc's --Werror KIND,... (nvcc manual, "--Werror"): nvcc's own warnings of those kinds made errors.
+# Its kinds are its front end's diagnostics (calls across execution spaces, launches on the default
+# stream, missing __launch_bounds__, ...); shflx's front end is clang's, with its own diagnostics
+# (a call across execution spaces is already an error there), so the kinds are checked and no more.
+NVCC_WERROR_KINDS = ("all-warnings", "cross-execution-space-call", "reorder", "default-stream-launch",
+                     "missing-launch-bounds", "ext-lambda-captures-this", "deprecated-declarations")
 # nvcc's -m64 / --machine 64 is `-m64` above (64-bit host code, the only kind CUDA 12 has);
 # --maxrregcount N (nvcc manual, "--maxrregcount") is a ptxas option, given to ptxas as nvcc does
 # (sm_NN); AMD targets take no register cap, as they take no other -Xptxas word
