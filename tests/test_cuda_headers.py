@@ -343,12 +343,15 @@ def test_cublas_headers_define_nvidias_include_guards(arch, tmp_path):
 
 
 def test_toolkit_headers_the_layer_provides_on_amd_are_found(tmp_path):
-    """sm_32_intrinsics.h (__ldg, funnel shifts: the layer's), sm_35_intrinsics.h (NVIDIA's own is its
-    include guard only) and cudaTypedefs.h (PFN_cu* types, read as NVIDIA writes them) by name, as
-    cudahandbook's testFunnelShift.cu and NVIDIA/warp's native code include them."""
+    """sm_20/30/32/61_intrinsics.h (__syncthreads_count, shuffles, __ldg, funnel shifts, __dp4a: the
+    layer's), sm_35_intrinsics.h (NVIDIA's own is its include guard only) and cudaTypedefs.h (PFN_cu* types, read as NVIDIA writes them) by name, as
+    cudahandbook's testFunnelShift.cu, reductionWarpShuffle.cuh and NVIDIA/warp's native code include them."""
     (tmp_path / "k.cu").write_text(
+        "#include <sm_20_intrinsics.h>\n#include <sm_30_intrinsics.h>\n#include <sm_61_intrinsics.h>\n"
         "#include <sm_32_intrinsics.h>\n#include <sm_35_intrinsics.h>\n#include <cudaTypedefs.h>\n"
         "PFN_cuInit init_entry = nullptr;\n"
-        "__global__ void k(unsigned *p, const unsigned *q) { p[0] = __funnelshift_l(__ldg(q), q[1], 3); }\n")
+        "__global__ void k(unsigned *p, const unsigned *q) {\n"
+        "  p[0] = __funnelshift_l(__ldg(q), q[1], 3) + __shfl_xor_sync(0xffffffffu, q[2], 1) + __dp4a(q[3], q[4], 0u);\n"
+        "  p[1] = __syncthreads_count(q[5] > 0);\n}\n")
     r = _shflx("compile", "k.cu", "--offload-arch", "gfx942", "-o", "k.o", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
