@@ -336,7 +336,9 @@ def test_curand_kernel_h_is_nvidias_on_amd_where_its_wheel_is_installed(tmp_path
 
 
 @pytest.mark.parametrize("shape", ["accumulator, 16, 16, 8, float", "matrix_a, 16, 8, 16, __half, wmma::row_major",
-                                   "matrix_b, 8, 8, 4, float, wmma::col_major"])
+                                   "matrix_b, 8, 8, 4, float, wmma::col_major",
+                                   "matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major",
+                                   "matrix_b, 8, 8, 32, wmma::experimental::precision::u4, wmma::col_major"])
 def test_a_wmma_fragment_the_layer_lacks_is_named_at_the_programs_line(tmp_path, shape):
     """A shape (tf32's m16n16k8, a shape CUDA lacks, ...) or type the layer has no fragment for: one line, at the
     declaration that instantiates it, not clang's "implicit instantiation of undefined template"."""
@@ -348,6 +350,17 @@ def test_a_wmma_fragment_the_layer_lacks_is_named_at_the_programs_line(tmp_path,
     first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
     assert re.fullmatch(r".*k\.cu:4:\d+: error: shflx does not support 'this nvcuda::wmma::fragment' on AMD targets "
                         r"\(the fragments provided are .+\)", first), first
+
+
+def test_wmma_float_to_tf32_is_named_at_the_call(tmp_path):
+    """cudahandbook's sgemm5Wmma rounds its inputs with wmma::__float_to_tf32 for tf32 fragments, which
+    the layer does not provide: named at the call, not "no member named '__float_to_tf32'"."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <mma.h>\nusing namespace nvcuda;\n__global__ void k(float *p) {\n"
+                   "  p[0] = wmma::__float_to_tf32(p[1]);\n}\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    assert "k.cu:4:16: error: shflx does not support 'nvcuda::wmma::__float_to_tf32' on AMD targets" in str(e.value)
 
 
 def test_wmma_fragments_have_cudas_element_counts_and_unsupported_types_are_named(tmp_path):

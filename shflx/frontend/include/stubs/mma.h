@@ -34,6 +34,12 @@ struct matrix_a {};
 struct matrix_b {};
 struct accumulator {};
 enum layout_t { mem_row_major, mem_col_major };
+// The element types of the fragments not provided (CUDA C++ Programming Guide, "Warp Matrix Functions":
+// "Alternate Floating Point", "Sub-byte Operations"), declared so that a program naming them reaches
+// the fragment's named error below rather than "no member named 'precision'" (cudahandbook's sgemm5Wmma)
+namespace precision { struct tf32 {}; }
+__device__ float __float_to_tf32(float) __shflx_unsupported("nvcuda::wmma::__float_to_tf32");
+namespace experimental { namespace precision { struct u4 {}; struct s4 {}; struct b1 {}; } }
 
 // Any other shape or type: a named error where the program instantiates it (CUDA's tf32 m16n16k8
 // and the 4- and 1-bit shapes are not provided).
