@@ -264,3 +264,28 @@ def test_cpp14_with_cccl_is_said_before_a_missing_host_header(tmp_path):
     errors = [ln for ln in r.stderr.splitlines() if ": error:" in ln and "rejected the source" not in ln]
     assert len(errors) == 1 and re.match(r"(\./)?k\.cu:1:10: error: shflx does not support C\+\+ before C\+\+17", errors[0]), \
         r.stderr
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_a_definition_with_another_execution_space_than_its_declaration_is_one_named_line(arch, tmp_path):
+    """cudahandbook's spinlockReduction.cu declares `cudaSpinlock(int *p);` in its class and defines
+    `inline __device__ cudaSpinlock::cudaSpinlock(int *p)`; reduction_Sumi.h defines `__device__ __host__`
+    what its class declares plain. nvcc compiles them with the definition's execution space; clang reads
+    other functions: named at the definition, with the declaration's place. A definition that differs in
+    more than that (const here) keeps clang's error."""
+    (tmp_path / "k.cu").write_text(
+        "class Lock {\npublic:\n  Lock(int *p);\n  int get() const;\n  Lock &operator+=(int a);\n  int *m;\n};\n"
+        "inline __device__\nLock::Lock(int *p) { m = p; }\n"
+        "inline __host__ __device__ Lock &Lock::operator+=(int a) { *m += a; return *this; }\n"
+        "__device__ int Lock::get() { return *m; }\n"
+        "__global__ void k(int *p) { Lock l(p); l += 1; }\n")
+    r = _shflx(tmp_path, "k.cu", "--offload-arch", arch, "-o", "k.o")
+    vendor = "NVIDIA" if arch.startswith("sm_") else "AMD"
+    errors = [ln for ln in r.stderr.splitlines() if ": error: " in ln and "rejected the source" not in ln]
+    assert errors[0] == (f"k.cu:9:7: error: shflx does not support '__device__' on the out-of-line definition of "
+                         f"'Lock::Lock' declared without it at k.cu:3:3 on {vendor} targets (nvcc compiles the function "
+                         "with the definition's; clang, shflx's front end, reads two functions: give the declaration "
+                         "the same execution space)"), r.stderr
+    assert errors[1].startswith(f"k.cu:10:40: error: shflx does not support '__host__ __device__' on the definition of "
+                                f"'operator+=' declared __host__ at k.cu:5:9 on {vendor} targets"), r.stderr
+    assert errors[2].startswith("k.cu:11:22: error: out-of-line definition of 'get' does not match"), r.stderr

@@ -20,6 +20,10 @@ error: `file:line:col: error: shflx does not support 'X' on <vendor> targets (wh
   -fms-extensions): the device pass compiles again with the program's name renamed by a
   macro in every file (`builtin_clashes`; clang's own builtin is then never named, and a device pass
   needs no x86 builtin), noted in the report; named, with the builtin's type, if that still fails.
+- A function defined with another execution space than its declaration (`Lock(int *p);` in the
+  class, `__device__ Lock::Lock(int *p) {...}` after it): nvcc compiles it with the definition's, clang
+  reads two functions (an overload it refuses, or an out-of-line definition of nothing); one line at
+  the definition, with the declaration's place.
 - C++ before 17 (`--std=c++14`, FasterTransformer's CMake) with a header that reads CCCL: CCCL 3 (the
   CUB, Thrust and libcu++ of CUDA 13, which CUDA 13's cooperative_groups.h reads too) stops it with an
   #error (cuda/std/__internal/cpp_dialect.h, cub/util_cpp_dialect.cuh), as nvcc 13 does. Said once,
@@ -52,6 +56,18 @@ _BUILTIN_NOTE = re.compile(r"^(?P<where>.+?:\d+:\d+): note: '(?P<name>\w+)' is a
 _OVERLOAD = re.compile(r"^(?P<where>.+?:\d+:\d+): error: __(?:device|host|global)__ function '(?P<name>\w+)' cannot "
                        r"overload __host__ __device__ function '(?P=name)'$")
 _PREVIOUS = re.compile(r"^(?P<where>.+?:\d+:\d+): note: previous declaration is here$")
+# A function declared with one execution space and defined with another (cudahandbook's
+# spinlockReduction.cu: `cudaSpinlock(int *p);` in the class, `inline __device__ cudaSpinlock::cudaSpinlock(int *p)`
+# after it): nvcc compiles the function with the definition's; clang reads two different functions,
+# an overload it refuses or an out-of-line definition of nothing. Said as one line at the definition.
+_SPACE_OVERLOAD = re.compile(r"^(?P<where>.+?:\d+:\d+): error: (?P<new>__(?:host|device|global)__(?: __device__)?) "
+                             r"function '(?P<name>[^']+)' cannot overload (?P<old>__(?:host|device)__(?: __device__)?) "
+                             r"function '(?P=name)'$")
+_OUT_OF_LINE = re.compile(r"^(?P<where>(?P<file>.+?):(?P<line>\d+):\d+): error: out-of-line definition of "
+                          r"'(?P<name>[\w~]+)' does not match any declaration in '(?P<cls>[\w:]+)'$")
+_NEARLY = re.compile(r"^(?P<where>(?P<file>.+?):(?P<line>\d+):\d+): note: member declaration nearly matches$")
+_WHY_NOT = re.compile(r": note: (?:type of \d+\w* parameter|member declaration does not match because)")
+_SPACES = re.compile(r"\b__(?:host|device|global)__\b")
 # the <stdint.h> names nvcc's implicit headers leave undeclared (see the module docstring)
 NOT_IMPLICIT_IN_NVCC = tuple(own_typedefs.NAME_BITS)
 
@@ -98,6 +114,9 @@ def said_by_shflx(line: str, vendor: str, after: list[str] = ()) -> str | None:
     if m:
         return (f"{m['where']}: error: shflx does not support 'kernel launch from device code' on AMD targets "
                 "(AMD GPUs have no device-side kernel launch)")
+    said = _execution_space_redeclared(line, vendor, after)
+    if said:
+        return said
     m = _TYPEDEF_CLASH.match(line)
     if m and vendor == "AMD":
         name = _name_at(Path(m["file"]), int(m["line"]), int(m["col"]))
@@ -121,6 +140,48 @@ def cccl_dialect(line: str, frames: list[str], vendor: str, toolkit: tuple[str, 
         return None
     return (f"{site}: error: shflx does not support C++ before C++17 with CUDA 13's CCCL on {vendor} targets "
             f"({m['lib']}, which this #include reads, requires C++17, as nvcc 13 does: compile with -std=c++17)")
+
+
+def _execution_space_redeclared(line: str, vendor: str, after: list[str]) -> str | None:
+    """The definition of a function declared with another execution space (see _SPACE_OVERLOAD), or None."""
+    why = ("nvcc compiles the function with the definition's; clang, shflx's front end, reads two functions: "
+           "give the declaration the same execution space)")
+    m = _SPACE_OVERLOAD.match(line)
+    previous = next((p for p in map(_PREVIOUS.match, after) if p), None)
+    if m and previous and previous["where"] != m["where"]:
+        return (f"{m['where']}: error: shflx does not support '{m['new']}' on the definition of '{m['name']}' declared "
+                f"{m['old']} at {previous['where']} on {vendor} targets ({why}")
+    m = _OUT_OF_LINE.match(line)
+    nearly = next((n for n in map(_NEARLY.match, after) if n), None)
+    if not m or not nearly or any(_WHY_NOT.search(a) for a in after if not _ERROR.match(a)):
+        return None
+    spaces = _SPACES.findall(_head_of(Path(m["file"]), int(m["line"])))
+    declared = _SPACES.findall(_line_of(Path(nearly["file"]), int(nearly["line"])))
+    if not spaces or declared:
+        return None
+    return (f"{m['where']}: error: shflx does not support '{' '.join(spaces)}' on the out-of-line definition of "
+            f"'{m['cls']}::{m['name']}' declared without it at {nearly['where']} on {vendor} targets ({why}")
+
+
+def _line_of(path: Path, line: int) -> str:
+    try:
+        return path.read_text(errors="replace").splitlines()[line - 1]
+    except (OSError, IndexError):
+        return ""
+
+
+def _head_of(path: Path, line: int) -> str:
+    """The definition's head: its line and those above it back to the end of the previous declaration."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()[:line]
+    except OSError:
+        return ""
+    head = [lines[-1]] if lines else []
+    for text in reversed(lines[:-1][-4:]):
+        if text.rstrip().endswith((";", "}", "{")) or text.lstrip().startswith("#"):
+            break
+        head.insert(0, text)
+    return "\n".join(head)
 
 
 def _name_at(path: Path, line: int, col: int) -> str | None:
