@@ -63,6 +63,36 @@ def test_the_template_keyword_is_inserted_before_the_noted_function():
     assert _apply(text, fixes(clang22, read=lambda p: text)) == _apply(text, found)
 
 
+REBIND = """#include <memory>
+template <class A> struct Table {
+  using pairs = typename std::allocator_traits<A>::rebind_alloc<int>;
+  bool less = A::size < 3;
+};
+"""
+
+
+def test_the_template_keyword_is_inserted_before_a_dependent_type_template():
+    """BGHT's `typename std::allocator_traits<Allocator>::rebind_alloc<T>`: GCC and EDG read the
+    template, clang 22 stops ("use 'template' keyword"); read as `::template rebind_alloc<T>`."""
+    text = REBIND.encode()
+    diag = _diag("k.cu", 3, _col(REBIND, 3, "rebind_alloc"),
+                 "use 'template' keyword to treat 'rebind_alloc' as a dependent template name")
+    found = fixes(diag, read=lambda p: text)
+    assert b"typename std::allocator_traits<A>::template rebind_alloc<int>;" in _apply(text, found)
+    assert len(found) == 1 and "'rebind_alloc'" in found[0].what
+    other = _diag("k.cu", 4, _col(REBIND, 4, "size"), "use 'template' keyword to treat 'other' as a dependent template name")
+    assert fixes(other, read=lambda p: text) == []            # another name at the place: nothing
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "gfx942"])
+def test_a_dependent_type_template_without_template_compiles(arch, tmp_path):
+    (tmp_path / "k.cu").write_text(REBIND.replace("  bool less = A::size < 3;\n", "") +
+                                   "Table<std::allocator<char>> t;\n__global__ void k(int *p) { p[0] = 1; }\n")
+    r = subprocess.run([sys.executable, "-m", "shflx", "compile", "k.cu", "--offload-arch", arch, "-o", "k.o"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
 @pytest.mark.parametrize("diags", [
     _diag("k.cu", 5, 9, "expected ')'"),                                     # not in an asm statement
     _diag("k.cu", 6, _col(SOURCE, 6, '"memory"'), "expected ')'"),          # the clobbers follow a ':'

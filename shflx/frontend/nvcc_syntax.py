@@ -9,7 +9,9 @@ instanceNormFwdImpl) and have exactly one well-formed reading:
   `(A<T>::f < N) > (x)` and, at instantiation, rejects comparing the overload set `f` ("reference to
   overloaded function could not be resolved", a note naming `f`'s declaration; or "missing
   'template' keyword"). EDG reads the template-id `A<T>::template f<N>(x)`, the only reading that
-  is well-formed.
+  is well-formed. So is a dependent type template named without it, `typename
+  std::allocator_traits<A>::rebind_alloc<T>` (BGHT; clang 22: "use 'template' keyword"), which the
+  sm_NN pass stops at (the AMD pass's -fms-extensions lets clang read it).
 
 A kernel launch with spaces inside its brackets, `k << <grid, block >> > (args)` (xmrig-cuda), is
 an execution configuration to nvcc; clang stops at the third `<` ("expected expression"), and it is
@@ -71,6 +73,9 @@ _ASM_START = re.compile(rb"\b(?:asm|__asm__|__asm)\b(?:\s+(?:volatile|__volatile
 _PERCENT_MSG = "invalid % escape in inline assembly string"
 _OVERLOADED = "reference to overloaded function could not be resolved; did you mean to call it?"
 _MISSING_TEMPLATE = re.compile(r"missing 'template' keyword prior to dependent template name '(?P<name>\w+)'")
+# clang's error where a dependent name followed by `<` can only be a template (a type: BGHT's
+# `typename std::allocator_traits<A>::rebind_alloc<T>`), which GCC and EDG read as that template
+_USE_TEMPLATE = re.compile(r"use 'template' keyword to treat '(?P<name>\w+)' as a dependent template name")
 _DEPENDENT_BASE = re.compile(r"explicit qualification required to use member '(?P<name>\w+)' from dependent base class")
 _SPECIALIZATION = re.compile(r"no function template matches function template specialization '(?P<name>\w+)'")
 _TARGETS_DIFFER = "candidate template ignored: target attributes do not match"
@@ -145,6 +150,8 @@ def fixes(diagnostics: str, read=lambda p: Path(p).read_bytes(),
         elif _MISSING_TEMPLATE.fullmatch(m["msg"]):
             name = _MISSING_TEMPLATE.fullmatch(m["msg"])["name"]
             fix = _template_keyword(path, text, offset, lambda n: n == name, f"{path}:{row}:{col}")
+        elif _USE_TEMPLATE.fullmatch(m["msg"]):
+            fix = _template_at(path, text, offset, _USE_TEMPLATE.fullmatch(m["msg"])["name"], f"{path}:{row}:{col}")
         if fix and fix not in out:
             out.append(fix)
     return out
@@ -428,6 +435,15 @@ def _template_keyword(path: str, text: bytes, offset: int, is_function, where: s
         return None
     name = m["name"].decode()
     return Fix(path, m.start("name"), b"template ", where,
+               f"'template' before the dependent member template '{name}' (nvcc does not require it)")
+
+
+def _template_at(path: str, text: bytes, offset: int, name: str, where: str) -> Fix | None:
+    """`name<` at the error, right after `::`: `template ` before `name`."""
+    if not re.match(re.escape(name.encode()) + rb"\s*<", text[offset:]) or \
+            not re.search(rb"::\s*$", text[max(0, offset - 64):offset]):
+        return None
+    return Fix(path, offset, b"template ", where,
                f"'template' before the dependent member template '{name}' (nvcc does not require it)")
 
 
