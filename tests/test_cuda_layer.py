@@ -303,7 +303,7 @@ def test_cuda_fp8_is_nvidias_header_over_the_layers_16_bit_floats(tmp_path, head
     assert "@_Z1kP13__nv_fp8_e4m3P13__nv_fp8_e5m2P6__halfPf(" in compile_file(src, "gfx942", emit="llvm").output
 
 
-@pytest.mark.parametrize("header", ["texture_fetch_functions.h", "sm_61_intrinsics.h"])
+@pytest.mark.parametrize("header", ["texture_fetch_functions.h", "sm_80_rt.h"])
 def test_an_nvidia_header_the_layer_lacks_is_named_at_its_include(tmp_path, header):
     src = tmp_path / "k.cu"
     src.write_text(f"#include <stdint.h>\n#include <{header}>\n__global__ void k() {{}}\n")
@@ -590,8 +590,24 @@ def test_a_texture_read_is_a_named_error_at_its_line(tmp_path, call):
         compile_file(src, "gfx942")
     name = call.split("<")[0]
     first = next(ln for ln in str(e.value).splitlines() if ": error: " in ln and "rejected" not in ln)
-    assert re.fullmatch(rf".*k\.cu:2:\d+: error: shflx does not support '{name} \(texture reads are not provided "
-                        r"by the CUDA layer for AMD\)' on AMD targets", first), first
+    assert re.fullmatch(rf".*k\.cu:2:\d+: error: shflx does not support '{name}' in device code on AMD targets "
+                        r"\(texture reads are not provided by the CUDA layer\)", first), first
+
+
+def test_texture_and_surface_code_no_kernel_runs_compiles(tmp_path):
+    """NVIDIA warp's texture.h: texture helpers in a header (inline, templates) that the file's
+    kernels never call compile, as with nvcc; one a kernel calls is named at its line."""
+    src = tmp_path / "k.cu"
+    helpers = ("inline __device__ float sample(cudaTextureObject_t t, float x) { return tex1D<float>(t, x); }\n"
+               "template <class T> __device__ T fetch(cudaTextureObject_t t, int i) { return tex1Dfetch<T>(t, i); }\n"
+               "inline __device__ void put(cudaSurfaceObject_t s, float v) { surf2Dwrite(v, s, 0, 0); }\n")
+    src.write_text(helpers + "__global__ void k(float *p) { p[threadIdx.x] = __shfl_xor_sync(~0u, p[threadIdx.x], 1); }\n")
+    assert compile_file(src, "gfx942").output[:4] == b"\x7fELF"
+    src.write_text(helpers + "__global__ void k(cudaSurfaceObject_t s, float *p) {\n  put(s, p[0]);\n}\n")
+    with pytest.raises(InputError) as e:
+        compile_file(src, "gfx942")
+    assert re.fullmatch(r".*k\.cu:3:\d+: error: shflx does not support 'surf2Dwrite' in device code on AMD targets "
+                        r"\(surfaces are not provided by the CUDA layer\)", str(e.value).splitlines()[0]), str(e.value)
 
 
 HOST_HEADERS = ("#include <bits/stdc++.h>\n#include <omp.h>\n__global__ void k(int *p) { p[0] = 1; }\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import InputError, Location
 from ..files import check_outputs, check_regular
-from ..frontend.clang import DEVICE_GAPS
+from ..frontend.clang import device_gap
 from ..ir.text import declared_names, locations
 
 
@@ -21,8 +21,9 @@ def check_resolved(ir: str, source: Path, vendor: str = "AMD", provided: tuple[s
     called = set(re.findall(r"\bcall [^@]*@([\w.$]+)\(", ir))
     missing = sorted(n for n in declared & called if not n.startswith("llvm.") and n not in provided)
     for name in missing:
-        if name in DEVICE_GAPS:
-            what, why = DEVICE_GAPS[name]
+        gap = device_gap(name)
+        if gap:
+            what, why = gap
             raise InputError(f"shflx does not support '{what}' in device code on {vendor} targets ({why})",
                              first_call(ir, name, source))
     how = (SEPARATE_AMD if vendor == "AMD" else

@@ -318,6 +318,19 @@ DEVICE_GAPS = {               # the function device code calls -> (the CUDA name
     "sinf": ("sinf", "no libdevice; use __sinf"), "cosf": ("cosf", "no libdevice; use __cosf"),
     "tanhf": ("tanhf", "no libdevice"),
 }
+# The texture and surface reads the layer declares (include/shflx_cuda_host.h) each call a marker of
+# their own: __shflx_texture_<name>, __shflx_surface_<name>
+_IMAGE_MARKER = re.compile(r"__shflx_(?P<kind>texture|surface)_(?P<name>\w+)")
+_IMAGE_WHY = {"texture": "texture reads are not provided by the CUDA layer", "surface": "surfaces are not provided by "
+              "the CUDA layer"}
+
+
+def device_gap(name: str) -> tuple[str, str] | None:
+    """(the CUDA name, why) of a function device code calls that shflx's device side lacks, or None."""
+    m = _IMAGE_MARKER.fullmatch(name)
+    return (m["name"], _IMAGE_WHY[m["kind"]]) if m else DEVICE_GAPS.get(name)
+
+
 _HOST_REF = re.compile(r"^(?P<where>.*?): error: reference to __host__ function '(?P<name>[^']+)' in "
                        r"__(?:device|global|host__ __device)__ function$")
 
