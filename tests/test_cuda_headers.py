@@ -355,3 +355,32 @@ def test_toolkit_headers_the_layer_provides_on_amd_are_found(tmp_path):
         "  p[1] = __syncthreads_count(q[5] > 0);\n}\n")
     r = _shflx("compile", "k.cu", "--offload-arch", "gfx942", "-o", "k.o", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+@pytest.mark.parametrize("ndebug", [[], ["-DNDEBUG"]])
+def test_a_release_build_with_cccl_and_assert_compiles(arch, ndebug, tmp_path):
+    """CMake's Release flags (-O3 -DNDEBUG) with CUB: CCCL declares __assert_fail again, __host__
+    __device__, for nvcc under NDEBUG (NVIDIA warp's native/*.cu; any release build of a file that
+    reads CCCL): it compiles, and without NDEBUG a device assert still aborts the kernel (a trap)."""
+    (tmp_path / "k.cu").write_text("#include <cub/cub.cuh>\n#include <cassert>\n"
+                                   "__global__ void k(int *p) { assert(p[1] == 7); p[0] = 1; }\n"
+                                   "int main() { assert(sizeof(int) == 4); return 0; }\n")
+    r = _shflx("compile", "k.cu", "--offload-arch", arch, *ndebug, "--emit", "llvm", "-o", "k.ll", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    ir = (tmp_path / "k.ll").read_text()
+    kernel = ir[ir.index("@_Z1kPi("):]
+    kernel = kernel[:kernel.index("\n}\n")]
+    if arch.startswith("gfx"):
+        assert ("@llvm.trap()" in kernel) == (not ndebug) and "@__assert_fail" not in kernel, kernel
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+def test_a_host_template_that_names_syncthreads_compiles(arch, tmp_path):
+    """NVIDIA warp's tile_matmul.h: a function template without an execution space (never
+    instantiated for the host) calls __syncthreads, which nvcc accepts and clang's NVPTX builtin
+    allows; AMD's has a host overload (never compiled) beside the device one."""
+    (tmp_path / "k.cu").write_text("template <class T> T &twice(T &x) { x += x; __syncthreads(); return x; }\n"
+                                   "__global__ void k(int *p) { __syncthreads(); p[threadIdx.x] = 1; }\n")
+    r = _shflx("compile", "k.cu", "--offload-arch", arch, "-o", "k.o", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr

@@ -94,6 +94,11 @@ __device__ __forceinline__ void __syncthreads() {
   __builtin_amdgcn_s_barrier();
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
+// and a host overload, never compiled, as clang's NVPTX builtin of that name is host-callable: a host
+// template that names it (NVIDIA warp's tile_matmul.h, never instantiated for the host) compiles,
+// as with nvcc and on sm_NN, and a program's own `extern __device__ void __syncthreads(void);`
+// (ccminer) still declares the device one
+__host__ inline void __syncthreads() {}
 __device__ __forceinline__ void __syncwarp(unsigned mask = 0xffffffffu) {
   (void)mask;
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
@@ -482,9 +487,20 @@ __device__ __forceinline__ void __trap() { __builtin_trap(); }          // s_tra
 __device__ __forceinline__ void __prof_trigger(int) {}
 __device__ __forceinline__ void __brkpt() { __builtin_debugtrap(); }
 // assert(): a failing device assertion aborts the kernel (s_trap), without CUDA's message (no
-// host-call printf); glibc's assert macro calls __assert_fail.
-extern "C" __device__ __attribute__((noreturn)) inline void __assert_fail(const char *, const char *, unsigned,
-                                                                          const char *) { __builtin_trap(); }
+// host-call printf); glibc's assert macro calls __assert_fail, which glibc declares for the host
+// unless NDEBUG. Under NDEBUG, CCCL declares it __host__ __device__ noexcept for nvcc instead
+// (cuda/std/__cccl/assert.h), so it is that here (only device code is compiled: the host side
+// never uses the body).
+#if defined(NDEBUG)
+#define __SHFLX_ASSERT_FAIL __host__ __device__
+#else
+#define __SHFLX_ASSERT_FAIL __device__
+#endif
+extern "C" __SHFLX_ASSERT_FAIL __attribute__((noreturn)) inline void __assert_fail(const char *, const char *,
+                                                                                   unsigned, const char *) noexcept {
+  __builtin_trap();
+}
+#undef __SHFLX_ASSERT_FAIL
 #if !defined(__NVPTX__)
 // A barrier that also counts the threads whose predicate is non-zero: one LDS counter, reset
 // before and read between barriers (the third barrier keeps the next call's reset after every read).
