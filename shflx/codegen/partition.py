@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..ir.text import functions, has_inline_asm
+
 NAME = r'(?:"(?:[^"\\]|\\.)*"|[-\w.$]+)'
 _DEFINE = re.compile(rf"^define\b([^@]*)@({NAME})\(")
 _GLOBAL = re.compile(rf"^@({NAME}) = ((?:[a-z_]+(?:\(\d+\))? )*?)(global|constant) ")
@@ -26,7 +28,6 @@ _REFERENCE = re.compile(rf"@({NAME})(?![-\w.$\"(])")
 _COMDAT = re.compile(r" comdat(?:\(\$[^)]*\))?(?=[ {])")
 _DATA_COMDAT = re.compile(r", comdat(?:\(\$[^)]*\))?(?=,|$| )")
 PRINTF_CALLS = ("@__printf_alloc(", "@__ockl_printf", "@printf(")
-_ASM = re.compile(r"\bcall [^\n]*\basm\b")
 _PRINTF = re.compile(r"\bcall\b[^\n]*@(?:__printf_alloc|__ockl_printf\w*|printf)\(")
 LINKAGES = {"private", "internal", "available_externally", "linkonce", "weak", "common", "appending",
             "extern_weak", "linkonce_odr", "weak_odr", "external"}
@@ -53,10 +54,9 @@ def split(ir: str, parts: int) -> tuple[list[str] | None, str]:
     kernels = [f for f in functions if f.kernel]
     if parts < 2 or len(kernels) < 2:
         return None, "one kernel" if len(kernels) < 2 else "one part"
-    calls = [line for line in lines if "call " in line]
-    if any(" asm " in line and _ASM.search(line) for line in calls):
+    if has_inline_asm(ir):
         return None, "inline assembly"
-    if any(_PRINTF.search(line) for line in calls if any(name in line for name in PRINTF_CALLS)):
+    if any(_PRINTF.search(line) for line in lines if "call " in line and any(name in line for name in PRINTF_CALLS)):
         return None, "device printf"
     names = {f.name for f in functions}
     globals_ = {}
@@ -106,22 +106,13 @@ def split(ir: str, parts: int) -> tuple[list[str] | None, str]:
 
 def kernel_names(ir: str) -> set[str]:
     """The kernels the module defines (their names as written after `@`, unquoted)."""
-    return {f.name.strip('"') for f in _functions(ir.split("\n")) if f.kernel}
+    return {f.name for f in _functions(ir.split("\n")) if f.kernel}
 
 
 def _functions(lines: list[str]) -> list[_Function]:
-    out = []
-    k = 0
-    while k < len(lines):
-        m = _DEFINE.match(lines[k]) if lines[k].startswith("define") else None
-        if m:
-            end = k
-            while not lines[end].startswith("}"):
-                end += 1
-            out.append(_Function(m.group(2), " amdgpu_kernel " in f" {m.group(1)} ", k, end))
-            k = end
-        k += 1
-    return out
+    """Each function the module defines (ir.text.functions), and whether it is a kernel."""
+    return [_Function(name, " amdgpu_kernel " in lines[start].split("@", 1)[0], start, end)
+            for name, start, end, _ in functions(lines)]
 
 
 def _addresses_taken(lines: list[str], globals_: dict[int, re.Match], functions: set[str],

@@ -19,6 +19,7 @@ from ..frontend import nvcc_syntax
 from ..frontend.host_only import skipped_headers
 from ..frontend.ptx_operands import compile_to_ir     # clang, plus inline PTX "=f"/"l"/"d"/"h" operands
 from ..ir.symbols import nvcc_kernel_names
+from ..ir.text import has_inline_asm
 from ..isa import known_amd_targets
 from ..target import Target, resolve_target
 from .inputs import check_resolved, read_ir, source_location
@@ -223,7 +224,7 @@ def _codegen(ir: str, target: Target, opts: FrontendOptions) -> Any:
     from ..codegen.llvm import compile_ir
 
     features = target.id_features
-    if not re.search(r"\bcall [^\n]*\basm\b", ir):
+    if not has_inline_asm(ir):
         return lambda text, cpu, *, wave, emit: compile_ir(text, cpu, wave=wave, emit=emit, features=features,
                                                            header_warnings=opts.header_warnings)
     from ..frontend.clang import codegen_with_clang

@@ -51,10 +51,8 @@ _BUILTIN_NOTE = re.compile(r"^(?P<where>.+?:\d+:\d+): note: '(?P<name>\w+)' is a
                            r"(?:'(?P<type>[^']+)'|\S+)$")
 # ... and one that clang declares implicitly only under -fms-extensions, which the device pass uses:
 # MSVC's intrinsics, `__device__ void __debugbreak()` (NVIDIA/warp's builtin.h); clang's builtin is
-# __host__ __device__, so the program's is "cannot overload" it, with the previous declaration "here":
-# at the program's own line, where no declaration of the program's precedes it
-_OVERLOAD = re.compile(r"^(?P<where>.+?:\d+:\d+): error: __(?:device|host|global)__ function '(?P<name>\w+)' cannot "
-                       r"overload __host__ __device__ function '(?P=name)'$")
+# __host__ __device__, so the program's is "cannot overload" it (_SPACE_OVERLOAD, below), with the
+# previous declaration "here": at the program's own line, where no declaration of the program's precedes it
 _PREVIOUS = re.compile(r"^(?P<where>.+?:\d+:\d+): note: previous declaration is here$")
 # A function declared with one execution space and defined with another (cudahandbook's
 # spinlockReduction.cu: `cudaSpinlock(int *p);` in the class, `inline __device__ cudaSpinlock::cudaSpinlock(int *p)`
@@ -84,8 +82,8 @@ def builtin_clashes(stderr: str) -> list[str]:
         b = next((b for b in map(_BUILTIN_NOTE.match, lines[k + 1:k + 8]) if b and m and b["where"] == m["where"]), None)
         if b and b["name"] not in found:
             found.append(b["name"])
-        o = _OVERLOAD.match(line)
-        if o and o["name"] not in found and any(
+        o = _SPACE_OVERLOAD.match(line)
+        if o and o["old"] == "__host__ __device__" and o["name"].isidentifier() and o["name"] not in found and any(
                 n and n["where"] == o["where"] for n in map(_PREVIOUS.match, lines[k + 1:k + 8])):
             found.append(o["name"])
     return found

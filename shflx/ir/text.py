@@ -60,6 +60,15 @@ def call_args(inst: str) -> list[str]:
     return [operand_token(a) for a in split_args(inst[start: inst.rindex(")")])]
 
 
+_INLINE_ASM_CALL = re.compile(r"\bcall [^\n]*\basm\b")
+
+
+def has_inline_asm(ir: str) -> bool:
+    """Whether the module calls inline assembly (`call ... asm "..."`): a substring test first and
+    the pattern only on the lines that pass it (one search over a 139 MB module took 2.5 s)."""
+    return " asm " in ir and any(_INLINE_ASM_CALL.search(line) for line in ir.split("\n") if " asm " in line)
+
+
 def functions(lines: list[str]) -> list[tuple[str, int, int, list[str]]]:
     """(name, first line, last line, warp-uniform parameters) of each function defined in the
     module. Only a kernel's parameters are uniform (every thread of the launch gets the same
